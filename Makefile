@@ -1,0 +1,35 @@
+# The README's commands. Only python3 (with venv) is needed; everything else is installed here.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: run test bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+## run: install the server extra and start the memory service on 127.0.0.1:8765
+run: $(PY)
+	$(PIP) install -q -e '.[server]'
+	$(VENV)/bin/ucma serve
+
+## test: install the dev extra and run the whole test suite
+test: $(PY)
+	$(PIP) install -q -e '.[dev]'
+	$(PY) -m pytest -q
+
+## bench: run the core benchmark, writing bench/results/core.json
+bench: $(PY)
+	$(PIP) install -q -e '.[dev]'
+	$(PY) -m bench
+
+## lint: ruff over the package, tests and benchmarks
+lint: $(PY)
+	$(PIP) install -q -e '.[dev]'
+	$(VENV)/bin/ruff check src tests bench
+
+## clean: remove build output and caches (keeps .venv)
+clean:
+	rm -rf build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +

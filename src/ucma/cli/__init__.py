@@ -1,0 +1,1 @@
+"""The ``ucma`` command line (``ucma --help``); the Typer app is ``ucma.cli.main.app``."""

@@ -1,0 +1,276 @@
+"""UCMAConfig: every tunable of UCMA, grouped by component.
+
+Defaults are the seeds' values: seed 001 chapter 7 for the core components,
+seed 002 for conflict resolution, seed 003 for salience, decay and fusion,
+seed 004 for cascading recall. Nothing here reads the environment; the CLI and
+the server build a config explicitly.
+
+Each group is a frozen dataclass validated on construction, so an invalid
+value fails early with a ConfigError naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ucma.errors import ConfigError
+
+__all__ = [
+    "CascadeConfig",
+    "ConflictConfig",
+    "ConsolidationConfig",
+    "EmbeddingConfig",
+    "EpisodicConfig",
+    "ForgettingConfig",
+    "GraphConfig",
+    "LimitsConfig",
+    "RetrievalConfig",
+    "SalienceConfig",
+    "SensoryConfig",
+    "UCMAConfig",
+    "WorkingMemoryConfig",
+]
+
+
+def _check(instance: object) -> None:
+    """Reject negative or non-finite numbers, the common misconfiguration."""
+    for f in dataclasses.fields(instance):  # type: ignore[arg-type]
+        value = getattr(instance, f.name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if not math.isfinite(value) or value < 0:
+            raise ConfigError(
+                f"{type(instance).__name__}.{f.name} must be a finite number >= 0, got {value!r}"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SensoryConfig:
+    capacity: int = 512
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.capacity < 1:
+            raise ConfigError("SensoryConfig.capacity must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkingMemoryConfig:
+    system_tokens: int = 2048
+    active_tokens: int = 6144
+    staging_tokens: int = 512
+    # remember() stages this many top hits in the staging zone (seed 001: 3).
+    staged_hits: int = 3
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EpisodicConfig:
+    short_term_ttl_hours: float = 48.0
+    bucket_seconds: int = 3600
+    # observe() stores an episode only above this heuristic importance (seed 001: 0.2).
+    min_importance_to_store: float = 0.2
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.bucket_seconds < 1:
+            raise ConfigError("EpisodicConfig.bucket_seconds must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidationConfig:
+    interval_seconds: float = 3600.0
+    summary_max_tokens: int = 150
+    fact_extraction_batch: int = 10
+    compression_importance_base: float = 0.30
+    compression_volume_penalty_max: float = 0.40
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphConfig:
+    pagerank_damping: float = 0.85
+    pagerank_iterations: int = 20
+    # Edge weight given to a learning's link to each of its evidence memories (seed 001).
+    evidence_edge_weight: float = 0.8
+    # Edge weight between consecutive episodes of one session.
+    session_edge_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if not 0 < self.pagerank_damping < 1:
+            raise ConfigError("GraphConfig.pagerank_damping must be in (0, 1)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EmbeddingConfig:
+    # "local" (packaged MiniLM int8 ONNX) or "openai:<model>" (needs ucma[openai]).
+    model: str = "local"
+    batch_size: int = 64
+    lru_size: int = 256
+    persistent_cache: bool = True
+    base_url: str | None = None
+    dimension: int | None = None
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.batch_size < 1:
+            raise ConfigError("EmbeddingConfig.batch_size must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetrievalConfig:
+    semantic_min_similarity: float = 0.50
+    max_results: int = 10
+    max_results_limit: int = 100  # seed 003 R8
+    graph_expansion_hops: int = 1
+    graph_expansion_min_weight: float = 0.50
+    graph_expansion_top_k: int = 3
+    graph_expansion_discount: float = 0.7
+    # Hybrid relevance = w * cosine + (1 - w) * max-normalised BM25 (before ranking).
+    hybrid_dense_weight: float = 0.7
+    # Candidates each channel contributes before ranking (seed 003 R6: 100 vector, 50 keyword).
+    vector_candidates: int = 100
+    keyword_candidates: int = 50
+    # Seed 001 multi-factor ranking weights (sum to 1).
+    weight_relevance: float = 0.40
+    weight_importance: float = 0.25
+    weight_recency: float = 0.20
+    weight_retention: float = 0.15
+    recency_halflife_days: float = 7.0
+    # Seed 003 R7 reciprocal rank fusion constant.
+    rrf_k: int = 60
+    # Retrieval counts as a review in the retention model (seed 001).
+    reinforce_on_retrieval: bool = True
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForgettingConfig:
+    retention_threshold: float = 0.10
+    importance_protection: float = 0.01
+    stability_boost_base: float = 0.50
+    # Seed 003 R21.
+    prune_salience_threshold: float = 0.05
+    archive_retention_days: float = 30.0
+    # Protection thresholds (issue 4 / seed 001 chapter 20).
+    protect_procedure_success_rate: float = 0.5
+    protect_learning_confidence: float = 0.6
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SalienceConfig:
+    """Seed 003 R15 to R18: outcome-weighted salience."""
+
+    learning_rate: float = 0.1
+    max_single_adjustment: float = 0.1
+    max_cumulative_adjustment: float = 0.5
+    min_attribution: float = 0.01
+    outcome_window_days: float = 7.0
+    # R17's table; it wins over R15's 1/level.
+    temporal_dampening: dict[int, float] = field(
+        default_factory=lambda: {1: 1.0, 2: 0.5, 3: 0.25, 4: 0.1}
+    )
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConflictConfig:
+    """Seed 002's decision-tree thresholds."""
+
+    temporal_threshold_days: float = 30.0
+    confidence_threshold: float = 0.2
+    reinforcement_threshold: int = 3
+    min_confidence_for_conflict: float = 0.4
+    conflict_decay_factor: float = 0.5
+    loser_decay_factor: float = 0.8
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CascadeConfig:
+    """Seed 004: five-factor confidence and cascading recall."""
+
+    confidence_threshold: float = 0.5
+    max_depth: int = 2
+    overfetch_factor: int = 3
+    primary_weight: float = 0.7
+    secondary_weight: float = 0.3
+    weight_semantic_relevance: float = 0.35
+    weight_source_quality: float = 0.25
+    weight_recency: float = 0.15
+    weight_consistency: float = 0.15
+    weight_completeness: float = 0.10
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LimitsConfig:
+    """Input limits; exceeding one raises ValidationError before anything is written."""
+
+    max_content_chars: int = 32_000
+    max_query_chars: int = 8_000
+    max_batch_size: int = 10_000
+    max_metadata_bytes: int = 64_000
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UCMAConfig:
+    """All of UCMA's tunables. Build with keyword groups, or ``UCMAConfig.from_dict``."""
+
+    sensory: SensoryConfig = field(default_factory=SensoryConfig)
+    working: WorkingMemoryConfig = field(default_factory=WorkingMemoryConfig)
+    episodic: EpisodicConfig = field(default_factory=EpisodicConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    graph: GraphConfig = field(default_factory=GraphConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    salience: SalienceConfig = field(default_factory=SalienceConfig)
+    conflicts: ConflictConfig = field(default_factory=ConflictConfig)
+    cascade: CascadeConfig = field(default_factory=CascadeConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UCMAConfig:
+        """Build from ``{"group": {"field": value}}``; unknown names raise ConfigError."""
+        groups: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            section = data.get(f.name)
+            if section is None:
+                continue
+            if not isinstance(section, dict):
+                raise ConfigError(f"config section {f.name!r} must be a mapping")
+            group_cls = type(getattr(cls(), f.name))
+            try:
+                groups[f.name] = group_cls(**section)
+            except TypeError as exc:
+                raise ConfigError(f"config section {f.name!r}: {exc}") from exc
+        unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ConfigError(f"unknown config sections: {sorted(unknown)}")
+        return cls(**groups)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

@@ -1,0 +1,39 @@
+"""Text embedders: the :class:`Embedder` contract, the offline default and its wrappers.
+
+``LocalEmbedder`` (all-MiniLM-L6-v2 int8 ONNX, 384 dimensions, ``model_id``
+``"minilm-l6-v2-int8"``) is the default and needs no network. ``CachedEmbedder`` wraps any
+embedder with an LRU and an optional persistent store. ``OpenAIEmbedder`` talks to any
+OpenAI-compatible endpoint and is imported on first access, so importing this package never
+imports the optional ``openai`` SDK. ``TokenCounter`` counts tokens offline for budgets.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ucma.embeddings.base import Embedder
+from ucma.embeddings.cache import CachedEmbedder, CacheStats, EmbeddingCacheStore, text_hash
+from ucma.embeddings.local import LocalEmbedder
+from ucma.embeddings.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from ucma.embeddings.openai import OpenAIEmbedder
+
+__all__ = [
+    "CacheStats",
+    "CachedEmbedder",
+    "Embedder",
+    "EmbeddingCacheStore",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "TokenCounter",
+    "text_hash",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OpenAIEmbedder":
+        from ucma.embeddings.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,197 @@
+"""A caching wrapper for any :class:`~ucma.embeddings.base.Embedder`.
+
+Vectors are keyed by ``(model_id, text_hash(text))``: an in-process LRU answers first, then an
+optional persistent :class:`EmbeddingCacheStore` (the SQLite one lives in ``ucma.storage``), and
+only what neither holds is sent to the wrapped embedder, in one batched call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import anyio.to_thread
+import numpy as np
+
+from ucma.embeddings.base import Embedder, check_embeddings
+from ucma.errors import ConfigError, EmbeddingError
+
+__all__ = ["CacheStats", "CachedEmbedder", "EmbeddingCacheStore", "text_hash"]
+
+logger = logging.getLogger(__name__)
+
+
+def text_hash(text: str) -> str:
+    """Hex sha256 of the UTF-8 encoding of ``text``: the cache key of its vector."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCacheStore(Protocol):
+    """Persistent vectors keyed by model id and :func:`text_hash`.
+
+    Both methods are synchronous (the cache calls them from a worker thread) and must be safe to
+    call from several threads. Failures are raised as :class:`~ucma.errors.StorageError`.
+    """
+
+    def get_embeddings(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """Vectors stored for ``model`` under any of ``text_hashes``; absent hashes are left out."""
+        ...
+
+    def put_embeddings(self, model: str, items: Mapping[str, np.ndarray]) -> None:
+        """Store each vector of ``items`` (text hash to float32 vector) for ``model``, replacing
+        any vector already stored under the same key."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """Counters since construction, per distinct text of each call.
+
+    ``hits`` and ``misses`` are in-process LRU lookups; ``store_hits`` are LRU misses the
+    persistent store answered; ``computed`` are texts sent to the wrapped embedder.
+    """
+
+    hits: int
+    misses: int
+    store_hits: int
+    computed: int
+    size: int
+    max_size: int
+
+
+class CachedEmbedder(Embedder):
+    """Wraps ``inner`` with an LRU of ``max_size`` vectors and an optional persistent ``store``.
+
+    Same ``model_id`` and ``dimension`` as ``inner``. Each call embeds every distinct uncached
+    text once, in a single call to ``inner``; if that call raises, neither cache changes and the
+    error propagates. Vectors a store returns with the wrong shape or non-finite values are
+    treated as misses and recomputed. ``max_size=0`` disables the LRU. Safe to share between
+    tasks and threads; two concurrent calls with the same new text may both compute it.
+    """
+
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        max_size: int = 256,
+        store: EmbeddingCacheStore | None = None,
+    ) -> None:
+        if max_size < 0:
+            raise ConfigError(f"max_size must be 0 or more, got {max_size}")
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.max_size = max_size
+        self.store = store
+        self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self._hits = 0
+        self._misses = 0
+        self._store_hits = 0
+        self._computed = 0
+
+    def stats(self) -> CacheStats:
+        """A snapshot of the counters and the LRU's current size."""
+        with self._lock:
+            return CacheStats(
+                hits=self._hits,
+                misses=self._misses,
+                store_hits=self._store_hits,
+                computed=self._computed,
+                size=len(self._lru),
+                max_size=self.max_size,
+            )
+
+    async def aclose(self) -> None:
+        """Close the wrapped embedder."""
+        await self.inner.aclose()
+
+    async def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        hashes = [text_hash(text) for text in texts]
+        distinct: dict[str, str] = dict(zip(hashes, texts, strict=True))
+        found = self._lookup_lru(distinct)
+
+        from_store: dict[str, np.ndarray] = {}
+        missing = [key for key in distinct if key not in found]
+        if missing and self.store is not None:
+            from_store = await self._lookup_store(self.store, missing)
+            found.update(from_store)
+
+        computed: dict[str, np.ndarray] = {}
+        to_compute = [key for key in distinct if key not in found]
+        if to_compute:
+            vectors = await self.inner.embed([distinct[key] for key in to_compute])
+            computed = {key: _frozen(vectors[row]) for row, key in enumerate(to_compute)}
+            if self.store is not None:
+                await anyio.to_thread.run_sync(self.store.put_embeddings, self.model_id, computed)
+            found.update(computed)
+
+        with self._lock:
+            self._store_hits += len(from_store)
+            self._computed += len(computed)
+            for key, vector in (*from_store.items(), *computed.items()):
+                self._remember(key, vector)
+        logger.debug(
+            "embedding cache: %d texts, %d distinct, %d from store, %d computed",
+            len(texts),
+            len(distinct),
+            len(from_store),
+            len(computed),
+        )
+        return np.stack([found[key] for key in hashes])
+
+    def _lookup_lru(self, distinct: Mapping[str, str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for key in distinct:
+                vector = self._lru.get(key)
+                if vector is None:
+                    continue
+                self._lru.move_to_end(key)
+                found[key] = vector
+            self._hits += len(found)
+            self._misses += len(distinct) - len(found)
+        return found
+
+    async def _lookup_store(
+        self, store: EmbeddingCacheStore, keys: list[str]
+    ) -> dict[str, np.ndarray]:
+        stored = await anyio.to_thread.run_sync(store.get_embeddings, self.model_id, keys)
+        usable: dict[str, np.ndarray] = {}
+        for key in keys:
+            vector = stored.get(key)
+            if vector is None:
+                continue
+            try:
+                row = check_embeddings(
+                    np.asarray(vector).reshape(1, -1),
+                    rows=1,
+                    dimension=self.dimension,
+                    source="embedding cache store",
+                )
+            except (EmbeddingError, ValueError) as exc:
+                logger.warning("ignoring stored vector %s for %s: %s", key[:12], self.model_id, exc)
+                continue
+            usable[key] = _frozen(row[0])
+        return usable
+
+    def _remember(self, key: str, vector: np.ndarray) -> None:
+        """Insert into the LRU and evict the least recently used; caller holds the lock."""
+        if self.max_size == 0:
+            return
+        self._lru[key] = vector
+        self._lru.move_to_end(key)
+        while len(self._lru) > self.max_size:
+            self._lru.popitem(last=False)
+
+
+def _frozen(vector: np.ndarray) -> np.ndarray:
+    """A read-only float32 copy, so no caller can alter a cached vector."""
+    copy = np.array(vector, dtype=np.float32, copy=True)
+    copy.setflags(write=False)
+    return copy

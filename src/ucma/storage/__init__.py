@@ -1,0 +1,1 @@
+"""Storage backends behind the ABCs in ``ucma.storage.base``."""

@@ -1,0 +1,354 @@
+"""Storage contracts: one ABC per memory kind, bundled by ``Storage``.
+
+The engine talks only to these classes; no backend name appears outside
+``ucma.storage.<backend>``. Every method is synchronous: the engine runs
+storage calls on one worker thread per ``Storage`` (embedded SQLite), so a
+backend need not be thread-safe across concurrent calls.
+
+Contracts common to every store:
+
+- Every read takes a ``Scope`` and never returns another scope's records; an
+  id that exists only in another scope behaves exactly like an unknown id.
+- Records returned are fresh copies: mutating them changes nothing stored.
+- Writes issued inside ``Storage.transaction()`` commit together or not at
+  all. Outside a transaction each write commits on its own.
+- Backend exceptions are translated to ``StorageError`` (``from exc``).
+- Archived memories (``archived_at`` set) are excluded from searches and
+  typed lookups unless ``include_archived=True``; ``get`` always finds them.
+
+Searchable text and vectors live in one index across kinds (DESIGN.md "One
+place to search"): the typed stores' ``add`` methods index the record's
+``content`` for keyword search and store its vector for dense search.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+
+import numpy as np
+
+from ucma.types import (
+    Episode,
+    Fact,
+    GraphEdge,
+    Learning,
+    LearningType,
+    MemoryKind,
+    MemoryRecord,
+    Procedure,
+    RetentionInfo,
+    Scope,
+)
+
+__all__ = [
+    "EmbeddingCacheStore",
+    "EpisodicStore",
+    "GraphStore",
+    "LearningStore",
+    "MemoryCatalog",
+    "ProceduralStore",
+    "RetentionStore",
+    "ScoredId",
+    "SemanticStore",
+    "Storage",
+]
+
+ScoredId = tuple[str, float]
+"""A memory id with a channel score; higher is better."""
+
+
+class MemoryCatalog(ABC):
+    """Operations common to every kind: lookup, search, access, archive, delete."""
+
+    @abstractmethod
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
+        """The typed record (Episode, Fact, Procedure or Learning), archived or not."""
+
+    @abstractmethod
+    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """Records by id; ids not found in the scope are absent from the result."""
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        kind: MemoryKind | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        include_archived: bool = False,
+    ) -> list[MemoryRecord]:
+        """Records ordered by creation time (oldest first), then id."""
+
+    @abstractmethod
+    def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
+        """Number of records per kind (every kind present, zero if none)."""
+
+    @abstractmethod
+    def delete(self, scope: Scope, memory_id: str) -> bool:
+        """Remove a record and everything hanging off it (vector, keyword entry,
+        graph node and edges, retention state, typed rows). False if unknown."""
+
+    @abstractmethod
+    def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
+        """Count one access for each id and set ``last_accessed``; unknown ids are ignored."""
+
+    @abstractmethod
+    def set_salience(
+        self, scope: Scope, memory_id: str, *, base_salience: float, outcome_adjustment: float
+    ) -> None:
+        """Overwrite the salience pair of one record."""
+
+    @abstractmethod
+    def set_archived(self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None) -> None:
+        """Archive (a timestamp) or restore (None) records."""
+
+    @abstractmethod
+    def vector_search(
+        self,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        kinds: Sequence[MemoryKind] | None = None,
+        include_archived: bool = False,
+    ) -> list[ScoredId]:
+        """Top ``k`` by cosine similarity (vectors are unit length), best first."""
+
+    @abstractmethod
+    def keyword_search(
+        self,
+        scope: Scope,
+        terms: Sequence[str],
+        k: int,
+        *,
+        kinds: Sequence[MemoryKind] | None = None,
+        include_archived: bool = False,
+    ) -> list[ScoredId]:
+        """Top ``k`` by BM25 over ``content``, best first, scores > 0.
+
+        ``terms`` are plain words (already tokenised by the caller); a record
+        matches if it contains any of them. Terms are never interpreted as
+        query syntax, whatever characters they contain.
+        """
+
+    @abstractmethod
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored unit vectors by id (float32)."""
+
+    @abstractmethod
+    def scopes(self) -> list[Scope]:
+        """Every scope that holds at least one record."""
+
+
+class EpisodicStore(ABC):
+    """Two tiers of episodes with an hour-bucket temporal index (seed 001 ch. 12)."""
+
+    @abstractmethod
+    def add(self, episodes: Sequence[Episode], vectors: np.ndarray) -> None:
+        """Insert episodes (each with its unit vector, row-aligned) and index them:
+        keyword index, vector, graph node, temporal bucket."""
+
+    @abstractmethod
+    def get(self, scope: Scope, episode_id: str) -> Episode | None: ...
+
+    @abstractmethod
+    def update(self, episode: Episode) -> None:
+        """Persist changed fields of an existing episode (tier, summary, tags,
+        participants, metadata, salience, temporal level). Content is re-indexed."""
+
+    @abstractmethod
+    def time_range(
+        self,
+        scope: Scope,
+        start: float,
+        end: float,
+        *,
+        limit: int | None = None,
+        include_archived: bool = False,
+    ) -> list[Episode]:
+        """Episodes with ``start <= timestamp <= end`` from both tiers, oldest first,
+        found through the hour buckets rather than a scan."""
+
+    @abstractmethod
+    def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
+        """Short-term episodes with ``timestamp < cutoff`` (past their TTL)."""
+
+    @abstractmethod
+    def session(self, scope: Scope, session_id: str) -> list[Episode]:
+        """Episodes of one session, oldest first."""
+
+    @abstractmethod
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """``short_term_count``, ``medium_term_count``, ``temporal_buckets``."""
+
+
+class SemanticStore(ABC):
+    """Subject-predicate-object facts with an entity index on both ends (seed 001 ch. 13)."""
+
+    @abstractmethod
+    def add(self, fact: Fact, vector: np.ndarray) -> None:
+        """Insert a new fact (its id is ``fact_id_for`` of its triple)."""
+
+    @abstractmethod
+    def get(self, scope: Scope, fact_id: str) -> Fact | None: ...
+
+    @abstractmethod
+    def update(self, fact: Fact) -> None:
+        """Persist the mutable fields of an existing fact (confidence, sources,
+        reinforcement count, verification and valid times, salience, metadata)."""
+
+    @abstractmethod
+    def about(self, scope: Scope, entity: str, *, include_archived: bool = False) -> list[Fact]:
+        """Facts whose subject or object is ``entity`` (case-insensitive), by
+        confidence then recency."""
+
+    @abstractmethod
+    def traverse(self, scope: Scope, entity: str, max_hops: int = 3) -> list[Fact]:
+        """Breadth-first walk of the knowledge graph from ``entity`` along
+        subject -> object links, up to ``max_hops`` links away; each fact once,
+        in discovery order."""
+
+    @abstractmethod
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """``fact_count``, ``entity_count``."""
+
+
+class ProceduralStore(ABC):
+    """Procedures with steps and a trigger-tag index (seed 001 ch. 14)."""
+
+    @abstractmethod
+    def add(self, procedure: Procedure, vector: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def get(self, scope: Scope, procedure_id: str) -> Procedure | None: ...
+
+    @abstractmethod
+    def update(self, procedure: Procedure) -> None:
+        """Persist status, statistics, steps, tags, salience and metadata."""
+
+    @abstractmethod
+    def find_by_tags(
+        self, scope: Scope, tags: Sequence[str], *, min_success_rate: float = 0.0
+    ) -> list[Procedure]:
+        """Non-deprecated procedures sharing a tag (case-insensitive), sorted by
+        ``Procedure.ranking_score`` descending."""
+
+    @abstractmethod
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """``procedure_count``, ``tag_count``."""
+
+
+class LearningStore(ABC):
+    """Lessons with applicability and type indexes (seed 001 ch. 15)."""
+
+    @abstractmethod
+    def add(self, learning: Learning, vector: np.ndarray) -> None: ...
+
+    @abstractmethod
+    def get(self, scope: Scope, learning_id: str) -> Learning | None: ...
+
+    @abstractmethod
+    def update(self, learning: Learning) -> None:
+        """Persist confidence, validation, application statistics, salience, metadata."""
+
+    @abstractmethod
+    def relevant(
+        self,
+        scope: Scope,
+        tags: Sequence[str],
+        *,
+        learning_type: LearningType | None = None,
+        min_confidence: float = 0.3,
+        limit: int = 5,
+    ) -> list[Learning]:
+        """Learnings sharing an applicability tag (case-insensitive), optionally of
+        one type, at or above ``min_confidence``, by confidence x impact desc."""
+
+    @abstractmethod
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """``learning_count``, ``applicability_tags``."""
+
+
+class GraphStore(ABC):
+    """The memory graph: every memory is a node; typed, weighted, directed edges."""
+
+    @abstractmethod
+    def add_edges(self, scope: Scope, edges: Sequence[GraphEdge]) -> int:
+        """Insert edges between memories of ``scope``; an edge with the same
+        (source, target, type) is replaced. Edges whose ends are not both
+        memories of the scope are skipped. Returns the number written."""
+
+    @abstractmethod
+    def edges_from(self, scope: Scope, node_id: str) -> list[GraphEdge]: ...
+
+    @abstractmethod
+    def edges_to(self, scope: Scope, node_id: str) -> list[GraphEdge]: ...
+
+    @abstractmethod
+    def all_edges(self, scope: Scope) -> list[GraphEdge]: ...
+
+    @abstractmethod
+    def node_ids(self, scope: Scope, *, include_archived: bool = False) -> list[str]: ...
+
+    @abstractmethod
+    def set_pagerank(self, scope: Scope, scores: Mapping[str, float]) -> None: ...
+
+    @abstractmethod
+    def pagerank(self, scope: Scope, node_ids: Sequence[str]) -> dict[str, float]:
+        """Last computed PageRank per node (0.0 where never computed)."""
+
+    @abstractmethod
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """``node_count``, ``edge_count``."""
+
+
+class RetentionStore(ABC):
+    """Ebbinghaus retention state per memory (seed 001 ch. 11)."""
+
+    @abstractmethod
+    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, RetentionInfo]: ...
+
+    @abstractmethod
+    def put_many(self, scope: Scope, states: Sequence[RetentionInfo]) -> None:
+        """Insert or replace states of memories of the scope."""
+
+
+class EmbeddingCacheStore(ABC):
+    """Persistent embedding cache keyed by (model id, text hash); shared by all scopes."""
+
+    @abstractmethod
+    def get_embeddings(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    @abstractmethod
+    def put_embeddings(self, model: str, items: Mapping[str, np.ndarray]) -> None: ...
+
+
+class Storage(ABC):
+    """A backend: the stores above over one database, plus transactions."""
+
+    memories: MemoryCatalog
+    episodes: EpisodicStore
+    facts: SemanticStore
+    procedures: ProceduralStore
+    learnings: LearningStore
+    graph: GraphStore
+    retention: RetentionStore
+    embedding_cache: EmbeddingCacheStore
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """Group writes atomically; nested use joins the outer transaction.
+        An exception inside rolls everything back and propagates."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the database; further calls raise StorageError."""
+
+    def __enter__(self) -> Storage:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

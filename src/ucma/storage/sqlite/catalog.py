@@ -1,0 +1,219 @@
+"""``MemoryCatalog`` over SQLite: lookups, listing, access, archive, delete, search."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ucma.errors import NotFoundError
+from ucma.storage.base import MemoryCatalog, ScoredId
+from ucma.storage.sqlite.codec import ids_param, load_by_seqs, vector_from_blob
+from ucma.storage.sqlite.connection import Database
+from ucma.storage.sqlite.keywords import search_keywords
+from ucma.storage.sqlite.vectors import VectorIndex
+from ucma.types import MemoryKind, MemoryRecord, Scope
+
+__all__ = ["SQLiteMemoryCatalog"]
+
+_SCOPED_IDS = """
+SELECT seq, id, kind FROM memories
+WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+"""
+
+
+def load_scoped(
+    conn: sqlite3.Connection, scope: Scope, memory_ids: Sequence[str]
+) -> dict[str, MemoryRecord]:
+    """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
+    if not memory_ids:
+        return {}
+    rows = conn.execute(
+        _SCOPED_IDS, (scope.user_id, scope.agent_id, ids_param(memory_ids))
+    ).fetchall()
+    return _typed(conn, rows, order=memory_ids)
+
+
+def _typed(
+    conn: sqlite3.Connection, rows: Sequence[Any], order: Sequence[str]
+) -> dict[str, MemoryRecord]:
+    """Records for (seq, id, kind) rows, keyed by id, in ``order``."""
+    seqs_by_kind: dict[MemoryKind, list[int]] = defaultdict(list)
+    for seq, _, kind in rows:
+        seqs_by_kind[MemoryKind(kind)].append(seq)
+    by_seq: dict[int, MemoryRecord] = {}
+    for kind, seqs in seqs_by_kind.items():
+        by_seq.update(load_by_seqs(conn, kind, seqs))
+    by_id = {memory_id: by_seq[seq] for seq, memory_id, _ in rows if seq in by_seq}
+    return {memory_id: by_id[memory_id] for memory_id in order if memory_id in by_id}
+
+
+class SQLiteMemoryCatalog(MemoryCatalog):
+    """Operations common to every kind; records come back as their typed class."""
+
+    def __init__(self, db: Database, index: VectorIndex) -> None:
+        self._db = db
+        self._index = index
+
+    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
+        with self._db.read() as conn:
+            return load_scoped(conn, scope, [memory_id]).get(memory_id)
+
+    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        with self._db.read() as conn:
+            return load_scoped(conn, scope, list(dict.fromkeys(memory_ids)))
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        kind: MemoryKind | None = None,
+        limit: int = 100,
+        offset: int = 0,
+        include_archived: bool = False,
+    ) -> list[MemoryRecord]:
+        if limit <= 0:
+            return []
+        sql = ["SELECT seq, id, kind FROM memories WHERE user_id = ? AND agent_id = ?"]
+        params: list[object] = [scope.user_id, scope.agent_id]
+        if kind is not None:
+            sql.append("AND kind = ?")
+            params.append(MemoryKind(kind).value)
+        if not include_archived:
+            sql.append("AND archived_at IS NULL")
+        sql.append("ORDER BY created_at, id LIMIT ? OFFSET ?")
+        params += [limit, max(offset, 0)]
+        with self._db.read() as conn:
+            rows = conn.execute(" ".join(sql), params).fetchall()
+            records = _typed(conn, rows, order=[row[1] for row in rows])
+        return list(records.values())
+
+    def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
+        archived = "" if include_archived else "AND archived_at IS NULL"
+        counts = dict.fromkeys(MemoryKind, 0)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT kind, count(*) FROM memories WHERE user_id = ? AND agent_id = ? "
+                f"{archived} GROUP BY kind",
+                (scope.user_id, scope.agent_id),
+            ).fetchall()
+        for kind, number in rows:
+            counts[MemoryKind(kind)] = number
+        return counts
+
+    def delete(self, scope: Scope, memory_id: str) -> bool:
+        with self._db.write() as conn:
+            row = conn.execute(
+                "DELETE FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? RETURNING seq",
+                (memory_id, scope.user_id, scope.agent_id),
+            ).fetchone()
+            if row is None:
+                return False
+            self._index.removed(conn, scope, [row[0]])
+        return True
+
+    def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+        with self._db.write() as conn:
+            conn.execute(
+                """
+                UPDATE memories SET access_count = access_count + 1, last_accessed = ?
+                WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+                """,
+                (float(now), scope.user_id, scope.agent_id, ids_param(ids)),
+            )
+
+    def set_salience(
+        self, scope: Scope, memory_id: str, *, base_salience: float, outcome_adjustment: float
+    ) -> None:
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                """
+                UPDATE memories SET base_salience = ?, outcome_adjustment = ?
+                WHERE id = ? AND user_id = ? AND agent_id = ?
+                """,
+                (
+                    float(base_salience),
+                    float(outcome_adjustment),
+                    memory_id,
+                    scope.user_id,
+                    scope.agent_id,
+                ),
+            )
+            if cursor.rowcount == 0:
+                raise NotFoundError("memory", memory_id)
+
+    def set_archived(
+        self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None
+    ) -> None:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return
+        value = None if archived_at is None else float(archived_at)
+        with self._db.write() as conn:
+            seqs = [
+                row[0]
+                for row in conn.execute(
+                    """
+                    UPDATE memories SET archived_at = ?
+                    WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+                    RETURNING seq
+                    """,
+                    (value, scope.user_id, scope.agent_id, ids_param(ids)),
+                ).fetchall()
+            ]
+            if seqs:
+                self._index.archived(conn, scope, seqs, value is not None)
+
+    def vector_search(
+        self,
+        scope: Scope,
+        vector: np.ndarray,
+        k: int,
+        *,
+        kinds: Sequence[MemoryKind] | None = None,
+        include_archived: bool = False,
+    ) -> list[ScoredId]:
+        return self._index.search(scope, vector, k, kinds=kinds, include_archived=include_archived)
+
+    def keyword_search(
+        self,
+        scope: Scope,
+        terms: Sequence[str],
+        k: int,
+        *,
+        kinds: Sequence[MemoryKind] | None = None,
+        include_archived: bool = False,
+    ) -> list[ScoredId]:
+        with self._db.read() as conn:
+            return search_keywords(
+                conn, scope, terms, k, kinds=kinds, include_archived=include_archived
+            )
+
+    def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return {}
+        with self._db.read() as conn:
+            rows = conn.execute(
+                """
+                SELECT m.id, v.vector FROM memories m JOIN vectors v ON v.seq = m.seq
+                WHERE m.user_id = ? AND m.agent_id = ?
+                    AND m.id IN (SELECT value FROM json_each(?))
+                """,
+                (scope.user_id, scope.agent_id, ids_param(ids)),
+            ).fetchall()
+        found = {memory_id: vector_from_blob(blob) for memory_id, blob in rows}
+        return {memory_id: found[memory_id] for memory_id in ids if memory_id in found}
+
+    def scopes(self) -> list[Scope]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT user_id, agent_id FROM memories ORDER BY user_id, agent_id"
+            ).fetchall()
+        return [Scope(user_id, agent_id) for user_id, agent_id in rows]

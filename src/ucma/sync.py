@@ -1,0 +1,114 @@
+"""Memory: the synchronous facade over AsyncMemory.
+
+Every method is a one-line wrapper made by ``_blocking``: it runs the async
+method on an event loop in a private background thread (an anyio blocking
+portal), so ``Memory`` works from plain scripts, threads, and even from code
+that already runs inside another event loop. Signatures and docs are the
+async ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from ucma.engine import AsyncMemory
+from ucma.memory.working import WorkingMemory
+
+__all__ = ["Memory"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _blocking(
+    method: Callable[Concatenate[AsyncMemory, P], Awaitable[R]],
+) -> Callable[Concatenate[Memory, P], R]:
+    @functools.wraps(method)
+    def wrapper(self: Memory, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._portal.call(functools.partial(method, self._async, *args, **kwargs))
+
+    return wrapper
+
+
+def _shutdown(portal_cm: Any, portal: BlockingPortal, memory: AsyncMemory) -> None:
+    try:
+        portal.call(memory.close)
+    finally:
+        portal_cm.__exit__(None, None, None)
+
+
+class Memory:
+    """Long-term memory for one database file, with blocking methods.
+
+    ``Memory(path, user_id="alice")`` opens (or creates) the SQLite file and
+    returns a ready memory; the keyword arguments are ``AsyncMemory``'s. Use it
+    as a context manager or call ``close()``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], **kwargs: Any) -> None:
+        portal_cm = start_blocking_portal(backend="asyncio")
+        self._portal = portal_cm.__enter__()
+        try:
+            self._async = self._portal.call(functools.partial(_opened, path, kwargs))
+        except BaseException:
+            portal_cm.__exit__(None, None, None)
+            raise
+        self._finalizer = weakref.finalize(self, _shutdown, portal_cm, self._portal, self._async)
+
+    def close(self) -> None:
+        """Close the database and stop the background event loop (idempotent)."""
+        self._finalizer()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def engine(self) -> AsyncMemory:
+        """The underlying AsyncMemory (for code that mixes both styles)."""
+        return self._async
+
+    def working_memory(self, **scope: Any) -> WorkingMemory:
+        return self._async.working_memory(**scope)
+
+    def context(self, **scope: Any) -> str:
+        return self._async.context(**scope)
+
+    def session_id(self, **scope: Any) -> str:
+        return self._async.session_id(**scope)
+
+    observe = _blocking(AsyncMemory.observe)
+    observe_many = _blocking(AsyncMemory.observe_many)
+    remember = _blocking(AsyncMemory.remember)
+    learn = _blocking(AsyncMemory.learn)
+    assert_fact = _blocking(AsyncMemory.assert_fact)
+    facts_about = _blocking(AsyncMemory.facts_about)
+    traverse = _blocking(AsyncMemory.traverse)
+    add_procedure = _blocking(AsyncMemory.add_procedure)
+    record_procedure_outcome = _blocking(AsyncMemory.record_procedure_outcome)
+    find_procedures = _blocking(AsyncMemory.find_procedures)
+    validate_learning = _blocking(AsyncMemory.validate_learning)
+    find_learnings = _blocking(AsyncMemory.find_learnings)
+    episodes_between = _blocking(AsyncMemory.episodes_between)
+    related = _blocking(AsyncMemory.related)
+    link = _blocking(AsyncMemory.link)
+    update_graph_importance = _blocking(AsyncMemory.update_graph_importance)
+    new_session = _blocking(AsyncMemory.new_session)
+    get = _blocking(AsyncMemory.get)
+    list = _blocking(AsyncMemory.list)
+    delete = _blocking(AsyncMemory.delete)
+    stats = _blocking(AsyncMemory.stats)
+    export_jsonl = _blocking(AsyncMemory.export_jsonl)
+    import_jsonl = _blocking(AsyncMemory.import_jsonl)
+
+
+async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:
+    return await AsyncMemory(path, **kwargs).open()

@@ -1,0 +1,68 @@
+"""Shared fixtures: the anyio backend, a network guard, the real embedder, engines.
+
+The network guard makes any socket connection to a non-loopback address fail
+the test: the suite must run offline (DESIGN.md quality bars).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from ucma.embeddings import LocalEmbedder
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: object) -> None:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+        host = str(address[0])
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+    _real_connect(self, address)  # type: ignore[arg-type]
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def local_embedder() -> LocalEmbedder:
+    """The real packaged model, loaded once for the whole run."""
+    embedder = LocalEmbedder()
+    embedder.load()
+    return embedder
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+async def memory(db_path: Path, local_embedder: LocalEmbedder) -> AsyncIterator[object]:
+    """An open AsyncMemory on a fresh SQLite file with the real embedder."""
+    from ucma.engine import AsyncMemory
+
+    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as mem:
+        yield mem
+
+
+@pytest.fixture
+def sync_memory(db_path: Path, local_embedder: LocalEmbedder) -> Iterator[object]:
+    from ucma.sync import Memory
+
+    with Memory(db_path, user_id="alice", embedder=local_embedder) as mem:
+        yield mem
