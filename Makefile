@@ -22,7 +22,7 @@ test: $(PY)
 ## bench: run the core benchmark, writing bench/results/core.json
 bench: $(PY)
 	$(PIP) install -q -e '.[dev]'
-	$(PY) -m bench
+	$(PY) bench/core.py --out bench/results/core.json
 
 ## lint: ruff over the package, tests and benchmarks
 lint: $(PY)
@@ -31,5 +31,5 @@ lint: $(PY)
 
 ## clean: remove build output and caches (keeps .venv)
 clean:
-	rm -rf build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf build dist src/*.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -type d -name __pycache__ -exec rm -rf {} +

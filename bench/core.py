@@ -30,25 +30,80 @@ from pathlib import Path
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 
-SUBJECTS = ["I", "We", "My sister", "The team", "Our manager", "Jon", "Caroline", "The client",
-            "My neighbour", "The new intern", "Grandma", "The landlord", "Dr. Patel", "Maria"]
-VERBS = ["finally fixed", "talked about", "planned", "cancelled", "tried", "cooked", "visited",
-         "painted", "reviewed", "forgot about", "booked", "practised", "debugged", "photographed"]
-OBJECTS = ["the flaky login test", "a trip to Lisbon", "the quarterly budget", "a pottery class",
-           "the JWT clock skew bug", "a birthday dinner", "the garden fence", "a marathon plan",
-           "the database migration", "a camping weekend", "the piano recital", "a job interview",
-           "the kitchen renovation", "a charity run", "the Redis cache", "a hiking route"]
-TAILS = ["yesterday evening", "after work", "last weekend", "with a friend", "for the first time",
-         "because it kept failing", "and it went well", "but it rained", "before the deadline",
-         "on Tuesday morning", "at the community centre", "while the kids slept", ""]
+SUBJECTS = [
+    "I",
+    "We",
+    "My sister",
+    "The team",
+    "Our manager",
+    "Jon",
+    "Caroline",
+    "The client",
+    "My neighbour",
+    "The new intern",
+    "Grandma",
+    "The landlord",
+    "Dr. Patel",
+    "Maria",
+]
+VERBS = [
+    "finally fixed",
+    "talked about",
+    "planned",
+    "cancelled",
+    "tried",
+    "cooked",
+    "visited",
+    "painted",
+    "reviewed",
+    "forgot about",
+    "booked",
+    "practised",
+    "debugged",
+    "photographed",
+]
+OBJECTS = [
+    "the flaky login test",
+    "a trip to Lisbon",
+    "the quarterly budget",
+    "a pottery class",
+    "the JWT clock skew bug",
+    "a birthday dinner",
+    "the garden fence",
+    "a marathon plan",
+    "the database migration",
+    "a camping weekend",
+    "the piano recital",
+    "a job interview",
+    "the kitchen renovation",
+    "a charity run",
+    "the Redis cache",
+    "a hiking route",
+]
+TAILS = [
+    "yesterday evening",
+    "after work",
+    "last weekend",
+    "with a friend",
+    "for the first time",
+    "because it kept failing",
+    "and it went well",
+    "but it rained",
+    "before the deadline",
+    "on Tuesday morning",
+    "at the community centre",
+    "while the kids slept",
+    "",
+]
 
 
 def synthetic_texts(count: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     texts = []
-    for i in range(count):
+    for _ in range(count):
         parts = [rng.choice(SUBJECTS), rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(TAILS)]
-        texts.append(" ".join(p for p in parts if p) + f" (note {i}).")
+        # A number makes every text distinct without adding a word common to all of them.
+        texts.append(" ".join(p for p in parts if p) + f", #{rng.randrange(10**6)}.")
     return texts
 
 
@@ -110,23 +165,36 @@ async def main() -> None:
     embedder = LocalEmbedder()
     embedder.load()
     results: dict[str, object] = {
-        "meta": {"machine": platform.machine(), "python": platform.python_version(),
-                 "embedder": embedder.model_id, "date": time.strftime("%Y-%m-%d")},
+        "meta": {
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            "embedder": embedder.model_id,
+            "date": time.strftime("%Y-%m-%d"),
+        },
     }
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             print(f"store size {size}:", file=sys.stderr, flush=True)
             results[str(size)] = row = await measure_size(size, embedder, Path(tmp), args.queries)
             print(json.dumps({str(size): row}), flush=True)
-    header = ("size", "embedder/s", "observe/s batched", "ratio", "observe/s single",
-              "remember p50 ms", "remember p95 ms")
+    header = (
+        "size",
+        "embedder/s",
+        "observe/s batched",
+        "ratio",
+        "observe/s single",
+        "remember p50 ms",
+        "remember p95 ms",
+    )
     print(" | ".join(header))
     for size in args.sizes:
         r = results[str(size)]
         assert isinstance(r, dict)
-        print(f"{size} | {r['embedder_per_s']} | {r['observe_per_s_batched']} | "
-              f"{r['observe_batched_vs_embedder']} | {r['observe_per_s_single']} | "
-              f"{r['remember_ms_p50']} | {r['remember_ms_p95']}")
+        print(
+            f"{size} | {r['embedder_per_s']} | {r['observe_per_s_batched']} | "
+            f"{r['observe_batched_vs_embedder']} | {r['observe_per_s_single']} | "
+            f"{r['remember_ms_p50']} | {r['remember_ms_p95']}"
+        )
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=2) + "\n")

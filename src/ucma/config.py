@@ -136,6 +136,8 @@ class RetrievalConfig:
     graph_expansion_discount: float = 0.7
     # Hybrid relevance = w * cosine + (1 - w) * max-normalised BM25 (before ranking).
     hybrid_dense_weight: float = 0.7
+    # Candidates kept for full ranking: the best ``limit * factor`` (at least 30) by relevance.
+    rank_pool_factor: int = 3
     # Candidates each channel contributes before ranking (seed 003 R6: 100 vector, 50 keyword).
     vector_candidates: int = 100
     keyword_candidates: int = 50

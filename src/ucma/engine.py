@@ -84,8 +84,16 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 _OBSERVE_KEYS = frozenset(
-    {"content", "source", "timestamp", "metadata", "session_id", "tags", "participants",
-     "provenance"}
+    {
+        "content",
+        "source",
+        "timestamp",
+        "metadata",
+        "session_id",
+        "tags",
+        "participants",
+        "provenance",
+    }
 )
 
 
@@ -140,7 +148,8 @@ class AsyncMemory:
             self._embedder = CachedEmbedder(
                 self._inner_embedder,
                 max_size=self.config.embedding.lru_size,
-                store=self._storage.embedding_cache if self.config.embedding.persistent_cache
+                store=self._storage.embedding_cache
+                if self.config.embedding.persistent_cache
                 else None,
             )
             logger.info("opened %s (embedder %s)", self.path, self._inner_embedder.model_id)
@@ -210,8 +219,11 @@ class AsyncMemory:
         if scope not in self._working:
             cfg = self.config.working
             self._working[scope] = WorkingMemory(
-                {"system": cfg.system_tokens, "active": cfg.active_tokens,
-                 "staging": cfg.staging_tokens},
+                {
+                    "system": cfg.system_tokens,
+                    "active": cfg.active_tokens,
+                    "staging": cfg.staging_tokens,
+                },
                 self._tokens.count,
                 self._clock,
             )
@@ -239,9 +251,16 @@ class AsyncMemory:
         be imported; ``source`` is who or what produced it ("user", "tool_result",
         a speaker's name ...). Returns what was done with it.
         """
-        item = {"content": content, "source": source, "timestamp": timestamp,
-                "metadata": metadata, "session_id": session_id, "tags": tags,
-                "participants": participants, "provenance": provenance}
+        item = {
+            "content": content,
+            "source": source,
+            "timestamp": timestamp,
+            "metadata": metadata,
+            "session_id": session_id,
+            "tags": tags,
+            "participants": participants,
+            "provenance": provenance,
+        }
         [observation] = await self.observe_many([item], user_id=user_id, agent_id=agent_id)
         return observation
 
@@ -280,11 +299,16 @@ class AsyncMemory:
             await self._run(self._write_episodes, storage, scope, stored, vectors, edges, now)
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = p.id
-        logger.info("observe: %d items, %d stored (user=%s)", len(prepared), len(stored),
-                    scope.user_id)
+        logger.info(
+            "observe: %d items, %d stored (user=%s)", len(prepared), len(stored), scope.user_id
+        )
         return [
-            Observation(id=p.id, stored=p.base_importance > threshold,
-                        importance=p.base_importance, temporal_level=p.temporal_level)
+            Observation(
+                id=p.id,
+                stored=p.base_importance > threshold,
+                importance=p.base_importance,
+                temporal_level=p.temporal_level,
+            )
             for p in prepared
         ]
 
@@ -299,8 +323,9 @@ class AsyncMemory:
                 raise ValidationError(f"unknown observation fields: {sorted(unknown)}")
             fields = item
         else:
-            raise ValidationError(f"an observation must be a string or mapping, "
-                                  f"got {type(item).__name__}")
+            raise ValidationError(
+                f"an observation must be a string or mapping, got {type(item).__name__}"
+            )
         limits = self.config.limits
         content = check_content(fields.get("content"), limits)
         source = fields.get("source") or default_source
@@ -309,8 +334,10 @@ class AsyncMemory:
         ts = fields.get("timestamp")
         timestamp = now if ts is None else check_timestamp(ts)
         session = fields.get("session_id")
-        session_id = check_id(session, "session_id") if session is not None else (
-            self._sessions.setdefault(scope, _new_id("ses"))
+        session_id = (
+            check_id(session, "session_id")
+            if session is not None
+            else (self._sessions.setdefault(scope, _new_id("ses")))
         )
         provenance = _provenance(fields.get("provenance"), Provenance.OBSERVED)
         importance = classify_importance(content, source)
@@ -355,11 +382,21 @@ class AsyncMemory:
     ) -> None:
         episodes = [
             Episode(
-                id=p.id, user_id=scope.user_id, agent_id=scope.agent_id, content=p.content,
-                provenance=p.provenance, temporal_level=p.temporal_level,
-                base_salience=p.salience, created_at=now, updated_at=now, metadata=p.metadata,
-                session_id=p.session_id, timestamp=p.timestamp, source=p.source,
-                participants=p.participants, tags=p.tags,
+                id=p.id,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                content=p.content,
+                provenance=p.provenance,
+                temporal_level=p.temporal_level,
+                base_salience=p.salience,
+                created_at=now,
+                updated_at=now,
+                metadata=p.metadata,
+                session_id=p.session_id,
+                timestamp=p.timestamp,
+                source=p.source,
+                participants=p.participants,
+                tags=p.tags,
             )
             for p in batch
         ]
@@ -399,13 +436,22 @@ class AsyncMemory:
         now = self._clock()
         level = max(2, select_temporal_level(text, "observation"))
         learning = Learning(
-            id=_new_id("lrn"), user_id=scope.user_id, agent_id=scope.agent_id, content=text,
-            provenance=Provenance.INFERRED, temporal_level=level,
-            base_salience=check_fraction(impact_score, "impact_score"), created_at=now,
-            updated_at=now, metadata=check_metadata(metadata, limits), learning_type=kind,
+            id=_new_id("lrn"),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            content=text,
+            provenance=Provenance.INFERRED,
+            temporal_level=level,
+            base_salience=check_fraction(impact_score, "impact_score"),
+            created_at=now,
+            updated_at=now,
+            metadata=check_metadata(metadata, limits),
+            learning_type=kind,
             title=check_content(title, limits, "title") if title is not None else text[:80],
-            evidence=evidence, applicability=tags,
-            confidence=check_fraction(confidence, "confidence"), impact_score=impact_score,
+            evidence=evidence,
+            applicability=tags,
+            confidence=check_fraction(confidence, "confidence"),
+            impact_score=impact_score,
         )
         [vector] = await self._embed([f"{learning.title}\n{text}" if title else text])
         storage = await self._ready()
@@ -465,8 +511,10 @@ class AsyncMemory:
         """
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
-        parts = [check_content(v, limits, n).strip() for v, n in
-                 ((subject, "subject"), (predicate, "predicate"), (object, "object"))]
+        parts = [
+            check_content(v, limits, n).strip()
+            for v, n in ((subject, "subject"), (predicate, "predicate"), (object, "object"))
+        ]
         subj, pred, obj = parts
         sources = check_strings(source_episode_ids, "source_episode_ids", max_items=1000)
         conf = check_fraction(confidence, "confidence")
@@ -475,8 +523,10 @@ class AsyncMemory:
         end = check_timestamp(valid_until, "valid_until") if valid_until is not None else None
         if start is not None and end is not None and end < start:
             raise ValidationError("valid_until must not be before valid_from")
-        text = check_content(content, limits) if content is not None else (
-            f"{subj} {pred.replace('_', ' ')} {obj}"
+        text = (
+            check_content(content, limits)
+            if content is not None
+            else (f"{subj} {pred.replace('_', ' ')} {obj}")
         )
         meta = check_metadata(metadata, limits)
         fact_id = fact_id_for(scope, subj, pred, obj)
@@ -491,12 +541,24 @@ class AsyncMemory:
             return fact
         level = select_temporal_level(text, "fact")
         fact = Fact(
-            id=fact_id, user_id=scope.user_id, agent_id=scope.agent_id, content=text,
-            provenance=prov, temporal_level=level,
-            base_salience=initial_salience(text, prov.value, conf), created_at=now,
-            updated_at=now, metadata=meta, subject=subj, predicate=pred, object=obj,
-            confidence=conf, source_episode_ids=sources, last_verified=now,
-            valid_from=start if start is not None else now, valid_until=end,
+            id=fact_id,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            content=text,
+            provenance=prov,
+            temporal_level=level,
+            base_salience=initial_salience(text, prov.value, conf),
+            created_at=now,
+            updated_at=now,
+            metadata=meta,
+            subject=subj,
+            predicate=pred,
+            object=obj,
+            confidence=conf,
+            source_episode_ids=sources,
+            last_verified=now,
+            valid_from=start if start is not None else now,
+            valid_until=end,
         )
         [vector] = await self._embed([text])
         await self._run(self._write_typed, storage, scope, fact, vector, edges, sources, now)
@@ -505,7 +567,10 @@ class AsyncMemory:
 
     @staticmethod
     def _update_fact(
-        storage: Storage, scope: Scope, fact: Fact, edges: Sequence[GraphEdge],
+        storage: Storage,
+        scope: Scope,
+        fact: Fact,
+        edges: Sequence[GraphEdge],
         sources: Sequence[str],
     ) -> None:
         found = storage.memories.get_many(scope, list(sources))
@@ -537,13 +602,21 @@ class AsyncMemory:
         parsed_steps = [_step(s) for s in steps]
         now = self._clock()
         procedure = Procedure(
-            id=_new_id("proc"), user_id=scope.user_id, agent_id=scope.agent_id,
-            content=f"{title}: {text}", provenance=Provenance.USER_STATED,
+            id=_new_id("proc"),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            content=f"{title}: {text}",
+            provenance=Provenance.USER_STATED,
             temporal_level=max(2, select_temporal_level(text, "observation")),
-            base_salience=0.6, created_at=now, updated_at=now,
-            metadata=check_metadata(metadata, limits), name=title, description=text,
+            base_salience=0.6,
+            created_at=now,
+            updated_at=now,
+            metadata=check_metadata(metadata, limits),
+            name=title,
+            description=text,
             trigger_tags=[t.lower() for t in check_strings(trigger_tags, "trigger_tags")],
-            steps=parsed_steps, status=_enum(ProcedureStatus, status, "status"),
+            steps=parsed_steps,
+            status=_enum(ProcedureStatus, status, "status"),
         )
         [vector] = await self._embed([procedure.content])
         storage = await self._ready()
@@ -552,31 +625,51 @@ class AsyncMemory:
         return procedure
 
     async def record_procedure_outcome(
-        self, procedure_id: str, success: bool, *, user_id: str | None = None,
+        self,
+        procedure_id: str,
+        success: bool,
+        *,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Procedure:
         """Fold one execution into the procedure's running success rate."""
         if not isinstance(success, bool):
             raise ValidationError("success must be True or False")
         return await self._modify(
-            procedure_id, MemoryKind.PROCEDURAL,
-            lambda p, now: p.with_outcome(success, now), user_id, agent_id,
+            procedure_id,
+            MemoryKind.PROCEDURAL,
+            lambda p, now: p.with_outcome(success, now),
+            user_id,
+            agent_id,
         )
 
     async def validate_learning(
-        self, learning_id: str, success: bool, *, user_id: str | None = None,
+        self,
+        learning_id: str,
+        success: bool,
+        *,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Learning:
         """Asymmetric validation: +0.10 confidence on success, -0.15 on failure."""
         if not isinstance(success, bool):
             raise ValidationError("success must be True or False")
         return await self._modify(
-            learning_id, MemoryKind.LEARNING,
-            lambda lr, now: lr.applied(now).validated_by(success, now), user_id, agent_id,
+            learning_id,
+            MemoryKind.LEARNING,
+            lambda lr, now: lr.applied(now).validated_by(success, now),
+            user_id,
+            agent_id,
         )
 
-    async def _modify(self, memory_id: str, kind: MemoryKind, change: Callable[[Any, float], Any],
-                      user_id: str | None, agent_id: str | None) -> Any:
+    async def _modify(
+        self,
+        memory_id: str,
+        kind: MemoryKind,
+        change: Callable[[Any, float], Any],
+        user_id: str | None,
+        agent_id: str | None,
+    ) -> Any:
         scope = self._scope(user_id, agent_id)
         check_id(memory_id)
         storage = await self._ready()
@@ -595,14 +688,24 @@ class AsyncMemory:
         return await self._run(apply)
 
     async def link(
-        self, source_id: str, target_id: str, edge_type: str, *, weight: float = 1.0,
-        user_id: str | None = None, agent_id: str | None = None,
+        self,
+        source_id: str,
+        target_id: str,
+        edge_type: str,
+        *,
+        weight: float = 1.0,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> GraphEdge:
         """Add (or replace) a typed, weighted edge between two memories of a scope."""
         scope = self._scope(user_id, agent_id)
-        edge = GraphEdge(check_id(source_id, "source_id"), check_id(target_id, "target_id"),
-                         check_id(edge_type, "edge_type"), check_fraction(weight, "weight"),
-                         self._clock())
+        edge = GraphEdge(
+            check_id(source_id, "source_id"),
+            check_id(target_id, "target_id"),
+            check_id(edge_type, "edge_type"),
+            check_fraction(weight, "weight"),
+            self._clock(),
+        )
         storage = await self._ready()
 
         def write() -> None:
@@ -660,8 +763,10 @@ class AsyncMemory:
         scope = self._scope(user_id, agent_id)
         cfg = self.config
         text = check_query(query, cfg.limits)
-        count = check_limit(limit if limit is not None else cfg.retrieval.max_results,
-                            cfg.retrieval.max_results_limit)
+        count = check_limit(
+            limit if limit is not None else cfg.retrieval.max_results,
+            cfg.retrieval.max_results_limit,
+        )
         plan = route(
             text,
             mode=_enum(QueryMode, mode, "mode") if mode is not None else None,
@@ -677,12 +782,19 @@ class AsyncMemory:
         retriever = Retriever(storage, cfg)
 
         def run() -> list[Hit]:
-            hits = retriever.retrieve(scope, plan, vector, limit=count, now=now,
-                                      include_graph_neighbors=include_graph_neighbors,
-                                      min_importance=minimum)
+            hits = retriever.retrieve(
+                scope,
+                plan,
+                vector,
+                limit=count,
+                now=now,
+                include_graph_neighbors=include_graph_neighbors,
+                min_importance=minimum,
+            )
             if cfg.retrieval.reinforce_on_retrieval:
-                record_access(storage, scope, [h.id for h in hits], now,
-                              cfg.forgetting.stability_boost_base)
+                record_access(
+                    storage, scope, [h.id for h in hits], now, cfg.forgetting.stability_boost_base
+                )
             return hits
 
         hits = await self._run(run)
@@ -720,9 +832,12 @@ class AsyncMemory:
             raise ValidationError("offset must be an integer >= 0")
         storage = await self._ready()
         return await self._run(
-            storage.memories.list, scope,
+            storage.memories.list,
+            scope,
             kind=_enum(MemoryKind, kind, "kind") if kind is not None else None,
-            limit=limit, offset=offset, include_archived=include_archived,
+            limit=limit,
+            offset=offset,
+            include_archived=include_archived,
         )
 
     async def facts_about(
@@ -735,7 +850,11 @@ class AsyncMemory:
         return await self._run(storage.facts.about, scope, name)
 
     async def traverse(
-        self, entity: str, *, max_hops: int = 3, user_id: str | None = None,
+        self,
+        entity: str,
+        *,
+        max_hops: int = 3,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> list[Fact]:
         """Facts reachable from ``entity`` along subject -> object links."""
@@ -746,20 +865,30 @@ class AsyncMemory:
         return await self._run(storage.facts.traverse, scope, name, hops)
 
     async def find_procedures(
-        self, tags: Sequence[str], *, min_success_rate: float = 0.0,
-        user_id: str | None = None, agent_id: str | None = None,
+        self,
+        tags: Sequence[str],
+        *,
+        min_success_rate: float = 0.0,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[Procedure]:
         """Procedures sharing a tag, by confidence-weighted success rate."""
         scope = self._scope(user_id, agent_id)
         wanted = [t.lower() for t in check_strings(tags, "tags")]
         minimum = check_fraction(min_success_rate, "min_success_rate")
         storage = await self._ready()
-        return await self._run(storage.procedures.find_by_tags, scope, wanted,
-                               min_success_rate=minimum)
+        return await self._run(
+            storage.procedures.find_by_tags, scope, wanted, min_success_rate=minimum
+        )
 
     async def find_learnings(
-        self, tags: Sequence[str], *, learning_type: LearningType | str | None = None,
-        min_confidence: float = 0.3, limit: int = 5, user_id: str | None = None,
+        self,
+        tags: Sequence[str],
+        *,
+        learning_type: LearningType | str | None = None,
+        min_confidence: float = 0.3,
+        limit: int = 5,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> list[Learning]:
         """Lessons that apply to ``tags``, by confidence x impact."""
@@ -767,27 +896,46 @@ class AsyncMemory:
         wanted = [t.lower() for t in check_strings(tags, "tags")]
         storage = await self._ready()
         return await self._run(
-            storage.learnings.relevant, scope, wanted,
+            storage.learnings.relevant,
+            scope,
+            wanted,
             learning_type=_enum(LearningType, learning_type, "learning_type")
-            if learning_type is not None else None,
+            if learning_type is not None
+            else None,
             min_confidence=check_fraction(min_confidence, "min_confidence"),
             limit=check_limit(limit, 1000),
         )
 
     async def episodes_between(
-        self, start: float, end: float, *, limit: int | None = None,
-        user_id: str | None = None, agent_id: str | None = None,
+        self,
+        start: float,
+        end: float,
+        *,
+        limit: int | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[Episode]:
         """Episodes that happened in ``[start, end]``, oldest first."""
         scope = self._scope(user_id, agent_id)
         begin, finish = _time_range((start, end)) or (start, end)
         storage = await self._ready()
-        return await self._run(storage.episodes.time_range, scope, begin, finish,
-                               limit=check_limit(limit, 100_000) if limit is not None else None)
+        return await self._run(
+            storage.episodes.time_range,
+            scope,
+            begin,
+            finish,
+            limit=check_limit(limit, 100_000) if limit is not None else None,
+        )
 
     async def related(
-        self, memory_id: str, *, max_hops: int = 2, edge_types: Sequence[str] | None = None,
-        min_weight: float = 0.0, user_id: str | None = None, agent_id: str | None = None,
+        self,
+        memory_id: str,
+        *,
+        max_hops: int = 2,
+        edge_types: Sequence[str] | None = None,
+        min_weight: float = 0.0,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> list[tuple[MemoryRecord, float, int]]:
         """Memories reachable along outgoing graph edges, best path first:
         (record, product of edge weights, hops)."""
@@ -803,9 +951,12 @@ class AsyncMemory:
                 raise NotFoundError("memory", start)
             found = best_first_related(
                 start,
-                lambda n: [(e.target_id, e.edge_type, e.weight)
-                           for e in storage.graph.edges_from(scope, n)],
-                hops, edge_types=types, min_weight=weight,
+                lambda n: [
+                    (e.target_id, e.edge_type, e.weight) for e in storage.graph.edges_from(scope, n)
+                ],
+                hops,
+                edge_types=types,
+                min_weight=weight,
             )
             records = storage.memories.get_many(scope, [n for n, _, _ in found])
             return [(records[n], w, h) for n, w, h in found if n in records]
@@ -825,14 +976,18 @@ class AsyncMemory:
             if not nodes:
                 return {}
             index = {n: i for i, n in enumerate(nodes)}
-            edges = [e for e in storage.graph.all_edges(scope)
-                     if e.source_id in index and e.target_id in index]
+            edges = [
+                e
+                for e in storage.graph.all_edges(scope)
+                if e.source_id in index and e.target_id in index
+            ]
             scores = pagerank(
                 len(nodes),
                 np.array([index[e.source_id] for e in edges], dtype=np.int64),
                 np.array([index[e.target_id] for e in edges], dtype=np.int64),
                 np.array([e.weight for e in edges], dtype=np.float64),
-                damping=graph_cfg.pagerank_damping, iterations=graph_cfg.pagerank_iterations,
+                damping=graph_cfg.pagerank_damping,
+                iterations=graph_cfg.pagerank_iterations,
             )
             result = {n: float(scores[i]) for n, i in index.items()}
             storage.graph.set_pagerank(scope, result)
@@ -868,32 +1023,44 @@ class AsyncMemory:
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=self._sessions.get(scope),
-            sensory_buffer={"size": self.sensory.size,
-                            "total_ingested": self.sensory.total_ingested,
-                            "dropped": self.sensory.dropped},
-            working_memory=self.working_memory(user_id=scope.user_id,
-                                               agent_id=scope.agent_id).usage(),
-            embedder={"model": self._inner_embedder.model_id,
-                      "dimension": self._inner_embedder.dimension,
-                      "cache": dataclasses.asdict(cache) if cache is not None else None},
+            sensory_buffer={
+                "size": self.sensory.size,
+                "total_ingested": self.sensory.total_ingested,
+                "dropped": self.sensory.dropped,
+            },
+            working_memory=self.working_memory(
+                user_id=scope.user_id, agent_id=scope.agent_id
+            ).usage(),
+            embedder={
+                "model": self._inner_embedder.model_id,
+                "dimension": self._inner_embedder.dimension,
+                "cache": dataclasses.asdict(cache) if cache is not None else None,
+            },
         )
         return result
 
     # -- exchange -----------------------------------------------------------------
 
     async def export_jsonl(
-        self, path: str | os.PathLike[str], *, user_id: str | None = None,
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> int:
         """Write the scope's memories, vectors, edges and retention as JSON Lines.
-        Archived memories are included. Returns the number of lines written."""
+        Archived memories are included. Returns the number of memories exported."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        return await self._run(exchange.export_scope, storage, scope, Path(path),
-                               self._inner_embedder.model_id)
+        return await self._run(
+            exchange.export_scope, storage, scope, Path(path), self._inner_embedder.model_id
+        )
 
     async def import_jsonl(
-        self, path: str | os.PathLike[str], *, user_id: str | None = None,
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
         agent_id: str | None = None,
     ) -> int:
         """Load an export into the scope, keeping ids; records already present
@@ -902,8 +1069,9 @@ class AsyncMemory:
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
         parsed = await asyncio.to_thread(exchange.read_export, Path(path), self.config.limits)
-        missing = parsed.records_needing_vectors(self._inner_embedder.model_id,
-                                                 self._inner_embedder.dimension)
+        missing = parsed.records_needing_vectors(
+            self._inner_embedder.model_id, self._inner_embedder.dimension
+        )
         if missing:
             vectors = await self._embed([r.content for r in missing])
             parsed.set_vectors(missing, vectors)
@@ -915,8 +1083,20 @@ class AsyncMemory:
 class _Prepared:
     """A validated observation waiting to be embedded and written."""
 
-    __slots__ = ("id", "content", "source", "timestamp", "metadata", "session_id", "tags",
-                 "participants", "provenance", "base_importance", "temporal_level", "salience")
+    __slots__ = (
+        "id",
+        "content",
+        "source",
+        "timestamp",
+        "metadata",
+        "session_id",
+        "tags",
+        "participants",
+        "provenance",
+        "base_importance",
+        "temporal_level",
+        "salience",
+    )
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
@@ -939,8 +1119,9 @@ def _embedder_from_config(config: UCMAConfig) -> Embedder:
 
         if config.embedding.dimension is None:
             raise ConfigError("EmbeddingConfig.dimension is required for openai embedders")
-        return OpenAIEmbedder(model=model, dimension=config.embedding.dimension,
-                              base_url=config.embedding.base_url)
+        return OpenAIEmbedder(
+            model=model, dimension=config.embedding.dimension, base_url=config.embedding.base_url
+        )
     raise ConfigError(f"unknown embedding model {spec!r}; use 'local' or 'openai:<model>'")
 
 

@@ -36,7 +36,16 @@ from ucma.serialization import (
     retention_to_dict,
 )
 from ucma.storage.base import Storage
-from ucma.types import Episode, Fact, GraphEdge, Learning, MemoryRecord, Procedure, RetentionInfo, Scope
+from ucma.types import (
+    Episode,
+    Fact,
+    GraphEdge,
+    Learning,
+    MemoryRecord,
+    Procedure,
+    RetentionInfo,
+    Scope,
+)
 
 __all__ = ["ParsedExport", "export_scope", "import_scope", "read_export"]
 
@@ -65,11 +74,15 @@ def _records(storage: Storage, scope: Scope) -> Iterator[MemoryRecord]:
 
 
 def export_scope(storage: Storage, scope: Scope, path: Path, model: str) -> int:
-    """Write the scope to ``path``; returns the number of lines written."""
+    """Write the scope to ``path`` (atomically, via a temporary file beside it);
+    returns the number of memories exported."""
     dimension = None
-    lines = 0
     tmp = path.with_name(path.name + ".partial")
-    with tmp.open("w", encoding="utf-8") as out:
+    try:
+        out = tmp.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise ValidationError(f"cannot write {path}: {exc.strerror}") from exc
+    with out:
         records = list(_records(storage, scope))
         ids = [r.id for r in records]
         vectors: dict[str, np.ndarray] = {}
@@ -77,27 +90,30 @@ def export_scope(storage: Storage, scope: Scope, path: Path, model: str) -> int:
             vectors.update(storage.memories.vectors(scope, ids[start : start + _PAGE]))
         if vectors:
             dimension = int(next(iter(vectors.values())).shape[0])
-        header = {"type": "header", "format": FORMAT, "version": VERSION, "model": model,
-                  "dimension": dimension, "user_id": scope.user_id, "agent_id": scope.agent_id}
+        header = {
+            "type": "header",
+            "format": FORMAT,
+            "version": VERSION,
+            "model": model,
+            "dimension": dimension,
+            "user_id": scope.user_id,
+            "agent_id": scope.agent_id,
+        }
         out.write(json.dumps(header) + "\n")
-        lines += 1
         for record in records:
             line: dict[str, Any] = {"type": "memory", "record": record_to_dict(record)}
             if record.id in vectors:
                 line["vector"] = _encode_vector(vectors[record.id])
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
-            lines += 1
         for edge in storage.graph.all_edges(scope):
             out.write(json.dumps({"type": "edge", **edge_to_dict(edge)}) + "\n")
-            lines += 1
         states: dict[str, RetentionInfo] = {}
         for start in range(0, len(ids), _PAGE):
             states.update(storage.retention.get_many(scope, ids[start : start + _PAGE]))
         for state in states.values():
             out.write(json.dumps({"type": "retention", **retention_to_dict(state)}) + "\n")
-            lines += 1
     tmp.replace(path)
-    return lines
+    return len(records)
 
 
 @dataclass
@@ -115,8 +131,11 @@ class ParsedExport:
         """Records whose vector is missing or from another model or width."""
         if self.model != model:
             return list(self.records)
-        return [r for r in self.records
-                if r.id not in self.vectors or self.vectors[r.id].shape != (dimension,)]
+        return [
+            r
+            for r in self.records
+            if r.id not in self.vectors or self.vectors[r.id].shape != (dimension,)
+        ]
 
     def set_vectors(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         for record, vector in zip(records, vectors, strict=True):
@@ -165,8 +184,10 @@ def _take(
         if not isinstance(data, dict):
             raise ValidationError(f"{where}: memory line without a record object")
         record = record_from_dict(data)
-        if not isinstance(record.content, str) or not record.content.strip() or (
-            len(record.content) > limits.max_content_chars
+        if (
+            not isinstance(record.content, str)
+            or not record.content.strip()
+            or (len(record.content) > limits.max_content_chars)
         ):
             raise ValidationError(f"{where}: record content is empty or too long")
         parsed.records.append(record)
@@ -187,8 +208,7 @@ def _take(
 def import_scope(storage: Storage, scope: Scope, parsed: ParsedExport) -> int:
     """Write parsed records into ``scope``; returns how many were new."""
     written = 0
-    records = [replace(r, user_id=scope.user_id, agent_id=scope.agent_id)
-               for r in parsed.records]
+    records = [replace(r, user_id=scope.user_id, agent_id=scope.agent_id) for r in parsed.records]
     for start in range(0, len(records), _CHUNK):
         chunk = records[start : start + _CHUNK]
         present = storage.memories.get_many(scope, [r.id for r in chunk])
@@ -208,9 +228,7 @@ def import_scope(storage: Storage, scope: Scope, parsed: ParsedExport) -> int:
                 elif isinstance(record, Learning):
                     storage.learnings.add(record, vector)
             ids = {r.id for r in new}
-            storage.retention.put_many(
-                scope, [s for s in parsed.retention if s.memory_id in ids]
-            )
+            storage.retention.put_many(scope, [s for s in parsed.retention if s.memory_id in ids])
         written += len(new)
     with storage.transaction():
         storage.graph.add_edges(scope, parsed.edges)

@@ -157,8 +157,13 @@ def fact_id_for(scope: Scope, subject: str, predicate: str, object_: str) -> str
     identical facts never share a row.
     """
     key = "|".join(
-        (scope.user_id, scope.agent_id, subject.strip().lower(), predicate.strip().lower(),
-         object_.strip().lower())
+        (
+            scope.user_id,
+            scope.agent_id,
+            subject.strip().lower(),
+            predicate.strip().lower(),
+            object_.strip().lower(),
+        )
     )
     return "fact_" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
@@ -223,7 +228,9 @@ class Procedure(MemoryRecord):
         """One more execution folded into the running success rate (online mean)."""
         count = self.execution_count + 1
         rate = self.success_rate + ((1.0 if success else 0.0) - self.success_rate) / count
-        return replace(self, execution_count=count, success_rate=rate, last_used=now, updated_at=now)
+        return replace(
+            self, execution_count=count, success_rate=rate, last_used=now, updated_at=now
+        )
 
     @property
     def ranking_score(self) -> float:

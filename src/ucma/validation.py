@@ -94,7 +94,9 @@ def check_id(value: object, name: str = "memory_id") -> str:
 def check_timestamp(value: object, name: str = "timestamp") -> float:
     """Epoch seconds as a finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationError(f"{name} must be epoch seconds (a number), got {type(value).__name__}")
+        raise ValidationError(
+            f"{name} must be epoch seconds (a number), got {type(value).__name__}"
+        )
     if not math.isfinite(value):
         raise ValidationError(f"{name} must be finite")
     return float(value)
@@ -129,8 +131,9 @@ def check_strings(values: Iterable[object] | None, name: str, *, max_items: int 
     for item in items:
         text = _check_text(item, name)
         if not text.strip() or len(text) > _MAX_ID_CHARS or "\x00" in text:
-            raise ValidationError(f"{name} items must be non-empty strings of at most "
-                                  f"{_MAX_ID_CHARS} characters")
+            raise ValidationError(
+                f"{name} items must be non-empty strings of at most {_MAX_ID_CHARS} characters"
+            )
         out.append(text)
     return out
 

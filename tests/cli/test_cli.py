@@ -38,8 +38,13 @@ def test_help_of_each_command_runs(command: str) -> None:
 def test_observe_recall_stats_export_import_round_trip(tmp_path: Path) -> None:
     home = tmp_path / "home"
     code, out, err = run(
-        "observe", "The deploy key for the billing service rotates every 90 days.",
-        "--user", "alice", "--home", str(home), "--json",
+        "observe",
+        "The deploy key for the billing service rotates every 90 days.",
+        "--user",
+        "alice",
+        "--home",
+        str(home),
+        "--json",
     )
     assert code == 0, err
     observation = json.loads(out)
@@ -47,8 +52,15 @@ def test_observe_recall_stats_export_import_round_trip(tmp_path: Path) -> None:
     assert (home / "ucma.db").exists()
 
     code, out, err = run(
-        "recall", "how often does the billing deploy key rotate",
-        "--user", "alice", "--home", str(home), "--limit", "3", "--json",
+        "recall",
+        "how often does the billing deploy key rotate",
+        "--user",
+        "alice",
+        "--home",
+        str(home),
+        "--limit",
+        "3",
+        "--json",
     )
     assert code == 0, err
     results = json.loads(out)["results"]
@@ -79,8 +91,9 @@ def test_observe_recall_stats_export_import_round_trip(tmp_path: Path) -> None:
     assert "imported" in out
     assert (other_home / "ucma.db").exists()
 
-    code, out, err = run("recall", "billing deploy key rotation", "--user", "alice", "--json",
-                         env=env)
+    code, out, err = run(
+        "recall", "billing deploy key rotation", "--user", "alice", "--json", env=env
+    )
     assert code == 0, err
     contents = [hit["content"] for hit in json.loads(out)["results"]]
     assert any("90 days" in content for content in contents)
@@ -104,8 +117,9 @@ def test_ucma_error_is_one_red_line_and_exit_1(tmp_path: Path, args: tuple[str, 
 
 
 def test_import_of_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
-    code, _, err = run("import", str(tmp_path / "nope.jsonl"), "--user", "alice",
-                       "--home", str(tmp_path))
+    code, _, err = run(
+        "import", str(tmp_path / "nope.jsonl"), "--user", "alice", "--home", str(tmp_path)
+    )
     assert code == 2
     assert "Traceback" not in err
 
@@ -113,3 +127,33 @@ def test_import_of_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
 def test_demo_refuses_both_home_and_db(tmp_path: Path) -> None:
     code, _, _ = run("demo", "--home", str(tmp_path), "--db", str(tmp_path / "x.db"))
     assert code == 2
+
+
+def test_file_system_errors_are_one_line_too(tmp_path: Path) -> None:
+    target = tmp_path / "no-such-folder" / "out.jsonl"
+    code, out, err = run("export", str(target), "--user", "alice", "--home", str(tmp_path))
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: ")
+    assert "Traceback" not in out + err
+
+
+def test_serve_prints_the_database_and_binds_loopback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    served: dict[str, object] = {}
+
+    def fake_run(app: object, *, host: str, port: int) -> None:
+        served.update(app=app, host=host, port=port)
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    home = tmp_path / "fresh" / "home"
+    code, out, err = run("serve", "--home", str(home), "--port", "9999")
+    assert code == 0, err
+    assert home.is_dir()
+    assert str(home / "ucma.db") in out.replace("\n", "")
+    assert "127.0.0.1" in out
+    assert served["host"] == "127.0.0.1" and served["port"] == 9999
+    assert served["app"].state.memory.path == home / "ucma.db"  # type: ignore[attr-defined]

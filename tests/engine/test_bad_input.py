@@ -60,8 +60,9 @@ async def _count(mem: AsyncMemory) -> int:
         ("nul \x00 byte", "NUL"),
     ],
 )
-async def test_bad_content_is_rejected_and_nothing_is_written(memory: AsyncMemory, content,
-                                                              message):
+async def test_bad_content_is_rejected_and_nothing_is_written(
+    memory: AsyncMemory, content, message
+):
     with pytest.raises(ValidationError, match=message):
         await memory.observe(content)
     with pytest.raises(ValidationError):
@@ -117,7 +118,9 @@ async def test_unknown_ids(memory: AsyncMemory):
         assert "missing" in info.value.memory_id
     obs = await memory.observe("A real memory to point at.")
     with pytest.raises(NotFoundError):
-        await memory.learn("A lesson with a typo in its evidence.", evidence_ids=[obs.id, "ep_typo"])
+        await memory.learn(
+            "A lesson with a typo in its evidence.", evidence_ids=[obs.id, "ep_typo"]
+        )
     with pytest.raises(NotFoundError):  # an episode is not a procedure
         await memory.record_procedure_outcome(obs.id, True)
     assert await _count(memory) == 1

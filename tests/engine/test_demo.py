@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from ucma.cli.main import app
 from ucma.demo import CLOCK_SKEW_LEARNING, SESSION_1, run_demo
+from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.types import MemoryKind
 
@@ -19,8 +20,10 @@ CLOCK_SKEW_EPISODE = SESSION_1[1][0]
 
 
 @pytest.mark.anyio
-async def test_session_2_recalls_the_clock_skew_lesson(tmp_path: Path) -> None:
-    async with AsyncMemory(tmp_path / "demo.db") as memory:
+async def test_session_2_recalls_the_clock_skew_lesson(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(tmp_path / "demo.db", embedder=local_embedder) as memory:
         hits = await run_demo(memory)
 
     assert 1 <= len(hits) <= 5

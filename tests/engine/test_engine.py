@@ -9,6 +9,7 @@ import pytest
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
+from ucma.errors import ValidationError
 from ucma.types import Episode, Fact, Learning, MemoryKind, Procedure, ProcedureStatus, Tier
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -19,7 +20,9 @@ DAY = 86_400.0
 async def test_observe_stores_an_episode_with_scope_session_and_salience(memory: AsyncMemory):
     obs = await memory.observe(
         "The deploy failed with a critical error in the payment service.",
-        source="tool_result", metadata={"run": 7}, tags=["deploy"],
+        source="tool_result",
+        metadata={"run": 7},
+        tags=["deploy"],
     )
     assert obs.stored and obs.id.startswith("ep_")
     episode = await memory.get(obs.id)
@@ -44,11 +47,13 @@ async def test_observe_below_importance_threshold_is_not_stored(db_path: Path, l
 
 
 async def test_remember_ranks_related_memories_first(memory: AsyncMemory):
-    await memory.observe_many([
-        "I baked banana bread with walnuts on Sunday.",
-        "The JWT token expired after five minutes because of clock skew between servers.",
-        "We adopted a golden retriever puppy named Max.",
-    ])
+    await memory.observe_many(
+        [
+            "I baked banana bread with walnuts on Sunday.",
+            "The JWT token expired after five minutes because of clock skew between servers.",
+            "We adopted a golden retriever puppy named Max.",
+        ]
+    )
     hits = await memory.remember("authentication tokens expire too early")
     assert hits, "expected at least one hit"
     assert "clock skew" in hits[0].content
@@ -88,8 +93,10 @@ async def test_fact_traversal_is_multi_hop(memory: AsyncMemory):
 
 async def test_procedures_are_ordered_by_confidence_weighted_success(memory: AsyncMemory):
     proven = await memory.add_procedure(
-        "Blue-green deploy", "Switch traffic after health checks pass",
-        trigger_tags=["Deploy"], steps=[{"description": "run health checks"}],
+        "Blue-green deploy",
+        "Switch traffic after health checks pass",
+        trigger_tags=["Deploy"],
+        steps=[{"description": "run health checks"}],
         status=ProcedureStatus.ACTIVE,
     )
     lucky = await memory.add_procedure(
@@ -105,9 +112,12 @@ async def test_procedures_are_ordered_by_confidence_weighted_success(memory: Asy
 
 
 async def test_learning_validation_is_asymmetric(memory: AsyncMemory):
-    learning = await memory.learn("Retry flaky tests once before failing the build.",
-                                  learning_type="strategy_update", applicability=["ci"],
-                                  confidence=0.5)
+    learning = await memory.learn(
+        "Retry flaky tests once before failing the build.",
+        learning_type="strategy_update",
+        applicability=["ci"],
+        confidence=0.5,
+    )
     up = await memory.validate_learning(learning.id, True)
     assert up.confidence == pytest.approx(0.6) and up.validated
     down = await memory.validate_learning(learning.id, False)
@@ -119,8 +129,9 @@ async def test_learning_validation_is_asymmetric(memory: AsyncMemory):
 async def test_time_range_queries(memory: AsyncMemory):
     base = 1_700_000_000.0
     for day in range(5):
-        await memory.observe(f"Daily standup number {day} about the migration project.",
-                             timestamp=base + day * DAY)
+        await memory.observe(
+            f"Daily standup number {day} about the migration project.", timestamp=base + day * DAY
+        )
     found = await memory.episodes_between(base + DAY, base + 3 * DAY)
     assert [e.timestamp for e in found] == [base + DAY, base + 2 * DAY, base + 3 * DAY]
     hits = await memory.remember("standup", time_range=(base + 3 * DAY, base + 4 * DAY))
@@ -131,8 +142,9 @@ async def test_time_range_queries(memory: AsyncMemory):
 async def test_learning_links_to_evidence_and_pagerank_ranks_the_hub(memory: AsyncMemory):
     a = await memory.observe("Users are logged out after five minutes.")
     b = await memory.observe("The servers' clocks differ by four minutes.")
-    lesson = await memory.learn("Check clock skew when JWT tokens expire early.",
-                                evidence_ids=[a.id, b.id])
+    lesson = await memory.learn(
+        "Check clock skew when JWT tokens expire early.", evidence_ids=[a.id, b.id]
+    )
     related = await memory.related(lesson.id)
     assert {r.id for r, _, _ in related} == {a.id, b.id}
     scores = await memory.update_graph_importance()
@@ -145,8 +157,9 @@ async def test_close_and_reopen_keeps_everything(db_path: Path, local_embedder: 
         obs = await mem.observe("Alice prefers dark roast coffee every morning.")
         fact = await mem.assert_fact("Alice", "prefers", "dark roast")
         proc = await mem.add_procedure("Brew coffee", "Grind, bloom, pour", trigger_tags=["coffee"])
-        lesson = await mem.learn("Grind fresh for better taste.", evidence_ids=[obs.id],
-                                 applicability=["coffee"])
+        lesson = await mem.learn(
+            "Grind fresh for better taste.", evidence_ids=[obs.id], applicability=["coffee"]
+        )
         await mem.remember("coffee")
         before = {r.id: r for r in await mem.list(limit=100)}
         edges_before = await mem.related(lesson.id)
@@ -181,18 +194,22 @@ async def test_export_import_round_trip(memory: AsyncMemory, tmp_path: Path, loc
     await memory.assert_fact("staging database", "hosted_on", "db-2", source_episode_ids=[a.id])
     await memory.learn("Always check which host staging uses.", evidence_ids=[a.id])
     out = tmp_path / "export.jsonl"
-    lines = await memory.export_jsonl(out)
-    assert lines >= 1 + 3 + 2 + 3
-    async with AsyncMemory(tmp_path / "copy.db", user_id="alice",
-                           embedder=local_embedder) as copy:
+    assert await memory.export_jsonl(out) == 3
+    assert len(out.read_text().splitlines()) == 1 + 3 + 2 + 3  # header, records, edges, retention
+    async with AsyncMemory(tmp_path / "copy.db", user_id="alice", embedder=local_embedder) as copy:
         assert await copy.import_jsonl(out) == 3
         assert await copy.import_jsonl(out) == 0  # re-running resumes, never duplicates
         assert {r.id: r for r in await copy.list()} == {r.id: r for r in await memory.list()}
+        lesson = next(r for r in await copy.list() if r.kind is MemoryKind.LEARNING)
+        assert [r.id for r, _, _ in await copy.related(lesson.id)] == [a.id]
+    with pytest.raises(ValidationError):
+        await memory.export_jsonl(tmp_path / "missing-dir" / "x.jsonl")
 
 
 async def test_vectors_are_the_models(memory: AsyncMemory, local_embedder: LocalEmbedder):
-    vectors = await local_embedder.embed(["a cat sat on the mat", "a kitten rested on a rug",
-                                          "quarterly tax filing deadline"])
+    vectors = await local_embedder.embed(
+        ["a cat sat on the mat", "a kitten rested on a rug", "quarterly tax filing deadline"]
+    )
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
 

@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 
 from ucma.config import LimitsConfig, UCMAConfig
+from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.errors import (
     ConfigError,
@@ -36,8 +37,9 @@ BASE_URL = "http://ucma.test"
 
 
 @pytest.fixture
-async def memory(tmp_path: Path) -> AsyncIterator[AsyncMemory]:
-    async with AsyncMemory(tmp_path / "ucma.db", config=CONFIG) as mem:
+async def memory(tmp_path: Path, local_embedder: LocalEmbedder) -> AsyncIterator[AsyncMemory]:
+    """An open engine without a default user: every request must bring its own scope."""
+    async with AsyncMemory(tmp_path / "ucma.db", config=CONFIG, embedder=local_embedder) as mem:
         yield mem
 
 
@@ -190,6 +192,19 @@ async def test_invalid_utf8_is_400(client: httpx.AsyncClient) -> None:
     assert "UTF-8" in error["message"]
 
 
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded"])
+async def test_body_not_sent_as_json_is_415(client: httpx.AsyncClient, content_type: str) -> None:
+    response = await client.post(
+        "/v1/observe",
+        content=b"content=hello&user_id=alice",
+        headers={"content-type": content_type},
+    )
+    assert response.status_code == 415
+    error = error_of(response)
+    assert error["code"] == "unsupported_media_type"
+    assert "application/json" in error["message"]
+
+
 async def test_lone_surrogate_is_refused(client: httpx.AsyncClient) -> None:
     raw = b'{"content": "broken \\ud800 text", "user_id": "alice"}'
     response = await client.post(
@@ -213,9 +228,7 @@ async def test_lone_surrogate_is_refused(client: httpx.AsyncClient) -> None:
         ("/v1/remember", {"query": ["hi"], "user_id": "alice"}),
     ],
 )
-async def test_wrong_types_are_422(
-    client: httpx.AsyncClient, path: str, body: object
-) -> None:
+async def test_wrong_types_are_422(client: httpx.AsyncClient, path: str, body: object) -> None:
     response = await client.post(path, json=body)
     assert response.status_code == 422, response.text
     error = error_of(response)

@@ -138,6 +138,10 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _hits_json(hits: list[Hit]) -> list[dict[str, Any]]:
     from ucma.serialization import hit_to_dict
 
@@ -159,8 +163,9 @@ def serve(
 
         from ucma.server import create_app
     except ImportError as exc:
-        _fail(f"the server needs the server extra ({exc.name} is missing): "
-              "pip install 'ucma[server]'")
+        _fail(
+            f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
+        )
     folder = _home(home)
     out = _stdout()
     out.print("[bold]UCMA memory service[/bold]")
@@ -169,9 +174,7 @@ def serve(
     if host == LOCAL_HOST:
         out.print(f"  local mode: bound to {LOCAL_HOST} only, no authentication", markup=False)
     else:
-        out.print(
-            f"[yellow]  warning: bound to {host}; the API has no authentication yet[/yellow]"
-        )
+        out.print(f"[yellow]  warning: bound to {host}; the API has no authentication yet[/yellow]")
     with _reported_errors():
         uvicorn.run(create_app(home=folder), host=host, port=port)
 
@@ -205,13 +208,15 @@ def demo(
         hits = _with_memory(database, run_demo)
 
     if as_json:
-        _print_json({
-            "database": str(database) if keep else None,
-            "user_id": DEMO_USER,
-            "agent_id": DEMO_AGENT,
-            "query": DEMO_QUERY,
-            "results": _hits_json(hits),
-        })
+        _print_json(
+            {
+                "database": str(database) if keep else None,
+                "user_id": DEMO_USER,
+                "agent_id": DEMO_AGENT,
+                "query": DEMO_QUERY,
+                "results": _hits_json(hits),
+            }
+        )
         return
     out = _stdout()
     out.print("[bold]Session 1[/bold]: observed", len(SESSION_1), "inputs and stored a learning")
@@ -312,27 +317,21 @@ def export(
 ) -> None:
     """Write one user's memories to a JSONL file."""
     database = _home(home) / DATABASE_NAME
-    count = _with_memory(
-        database, lambda memory: memory.export_jsonl(path), user=user, agent=agent
-    )
-    _stdout().print(f"exported {count} records to {path}", markup=False)
+    count = _with_memory(database, lambda memory: memory.export_jsonl(path), user=user, agent=agent)
+    _stdout().print(f"exported {_plural(count, 'record')} to {path}", markup=False)
 
 
 @app.command("import")
 def import_records(
-    path: Annotated[
-        Path, typer.Argument(exists=True, dir_okay=False, help="JSONL file to read.")
-    ],
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL file to read.")],
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
 ) -> None:
     """Load memories from a JSONL file (written by export) into one user's memory."""
     database = _home(home) / DATABASE_NAME
-    count = _with_memory(
-        database, lambda memory: memory.import_jsonl(path), user=user, agent=agent
-    )
-    _stdout().print(f"imported {count} records from {path}", markup=False)
+    count = _with_memory(database, lambda memory: memory.import_jsonl(path), user=user, agent=agent)
+    _stdout().print(f"imported {_plural(count, 'record')} from {path}", markup=False)
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m ucma.cli.main

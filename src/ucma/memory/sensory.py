@@ -83,7 +83,6 @@ class SensoryBuffer:
         self._lock = threading.Lock()
         self._total_ingested = 0
         self._dropped = 0
-        self._warned_since_drain = False
 
     @property
     def capacity(self) -> int:
@@ -125,11 +124,11 @@ class SensoryBuffer:
             metadata=MappingProxyType(dict(metadata or {})),
         )
 
-    def _append_locked(self, entries: list[SensoryEntry]) -> tuple[int, bool]:
-        """Append under the held lock.
+    def _append_locked(self, entries: list[SensoryEntry]) -> int:
+        """Append under the held lock; returns how many older entries were evicted.
 
-        Returns how many older entries were evicted and whether this is the first overflow
-        since the last drain (so the warning is logged once per drain cycle, not per entry).
+        Eviction of the oldest entry is the ring buffer's contract (seed 001), not a
+        fault: the engine processes every entry as it arrives, so it is logged at DEBUG.
         """
         evicted = 0
         for entry in entries:
@@ -138,21 +137,11 @@ class SensoryBuffer:
             self._buffer.append(entry)
         self._total_ingested += len(entries)
         self._dropped += evicted
-        first_overflow = evicted > 0 and not self._warned_since_drain
-        if first_overflow:
-            self._warned_since_drain = True
-        return evicted, first_overflow
+        return evicted
 
-    def _report_overflow(self, evicted: int, first_overflow: bool) -> None:
-        if not evicted:
-            return
-        if first_overflow:
-            logger.warning(
-                "sensory buffer full (capacity %d): oldest entries dropped; drain more often "
-                "or raise the capacity",
-                self._capacity,
-            )
-        logger.debug("sensory buffer dropped %d entries (total %d)", evicted, self._dropped)
+    def _report_overflow(self, evicted: int) -> None:
+        if evicted:
+            logger.debug("sensory buffer dropped %d entries (total %d)", evicted, self._dropped)
 
     async def ingest(
         self,
@@ -168,8 +157,8 @@ class SensoryBuffer:
         """
         entry = self._make_entry(content, source, modality, metadata)
         with self._lock:
-            evicted, first_overflow = self._append_locked([entry])
-        self._report_overflow(evicted, first_overflow)
+            evicted = self._append_locked([entry])
+        self._report_overflow(evicted)
         logger.debug("sensory ingest id=%s source=%s modality=%s", entry.entry_id, source, modality)
         return entry
 
@@ -190,8 +179,8 @@ class SensoryBuffer:
         if not entries:
             return []
         with self._lock:
-            evicted, first_overflow = self._append_locked(entries)
-        self._report_overflow(evicted, first_overflow)
+            evicted = self._append_locked(entries)
+        self._report_overflow(evicted)
         logger.debug("sensory ingest_many count=%d source=%s", len(entries), source)
         return entries
 
@@ -200,7 +189,6 @@ class SensoryBuffer:
         with self._lock:
             entries = list(self._buffer)
             self._buffer.clear()
-            self._warned_since_drain = False
         logger.debug("sensory drain count=%d", len(entries))
         return entries
 

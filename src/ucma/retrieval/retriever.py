@@ -9,7 +9,8 @@ computed:
 2. per-candidate relevance: hybrid ``w * cosine + (1 - w) * BM25 / max BM25``
    for text matches, the structural score for index matches, the larger of
    the two when both apply; dense-only candidates below the seed's minimum
-   similarity are dropped;
+   similarity are dropped; only the best ``limit * rank_pool_factor`` (at
+   least 30) go on, so full records are read for a small pool;
 3. graph expansion (spreading activation): neighbours of the top candidates
    along memory-graph edges (both directions, since association is
    symmetric) inherit ``parent * edge weight * discount`` (seed 001). A
@@ -47,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 _DAY = 86_400.0
 _MIN_CANDIDATES = 3
+_MIN_POOL = 30
 
 
 @dataclass(slots=True)
@@ -78,18 +80,29 @@ class Retriever:
         candidates = self._gather(scope, plan, vector)
         if not candidates:
             return []
-        records = self._storage.memories.get_many(scope, list(candidates))
-        relevance = self._relevance(scope, candidates, records, vector)
+        relevance = self._relevance(scope, candidates, vector)
+        # Full records only for the pool that can still make the top ``limit``.
+        pool = max(limit * self._config.retrieval.rank_pool_factor, _MIN_POOL)
+        relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
         if include_graph_neighbors and relevance:
-            self._expand(scope, candidates, records, relevance)
+            self._expand(scope, candidates, relevance)
+        records = self._storage.memories.get_many(scope, list(relevance))
+        relevance = {
+            i: r for i, r in relevance.items() if i in records and records[i].archived_at is None
+        }
         if plan.mode is QueryMode.TEMPORAL and plan.time_range is not None:
             # An explicit time range filters every channel's candidates, not only its own.
             start, end = plan.time_range
-            relevance = {i: r for i, r in relevance.items()
-                         if start <= _event_time(records[i]) <= end}
+            relevance = {
+                i: r for i, r in relevance.items() if start <= _event_time(records[i]) <= end
+            }
         hits = self._rank(scope, candidates, records, relevance, now, min_importance)
-        logger.debug("retrieved %d of %d candidates for %r", min(limit, len(hits)),
-                     len(candidates), plan.text[:60])
+        logger.debug(
+            "retrieved %d of %d candidates for %r",
+            min(limit, len(hits)),
+            len(candidates),
+            plan.text[:60],
+        )
         return hits[:limit]
 
     # -- channels ---------------------------------------------------------------
@@ -135,8 +148,7 @@ class Retriever:
                 add(((p.id, 0.5 + 0.5 * p.ranking_score) for p in procs), "tags", structural=True)
             if _wants(plan, MemoryKind.LEARNING):
                 lessons = store.learnings.relevant(scope, plan.tags, limit=cfg.keyword_candidates)
-                add(((lr.id, 0.5 + 0.5 * lr.confidence) for lr in lessons), "tags",
-                    structural=True)
+                add(((lr.id, 0.5 + 0.5 * lr.confidence) for lr in lessons), "tags", structural=True)
         if plan.time_range is not None and _wants(plan, MemoryKind.EPISODIC):
             start, end = plan.time_range
             episodes = store.episodes.time_range(scope, start, end, limit=cfg.vector_candidates)
@@ -151,13 +163,12 @@ class Retriever:
         self,
         scope: Scope,
         candidates: dict[str, _Candidate],
-        records: dict[str, MemoryRecord],
         vector: np.ndarray | None,
     ) -> dict[str, float]:
         cfg = self._config.retrieval
         cosines: dict[str, float] = {}
         if vector is not None:
-            missing = [i for i, c in candidates.items() if "dense" not in c.channels and i in records]
+            missing = [i for i, c in candidates.items() if "dense" not in c.channels]
             stored = self._storage.memories.vectors(scope, missing) if missing else {}
             for memory_id, cand in candidates.items():
                 if "dense" in cand.channels:
@@ -167,8 +178,6 @@ class Retriever:
         relevance: dict[str, float] = {}
         w = cfg.hybrid_dense_weight
         for memory_id, cand in candidates.items():
-            if memory_id not in records:
-                continue
             cosine = cosines.get(memory_id)
             keyword = cand.channels.get("keyword", 0.0)
             if cand.channels.keys() <= {"dense"} and (
@@ -185,11 +194,7 @@ class Retriever:
         return relevance
 
     def _expand(
-        self,
-        scope: Scope,
-        candidates: dict[str, _Candidate],
-        records: dict[str, MemoryRecord],
-        relevance: dict[str, float],
+        self, scope: Scope, candidates: dict[str, _Candidate], relevance: dict[str, float]
     ) -> None:
         cfg = self._config.retrieval
         graph = self._storage.graph
@@ -208,8 +213,6 @@ class Retriever:
                 score = relevance[seed] * weight * cfg.graph_expansion_discount
                 if node_id != seed and score > inherited.get(node_id, (-1.0, 0))[0]:
                     inherited[node_id] = (score, hops)
-        new_ids = [i for i in inherited if i not in relevance]
-        new = self._storage.memories.get_many(scope, new_ids) if new_ids else {}
         for node_id, (score, hops) in inherited.items():
             if node_id in relevance:
                 # Two independent signs of relevance combine like a noisy OR.
@@ -217,10 +220,6 @@ class Retriever:
                 relevance[node_id] = own + score * (1.0 - own)
                 candidates[node_id].channels["graph"] = score
                 continue
-            record = new.get(node_id)
-            if record is None or record.archived_at is not None:
-                continue
-            records[node_id] = record
             relevance[node_id] = score
             candidates[node_id] = _Candidate(
                 channels={"graph": score}, graph_distance=hops, source="graph_expansion"
@@ -248,7 +247,8 @@ class Retriever:
                 age_days=(now - _event_time(record)) / _DAY,
                 retention=(
                     retention(state.stability, (now - state.last_reviewed) / _DAY)
-                    if state else None
+                    if state
+                    else None
                 ),
             )
             cand = candidates[memory_id]

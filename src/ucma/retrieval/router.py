@@ -22,15 +22,38 @@ from ucma.types import MemoryKind, QueryMode
 __all__ = ["QueryPlan", "route"]
 
 _TEMPORAL_KEYWORDS: tuple[str, ...] = (
-    "yesterday", "last week", "last session", "earlier today", "before", "after", "when did",
-    "recently", "today", "ago", "previously", "last time", "a while ago", "the other day",
+    "yesterday",
+    "last week",
+    "last session",
+    "earlier today",
+    "before",
+    "after",
+    "when did",
+    "recently",
+    "today",
+    "ago",
+    "previously",
+    "last time",
+    "a while ago",
+    "the other day",
 )
 _PROCEDURAL_KEYWORDS: tuple[str, ...] = (
-    "how to", "how do i", "how do you", "steps to", "procedure for", "workflow for",
-    "process for", "guide to", "tutorial",
+    "how to",
+    "how do i",
+    "how do you",
+    "steps to",
+    "procedure for",
+    "workflow for",
+    "process for",
+    "guide to",
+    "tutorial",
 )
 _ENTITY_PREFIXES: tuple[str, ...] = (
-    "what do you know about", "tell me about", "what is", "who is", "facts about",
+    "what do you know about",
+    "tell me about",
+    "what is",
+    "who is",
+    "facts about",
 )
 _TRAILING_PUNCTUATION = re.compile(r"[\s?.!,;:]+$")
 
@@ -76,10 +99,10 @@ def _entity_of(text: str) -> str | None:
     lower = text.lower().strip()
     for prefix in _ENTITY_PREFIXES:
         if lower.startswith(prefix):
-            rest = _TRAILING_PUNCTUATION.sub("", text.strip()[len(prefix):]).strip()
+            rest = _TRAILING_PUNCTUATION.sub("", text.strip()[len(prefix) :]).strip()
             for article in ("the ", "a ", "an "):
                 if rest.lower().startswith(article):
-                    rest = rest[len(article):]
+                    rest = rest[len(article) :]
             return rest or None
     return None
 

@@ -19,6 +19,7 @@ Contract (first cut; API keys and the full API come later):
   other UserError (ConfigError)     400     the error's code
   NotFoundError, unknown route      404     ``not_found``
   body larger than the limit        413     ``payload_too_large``
+  body that is not sent as JSON     415     ``unsupported_media_type``
   ProviderError                     502     ``provider_error``
   EmbeddingError                    503     ``embedding_error``
   StorageError, anything else       500     the error's code / ``internal_error``
@@ -34,7 +35,6 @@ eagerly.
 
 import dataclasses
 import html
-import importlib.metadata
 import json
 import logging
 import os
@@ -56,10 +56,12 @@ from pydantic import (
 )
 from starlette.exceptions import HTTPException
 
+import ucma
 from ucma import serialization
 from ucma.config import UCMAConfig
 from ucma.engine import AsyncMemory
 from ucma.errors import (
+    ConfigError,
     EmbeddingError,
     NotFoundError,
     ProviderError,
@@ -234,13 +236,30 @@ def _is_scope_error(error: dict[str, Any]) -> bool:
     return bool(loc) and loc[-1] == "user_id"
 
 
+def _is_json(request: Request) -> bool:
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
+def _is_body_shape_error(error: dict[str, Any]) -> bool:
+    return tuple(error.get("loc", ())) == ("body",) and error.get("type") != "missing"
+
+
 async def _on_request_validation(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     errors = list(exc.errors())
     for error in errors:
         if error.get("type") == "json_invalid":
             reason = (error.get("ctx") or {}).get("error", "JSON decode error")
-            return _error(400, "malformed_json", f"request body is not valid JSON: {reason}")
+            loc = tuple(error.get("loc", ()))
+            where = f" at byte {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
+            return _error(400, "malformed_json", f"request body is not valid JSON: {reason}{where}")
+    if not _is_json(request) and any(_is_body_shape_error(error) for error in errors):
+        return _error(
+            415,
+            "unsupported_media_type",
+            "send the request body as a JSON object with the header content-type: application/json",
+        )
     # The submitted values are left out: they may be megabytes long or private.
     details = [
         {"loc": list(error.get("loc", ())), "msg": error.get("msg"), "type": error.get("type")}
@@ -283,8 +302,11 @@ class BodySizeLimit:
     it is read, and the read fails with 413 as soon as it crosses the limit.
     """
 
-    def __init__(self, app: Callable[[_Scope, _Receive, _Send], Awaitable[None]],
-                 max_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        app: Callable[[_Scope, _Receive, _Send], Awaitable[None]],
+        max_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
 
@@ -317,25 +339,6 @@ class BodySizeLimit:
 # ------------------------------------------------------------------------------ the app
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("ucma")
-    except importlib.metadata.PackageNotFoundError:
-        import ucma
-
-        return str(getattr(ucma, "__version__", "unknown"))
-
-
-def _embedder_id(memory: AsyncMemory, config: UCMAConfig) -> str:
-    embedder = getattr(memory, "embedder", None)
-    return str(getattr(embedder, "model_id", None) or config.embedding.model)
-
-
-def _database(memory: AsyncMemory, fallback: Path | None) -> str:
-    path = getattr(memory, "path", None) or fallback
-    return os.fspath(path) if path is not None else "unknown"
-
-
 def _scope_args(user_id: str, agent_id: str | None) -> dict[str, str]:
     scope = {"user_id": user_id}
     if agent_id is not None:
@@ -352,29 +355,25 @@ def create_app(
 ) -> FastAPI:
     """Build the REST app over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
-    The app owns an engine it creates: the lifespan opens it at startup and closes it at
-    shutdown. An engine passed in stays the caller's to open and close (tests open it in a
-    fixture, since ASGI test transports do not run the lifespan). ``home`` defaults to
-    ``~/.ucma``; the library reads no environment variables, the CLI does (``UCMA_HOME``).
+    The lifespan opens the engine at startup (opening is idempotent) and, when the app
+    created it, closes it at shutdown; an engine passed in stays the caller's to close.
+    ASGI test transports do not run the lifespan: open the engine before the first request.
+    ``config`` applies to an engine the app creates; the request limits come from the
+    engine's own config. ``home`` defaults to ``~/.ucma``; the library reads no environment
+    variables, the CLI does (``UCMA_HOME``).
     """
-    database: Path | None = None
     owned = memory is None
+    if memory is not None and config is not None:
+        raise ConfigError("pass config to AsyncMemory, not to create_app, with an engine")
     if memory is None:
         home = Path(home).expanduser() if home is not None else Path.home() / ".ucma"
-        database = home / "ucma.db"
-        memory = AsyncMemory(database, config=config)
-    if config is None:
-        config = getattr(memory, "config", None) or UCMAConfig()
+        memory = AsyncMemory(home / "ucma.db", config=config)
     engine: AsyncMemory = memory
-    ObserveRequest, RememberRequest = _request_models(config)  # noqa: N806 - classes
+    ObserveRequest, RememberRequest = _request_models(engine.config)  # noqa: N806 - classes
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if owned:
-            home_dir = database.parent if database is not None else None
-            if home_dir is not None:
-                home_dir.mkdir(parents=True, exist_ok=True)
-            await engine.open()
+        await engine.open()
         try:
             yield
         finally:
@@ -383,7 +382,7 @@ def create_app(
 
     app = FastAPI(
         title="UCMA",
-        version=_version(),
+        version=ucma.__version__,
         summary="Long-term memory for LLM agents: observe, remember, learn.",
         lifespan=lifespan,
     )
@@ -399,9 +398,9 @@ def create_app(
         """Liveness, version, embedding model and database location."""
         return HealthResponse(
             status="ok",
-            version=_version(),
-            embedder=_embedder_id(engine, config),
-            database=_database(engine, database),
+            version=ucma.__version__,
+            embedder=engine.embedder.model_id,
+            database=os.fspath(engine.path),
         )
 
     @app.post("/v1/observe", status_code=201, tags=["memory"])
@@ -450,8 +449,8 @@ def create_app(
             table = _stats_table(scope_stats, user_id, agent_id or None)
         return HTMLResponse(
             _PAGE.format(
-                version=html.escape(_version()),
-                database=html.escape(_database(engine, database)),
+                version=html.escape(ucma.__version__),
+                database=html.escape(os.fspath(engine.path)),
                 user_id=html.escape(user_id or "", quote=True),
                 agent_id=html.escape(agent_id or "", quote=True),
                 table=table,
@@ -474,12 +473,22 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
 
 
 def _stats_table(stats: dict[str, Any], user_id: str, agent_id: str | None) -> str:
-    scope = html.escape(user_id + (f" / {agent_id}" if agent_id else ""))
-    rows = "".join(
-        f"<tr><td>{html.escape(key)}</td><td>{html.escape(json.dumps(value))}</td></tr>"
-        for key, value in _flatten(stats)
+    """Memories per kind for the scope, then every other statistic, flattened."""
+    scope = html.escape(f"{stats.get('user_id', user_id)} / {stats.get('agent_id', agent_id)}")
+    counts = stats.get("memories") or {}
+    count_rows = "".join(
+        f"<tr><td>{html.escape(str(kind))}</td><td>{html.escape(str(n))}</td></tr>"
+        for kind, n in counts.items()
     )
-    return f"<h2>Scope {scope}</h2><table>{rows}</table>"
+    detail_rows = "".join(
+        f"<tr><td>{html.escape(key)}</td><td>{html.escape(json.dumps(value))}</td></tr>"
+        for key, value in _flatten({k: v for k, v in stats.items() if k != "memories"})
+    )
+    return (
+        f"<h2>Scope {scope}</h2>"
+        f"<table><tr><th>kind</th><th>memories</th></tr>{count_rows}</table>"
+        f"<details><summary>All statistics</summary><table>{detail_rows}</table></details>"
+    )
 
 
 _PAGE = """<!doctype html>

@@ -102,7 +102,9 @@ class MemoryCatalog(ABC):
         """Overwrite the salience pair of one record."""
 
     @abstractmethod
-    def set_archived(self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None) -> None:
+    def set_archived(
+        self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None
+    ) -> None:
         """Archive (a timestamp) or restore (None) records."""
 
     @abstractmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
@@ -11,7 +12,13 @@ import numpy as np
 
 from ucma.errors import NotFoundError
 from ucma.storage.base import MemoryCatalog, ScoredId
-from ucma.storage.sqlite.codec import ids_param, load_by_seqs, vector_from_blob
+from ucma.storage.sqlite.codec import (
+    ids_param,
+    load_by_seqs,
+    optional_real,
+    real,
+    vector_from_blob,
+)
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.keywords import search_keywords
 from ucma.storage.sqlite.vectors import VectorIndex
@@ -21,7 +28,7 @@ __all__ = ["SQLiteMemoryCatalog"]
 
 _SCOPED_IDS = """
 SELECT seq, id, kind FROM memories
-WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+WHERE id IN (SELECT value FROM json_each(?)) AND +user_id = ? AND +agent_id = ?
 """
 
 
@@ -32,7 +39,7 @@ def load_scoped(
     if not memory_ids:
         return {}
     rows = conn.execute(
-        _SCOPED_IDS, (scope.user_id, scope.agent_id, ids_param(memory_ids))
+        _SCOPED_IDS, (ids_param(memory_ids), scope.user_id, scope.agent_id)
     ).fetchall()
     return _typed(conn, rows, order=memory_ids)
 
@@ -74,7 +81,7 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         limit: int = 100,
         offset: int = 0,
         include_archived: bool = False,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         if limit <= 0:
             return []
         sql = ["SELECT seq, id, kind FROM memories WHERE user_id = ? AND agent_id = ?"]
@@ -123,9 +130,9 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             conn.execute(
                 """
                 UPDATE memories SET access_count = access_count + 1, last_accessed = ?
-                WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+                WHERE id IN (SELECT value FROM json_each(?)) AND +user_id = ? AND +agent_id = ?
                 """,
-                (float(now), scope.user_id, scope.agent_id, ids_param(ids)),
+                (real(now, "now"), ids_param(ids), scope.user_id, scope.agent_id),
             )
 
     def set_salience(
@@ -138,8 +145,8 @@ class SQLiteMemoryCatalog(MemoryCatalog):
                 WHERE id = ? AND user_id = ? AND agent_id = ?
                 """,
                 (
-                    float(base_salience),
-                    float(outcome_adjustment),
+                    real(base_salience, "base_salience"),
+                    real(outcome_adjustment, "outcome_adjustment"),
                     memory_id,
                     scope.user_id,
                     scope.agent_id,
@@ -154,17 +161,18 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return
-        value = None if archived_at is None else float(archived_at)
+        value = optional_real(archived_at, "archived_at")
         with self._db.write() as conn:
             seqs = [
                 row[0]
                 for row in conn.execute(
                     """
                     UPDATE memories SET archived_at = ?
-                    WHERE user_id = ? AND agent_id = ? AND id IN (SELECT value FROM json_each(?))
+                    WHERE id IN (SELECT value FROM json_each(?))
+                        AND +user_id = ? AND +agent_id = ?
                     RETURNING seq
                     """,
-                    (value, scope.user_id, scope.agent_id, ids_param(ids)),
+                    (value, ids_param(ids), scope.user_id, scope.agent_id),
                 ).fetchall()
             ]
             if seqs:
@@ -178,7 +186,7 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
-    ) -> list[ScoredId]:
+    ) -> builtins.list[ScoredId]:
         return self._index.search(scope, vector, k, kinds=kinds, include_archived=include_archived)
 
     def keyword_search(
@@ -189,7 +197,7 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
-    ) -> list[ScoredId]:
+    ) -> builtins.list[ScoredId]:
         with self._db.read() as conn:
             return search_keywords(
                 conn, scope, terms, k, kinds=kinds, include_archived=include_archived
@@ -203,17 +211,26 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             rows = conn.execute(
                 """
                 SELECT m.id, v.vector FROM memories m JOIN vectors v ON v.seq = m.seq
-                WHERE m.user_id = ? AND m.agent_id = ?
-                    AND m.id IN (SELECT value FROM json_each(?))
+                WHERE m.id IN (SELECT value FROM json_each(?))
+                    AND +m.user_id = ? AND +m.agent_id = ?
                 """,
-                (scope.user_id, scope.agent_id, ids_param(ids)),
+                (ids_param(ids), scope.user_id, scope.agent_id),
             ).fetchall()
         found = {memory_id: vector_from_blob(blob) for memory_id, blob in rows}
         return {memory_id: found[memory_id] for memory_id in ids if memory_id in found}
 
-    def scopes(self) -> list[Scope]:
+    def scopes(self) -> builtins.list[Scope]:
         with self._db.read() as conn:
+            # Every insert bumps its scope's counter, so scope_versions lists every
+            # scope that ever held a record; keep those that still hold one.
             rows = conn.execute(
-                "SELECT DISTINCT user_id, agent_id FROM memories ORDER BY user_id, agent_id"
+                """
+                SELECT s.user_id, s.agent_id FROM scope_versions s
+                WHERE EXISTS (
+                    SELECT 1 FROM memories m
+                    WHERE m.user_id = s.user_id AND m.agent_id = s.agent_id
+                )
+                ORDER BY s.user_id, s.agent_id
+                """
             ).fetchall()
         return [Scope(user_id, agent_id) for user_id, agent_id in rows]

@@ -1,19 +1,22 @@
 """Conversion between typed records and SQLite rows.
 
-Writes: ``*_row`` functions build the parameter tuples of the INSERT and
-UPDATE statements, validating enums and JSON on the way in. Reads: the
-``SELECT_*`` statements join ``memories`` with one typed table and the
-``*_from_row`` functions build fresh records, so callers never share state
-with the database. JSON columns use ``ensure_ascii=False``; floats, lists,
+Writes: ``memory_row`` and the ``*_fields`` / ``step_rows`` functions build
+the parameters of the INSERT and UPDATE statements, validating enums, scope
+and JSON on the way in. Reads: the ``SELECT_*`` statements join ``memories``
+(alias ``m``) with one typed table (alias ``t``), and ``load_records`` /
+``load_by_seqs`` build fresh records from their rows, so callers never share
+state with the database. JSON columns use ``ensure_ascii=False``; floats, lists,
 dicts and enums come back equal to what was stored.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from enum import StrEnum
+from typing import Any, cast
 
 import numpy as np
 
@@ -34,15 +37,27 @@ from ucma.types import (
 
 __all__ = [
     "BUCKET_SECONDS",
+    "INSERT_MEMORY",
     "SELECT_BY_KIND",
+    "SELECT_EPISODES",
+    "UPDATE_MEMORY",
     "bucket_of",
     "dumps",
+    "episode_fields",
+    "fact_fields",
     "ids_param",
     "key_of",
+    "learning_fields",
+    "load_by_seqs",
     "load_records",
     "load_steps",
     "memory_row",
+    "memory_update_row",
+    "optional_real",
+    "procedure_fields",
+    "real",
     "record_from_row",
+    "step_rows",
     "tag_keys",
     "vector_blob",
     "vector_from_blob",
@@ -63,7 +78,12 @@ def dumps(value: Any, what: str = "value") -> str:
 
 
 def ids_param(ids: Iterable[str]) -> str:
-    """A JSON array bound as one parameter and expanded with ``json_each``."""
+    """A JSON array bound as one parameter and expanded with ``json_each``.
+
+    Queries filter such id lists with ``id IN (SELECT value FROM json_each(?))
+    AND +user_id = ? AND +agent_id = ?``: the unary ``+`` keeps SQLite from
+    scanning the whole scope through a scope index instead of probing ``id``.
+    """
     return json.dumps(list(ids), ensure_ascii=False)
 
 
@@ -81,11 +101,19 @@ def bucket_of(timestamp: float) -> int:
     return int(timestamp // BUCKET_SECONDS)
 
 
-def _optional_float(value: float | None) -> float | None:
-    return None if value is None else float(value)
+def real(value: float, field: str = "value") -> float:
+    """A float SQLite can store faithfully: NaN would silently become NULL."""
+    number = float(value)
+    if number != number:
+        raise ValidationError(f"{field} must be a number, got NaN")
+    return number
 
 
-def _enum_value(enum: type, value: Any, field: str) -> str:
+def optional_real(value: float | None, field: str = "value") -> float | None:
+    return None if value is None else real(value, field)
+
+
+def _enum_value(enum: type[StrEnum], value: Any, field: str) -> str:
     try:
         return str(enum(value).value)
     except ValueError as exc:
@@ -133,13 +161,13 @@ def memory_row(record: MemoryRecord, seq: int) -> tuple[Any, ...]:
         record.content,
         _enum_value(Provenance, record.provenance, "provenance"),
         int(record.temporal_level),
-        float(record.base_salience),
-        float(record.outcome_adjustment),
-        float(record.created_at),
-        _optional_float(record.updated_at),
+        real(record.base_salience, "base_salience"),
+        real(record.outcome_adjustment, "outcome_adjustment"),
+        real(record.created_at, "created_at"),
+        optional_real(record.updated_at, "updated_at"),
         int(record.access_count),
-        _optional_float(record.last_accessed),
-        _optional_float(record.archived_at),
+        optional_real(record.last_accessed, "last_accessed"),
+        optional_real(record.archived_at, "archived_at"),
         dumps(record.metadata, "metadata"),
     )
 
@@ -152,7 +180,9 @@ def memory_update_row(record: MemoryRecord, seq: int) -> tuple[Any, ...]:
 
 def episode_fields(episode: Episode) -> tuple[Any, ...]:
     """Typed columns of an episode, after ``seq, user_id, agent_id``."""
-    timestamp = float(episode.timestamp)
+    timestamp = real(episode.timestamp, "timestamp")
+    if math.isinf(timestamp):
+        raise ValidationError(f"timestamp of episode {episode.id!r} must be finite")
     return (
         episode.session_id,
         timestamp,
@@ -173,12 +203,12 @@ def fact_fields(fact: Fact) -> tuple[Any, ...]:
         key_of(fact.subject),
         key_of(fact.predicate),
         key_of(fact.object),
-        float(fact.confidence),
+        real(fact.confidence, "confidence"),
         dumps(list(fact.source_episode_ids), "source_episode_ids"),
         int(fact.reinforcement_count),
-        _optional_float(fact.last_verified),
-        _optional_float(fact.valid_from),
-        _optional_float(fact.valid_until),
+        optional_real(fact.last_verified, "last_verified"),
+        optional_real(fact.valid_from, "valid_from"),
+        optional_real(fact.valid_until, "valid_until"),
     )
 
 
@@ -188,9 +218,9 @@ def procedure_fields(procedure: Procedure) -> tuple[Any, ...]:
         procedure.description,
         dumps(list(procedure.trigger_tags), "trigger_tags"),
         _enum_value(ProcedureStatus, procedure.status, "status"),
-        float(procedure.success_rate),
+        real(procedure.success_rate, "success_rate"),
         int(procedure.execution_count),
-        _optional_float(procedure.last_used),
+        optional_real(procedure.last_used, "last_used"),
     )
 
 
@@ -216,9 +246,9 @@ def learning_fields(learning: Learning) -> tuple[Any, ...]:
         learning.title,
         dumps(list(learning.evidence), "evidence"),
         dumps(list(learning.applicability), "applicability"),
-        float(learning.confidence),
-        float(learning.impact_score),
-        _optional_float(learning.last_applied),
+        real(learning.confidence, "confidence"),
+        real(learning.impact_score, "impact_score"),
+        optional_real(learning.last_applied, "last_applied"),
         int(learning.application_count),
         1 if learning.validated else 0,
     )
@@ -409,7 +439,8 @@ def load_records(
     rows = conn.execute(SELECT_BY_KIND[kind] + where, params).fetchall()
     records = [_FROM_ROW[kind](row) for row in rows]
     if kind is MemoryKind.PROCEDURAL:
-        load_steps(conn, {row[0]: record for row, record in zip(rows, records, strict=True)})  # type: ignore[misc]
+        procedures = zip((row[0] for row in rows), records, strict=True)
+        load_steps(conn, {seq: cast(Procedure, record) for seq, record in procedures})
     return records
 
 
@@ -425,5 +456,5 @@ def load_by_seqs(
     ).fetchall()
     records = {row[0]: _FROM_ROW[kind](row) for row in rows}
     if kind is MemoryKind.PROCEDURAL:
-        load_steps(conn, records)  # type: ignore[arg-type]
+        load_steps(conn, cast(dict[int, Procedure], records))
     return records

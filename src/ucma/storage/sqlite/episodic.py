@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -142,4 +143,4 @@ class SQLiteEpisodicStore(EpisodicStore):
 
     def _select(self, where: str, params: Sequence[object]) -> list[Episode]:
         with self._db.read() as conn:
-            return load_records(conn, MemoryKind.EPISODIC, where, params)  # type: ignore[return-value]
+            return cast(list[Episode], load_records(conn, MemoryKind.EPISODIC, where, params))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ucma.storage.base import GraphStore
-from ucma.storage.sqlite.codec import ids_param
+from ucma.storage.sqlite.codec import ids_param, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import GraphEdge, Scope
 
@@ -40,13 +40,19 @@ class SQLiteGraphStore(GraphStore):
             known = {
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM memories WHERE user_id = ? AND agent_id = ?"
-                    " AND id IN (SELECT value FROM json_each(?))",
-                    (scope.user_id, scope.agent_id, ids_param(ends)),
+                    "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+                    " AND +user_id = ? AND +agent_id = ?",
+                    (ids_param(ends), scope.user_id, scope.agent_id),
                 )
             }
             rows = [
-                (e.source_id, e.target_id, e.edge_type, float(e.weight), float(e.created_at))
+                (
+                    e.source_id,
+                    e.target_id,
+                    e.edge_type,
+                    real(e.weight, "weight"),
+                    real(e.created_at, "created_at"),
+                )
                 for e in edges
                 if e.source_id in known and e.target_id in known
             ]
@@ -104,7 +110,7 @@ class SQLiteGraphStore(GraphStore):
                 )
                 """,
                 [
-                    (float(score), node_id, scope.user_id, scope.agent_id)
+                    (real(score, "pagerank"), node_id, scope.user_id, scope.agent_id)
                     for node_id, score in scores.items()
                 ],
             )
@@ -119,10 +125,10 @@ class SQLiteGraphStore(GraphStore):
                     """
                     SELECT n.memory_id, n.pagerank
                     FROM memories m JOIN graph_nodes n ON n.memory_id = m.id
-                    WHERE m.user_id = ? AND m.agent_id = ?
-                        AND m.id IN (SELECT value FROM json_each(?))
+                    WHERE m.id IN (SELECT value FROM json_each(?))
+                        AND +m.user_id = ? AND +m.agent_id = ?
                     """,
-                    (scope.user_id, scope.agent_id, ids_param(dict.fromkeys(node_ids))),
+                    (ids_param(dict.fromkeys(node_ids)), scope.user_id, scope.agent_id),
                 ).fetchall()
             )
         return {node_id: found[node_id] for node_id in node_ids if node_id in found}

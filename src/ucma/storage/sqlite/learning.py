@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -134,4 +135,4 @@ class SQLiteLearningStore(LearningStore):
 
     def _select(self, where: str, params: Sequence[object]) -> list[Learning]:
         with self._db.read() as conn:
-            return load_records(conn, MemoryKind.LEARNING, where, params)  # type: ignore[return-value]
+            return cast(list[Learning], load_records(conn, MemoryKind.LEARNING, where, params))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -138,4 +139,4 @@ class SQLiteProceduralStore(ProceduralStore):
 
     def _select(self, where: str, params: Sequence[object]) -> list[Procedure]:
         with self._db.read() as conn:
-            return load_records(conn, MemoryKind.PROCEDURAL, where, params)  # type: ignore[return-value]
+            return cast(list[Procedure], load_records(conn, MemoryKind.PROCEDURAL, where, params))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ucma.storage.base import RetentionStore
-from ucma.storage.sqlite.codec import ids_param
+from ucma.storage.sqlite.codec import ids_param, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import RetentionInfo, Scope
 
@@ -38,10 +38,10 @@ class SQLiteRetentionStore(RetentionStore):
                 """
                 SELECT r.memory_id, r.stability, r.last_reviewed, r.review_count
                 FROM memories m JOIN retention r ON r.memory_id = m.id
-                WHERE m.user_id = ? AND m.agent_id = ?
-                    AND m.id IN (SELECT value FROM json_each(?))
+                WHERE m.id IN (SELECT value FROM json_each(?))
+                    AND +m.user_id = ? AND +m.agent_id = ?
                 """,
-                (scope.user_id, scope.agent_id, ids_param(dict.fromkeys(memory_ids))),
+                (ids_param(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
         found = {row[0]: RetentionInfo(*row) for row in rows}
         return {memory_id: found[memory_id] for memory_id in memory_ids if memory_id in found}
@@ -54,8 +54,8 @@ class SQLiteRetentionStore(RetentionStore):
                 _UPSERT,
                 [
                     (
-                        float(state.stability),
-                        float(state.last_reviewed),
+                        real(state.stability, "stability"),
+                        real(state.last_reviewed, "last_reviewed"),
                         int(state.review_count),
                         state.memory_id,
                         scope.user_id,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -133,4 +134,4 @@ class SQLiteSemanticStore(SemanticStore):
 
     def _select(self, where: str, params: Sequence[object]) -> list[Fact]:
         with self._db.read() as conn:
-            return load_records(conn, MemoryKind.SEMANTIC, where, params)  # type: ignore[return-value]
+            return cast(list[Fact], load_records(conn, MemoryKind.SEMANTIC, where, params))

@@ -1,0 +1,214 @@
+"""One scope's vectors in memory: exact top-k cosine search with numpy.
+
+Rows are kept in ``seq`` order with their id, kind code, archived flag and a
+liveness flag (a deleted row is only marked dead until the next compaction).
+The float32 matrix is stored in blocks: appending never copies what is
+already loaded (a 100,000 x 384 matrix is 150 MB). A search is matrix @
+vector over the blocks (in single-threaded slices) and ``np.argpartition``.
+
+This module holds no SQL; ``vectors.VectorIndex`` keeps it in step with the
+database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ucma.storage.base import ScoredId
+from ucma.types import MemoryKind
+
+__all__ = ["BLOCK_ROWS", "SCORE_ROWS", "ScopeVectors"]
+
+BLOCK_ROWS = 4096
+"""Rows per appendable block; larger appends become blocks of their own."""
+
+SCORE_ROWS = 1024
+"""Rows per matrix-vector product when scoring (see ``ScopeVectors.scores``)."""
+
+
+class ScopeVectors:
+    """The committed vectors of one scope at ``version`` of its change counter."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+        self.version = -1
+        self.n = 0
+        self.dead = 0
+        self.ids: list[str] = []
+        self._blocks: list[np.ndarray] = []
+        self._tail = np.empty((0, dimension), dtype=np.float32)
+        self._tail_n = 0
+        self.seqs = np.empty(0, dtype=np.int64)
+        self.kinds = np.empty(0, dtype=np.int8)
+        self.archived = np.empty(0, dtype=bool)
+        self.alive = np.empty(0, dtype=bool)
+
+    @property
+    def max_seq(self) -> int:
+        return int(self.seqs[self.n - 1]) if self.n else 0
+
+    @property
+    def live_count(self) -> int:
+        return self.n - self.dead
+
+    # -- growth ------------------------------------------------------------------
+
+    def _reserve(self, needed: int) -> None:
+        capacity = self.seqs.shape[0]
+        if needed <= capacity:
+            return
+        capacity = max(needed, 2 * capacity, 1024)
+        for name in ("seqs", "kinds", "archived", "alive"):
+            old = getattr(self, name)
+            new = np.empty(capacity, dtype=old.dtype)
+            new[: self.n] = old[: self.n]
+            setattr(self, name, new)
+
+    def _seal_tail(self) -> None:
+        if self._tail_n:
+            rows = self._tail[: self._tail_n]
+            self._blocks.append(rows if 2 * self._tail_n >= len(self._tail) else rows.copy())
+        self._tail = np.empty((0, self.dimension), dtype=np.float32)
+        self._tail_n = 0
+
+    def append(
+        self,
+        seqs: np.ndarray,
+        ids: Sequence[str],
+        kinds: np.ndarray,
+        archived: np.ndarray,
+        matrix: np.ndarray,
+    ) -> None:
+        """Add rows with seqs larger than any held; large matrices are kept, not copied."""
+        count = len(ids)
+        if count == 0:
+            return
+        if self.n and int(seqs[0]) <= self.max_seq:
+            raise ValueError("rows must be appended in seq order")
+        if count >= BLOCK_ROWS:
+            self._seal_tail()
+            self._blocks.append(matrix)
+        else:
+            if self._tail_n + count > len(self._tail):
+                self._seal_tail()
+                self._tail = np.empty((BLOCK_ROWS, self.dimension), dtype=np.float32)
+            self._tail[self._tail_n : self._tail_n + count] = matrix
+            self._tail_n += count
+        self._reserve(self.n + count)
+        end = self.n + count
+        self.seqs[self.n : end] = seqs
+        self.kinds[self.n : end] = kinds
+        self.archived[self.n : end] = archived
+        self.alive[self.n : end] = True
+        self.ids.extend(ids)
+        self.n = end
+
+    # -- changes -----------------------------------------------------------------
+
+    def _positions(self, seqs: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Row positions of the given seqs that are held alive."""
+        wanted = np.asarray(seqs, dtype=np.int64)
+        if wanted.size == 0 or self.n == 0:
+            return np.empty(0, dtype=np.int64)
+        held = self.seqs[: self.n]
+        pos = np.searchsorted(held, wanted)
+        pos = pos[pos < self.n]
+        pos = pos[np.isin(held[pos], wanted)]
+        return pos[self.alive[pos]]
+
+    def remove(self, seqs: Sequence[int] | np.ndarray) -> None:
+        pos = self._positions(seqs)
+        self.alive[pos] = False
+        self.dead += int(pos.size)
+        self._maybe_compact()
+
+    def set_archived(self, seqs: Sequence[int] | np.ndarray, archived: bool) -> None:
+        self.archived[self._positions(seqs)] = archived
+
+    def keep_only(self, seqs: np.ndarray) -> None:
+        """Mark dead every held row whose seq is not in ``seqs``."""
+        held = self.seqs[: self.n]
+        present = np.isin(held, seqs)
+        gone = self.alive[: self.n] & ~present
+        self.alive[: self.n] &= present
+        self.dead += int(gone.sum())
+        self._maybe_compact()
+
+    def set_archived_exactly(self, archived_seqs: np.ndarray) -> None:
+        """Held rows are archived if and only if their seq is in ``archived_seqs``."""
+        self.archived[: self.n] = np.isin(self.seqs[: self.n], archived_seqs)
+
+    def _maybe_compact(self) -> None:
+        if self.dead > 256 and self.dead * 4 > self.n:
+            self.compact()
+
+    def compact(self) -> None:
+        """Drop dead rows, block by block."""
+        self._seal_tail()
+        alive = self.alive[: self.n]
+        blocks: list[np.ndarray] = []
+        start = 0
+        for block in self._blocks:
+            end = start + len(block)
+            keep = alive[start:end]
+            if keep.all():
+                blocks.append(block)
+            elif keep.any():
+                blocks.append(block[keep])
+            start = end
+        keep_rows = np.flatnonzero(alive)
+        self.ids = [self.ids[i] for i in keep_rows]
+        for name in ("seqs", "kinds", "archived", "alive"):
+            setattr(self, name, getattr(self, name)[keep_rows].copy())
+        self._blocks = blocks
+        self.n, self.dead = int(keep_rows.size), 0
+
+    # -- search ------------------------------------------------------------------
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Dot products of every held row (dead ones included) with ``query``.
+
+        Computed in slices of ``SCORE_ROWS``: OpenBLAS runs larger products on
+        several threads, and on a busy two-core machine a descheduled BLAS
+        thread stalls a search for 100+ ms; slices this small stay on one
+        thread and stream the matrix at memory speed (100,000 x 384 in ~6 ms).
+        """
+        scores = np.empty(self.n, dtype=np.float32)
+        blocks = [*self._blocks, self._tail[: self._tail_n]]
+        offset = 0
+        for block in blocks:
+            for start in range(0, len(block), SCORE_ROWS):
+                rows = block[start : start + SCORE_ROWS]
+                np.matmul(rows, query, out=scores[offset + start : offset + start + len(rows)])
+            offset += len(block)
+        return scores
+
+    def search(
+        self, query: np.ndarray, k: int, kind_codes: np.ndarray | None, include_archived: bool
+    ) -> list[ScoredId]:
+        """Top ``k`` (id, cosine) among live rows passing the filters, best first;
+        ties go to the older row."""
+        n = self.n
+        if k <= 0 or n == 0:
+            return []
+        mask: np.ndarray | None = self.alive[:n] if self.dead else None
+        if not include_archived and self.archived[:n].any():
+            visible = ~self.archived[:n]
+            mask = visible if mask is None else mask & visible
+        if kind_codes is not None:
+            allowed = np.zeros(len(MemoryKind), dtype=bool)
+            allowed[kind_codes] = True
+            wanted = allowed[self.kinds[:n]]
+            mask = wanted if mask is None else mask & wanted
+        scores = self.scores(query)
+        if mask is not None:
+            k = min(k, int(np.count_nonzero(mask)))
+            if k == 0:
+                return []
+            scores[~mask] = -np.inf  # below every real cosine, so never in the top k
+        top = np.arange(n) if k >= n else np.argpartition(scores, n - k)[n - k :]
+        top = np.sort(top)
+        order = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.ids[i], float(scores[i])) for i in order]

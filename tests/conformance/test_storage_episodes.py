@@ -1,0 +1,133 @@
+"""Episodic store: time ranges through hour buckets, expiry, sessions, stats."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from ucma.types import Scope, Tier
+
+ALICE = Scope("alice", "assistant")
+HOUR = 3600.0
+DAY = 86400.0
+
+
+@pytest.fixture
+def timeline(storage, make):
+    """Episodes on and around hour boundaries, over several days and both tiers."""
+    t0 = make.t0
+    offsets = {
+        "before": -1.0,
+        "start": 0.0,
+        "mid": 1800.0,
+        "edge": HOUR - 0.5,
+        "next": HOUR,
+        "next2": 2 * HOUR + 1,
+        "day2": DAY + 5,
+        "day3": 2 * DAY + 7 * HOUR,
+        "week": 7 * DAY,
+    }
+    episodes = {}
+    for i, (name, offset) in enumerate(offsets.items()):
+        tier = Tier.SHORT_TERM if i % 2 == 0 else Tier.MEDIUM_TERM
+        episodes[name] = make.episode(
+            ALICE,
+            id=f"ep-{name}",
+            timestamp=t0 + offset,
+            tier=tier,
+            session_id="s-even" if i % 2 == 0 else "s-odd",
+        )
+    # inserted out of order: results must come back oldest first anyway
+    storage.episodes.add(list(reversed(episodes.values())), make.vectors(len(episodes)))
+    return episodes
+
+
+def ids(episodes) -> list[str]:
+    return [e.id for e in episodes]
+
+
+def test_time_range_includes_both_bounds(storage, make, timeline) -> None:
+    t0 = make.t0
+    assert ids(storage.episodes.time_range(ALICE, t0, t0 + HOUR)) == [
+        "ep-start",
+        "ep-mid",
+        "ep-edge",
+        "ep-next",
+    ]
+    assert ids(storage.episodes.time_range(ALICE, t0 + 0.001, t0 + HOUR - 0.5)) == [
+        "ep-mid",
+        "ep-edge",
+    ]
+    assert ids(storage.episodes.time_range(ALICE, t0 - 1, t0 - 1)) == ["ep-before"]
+    assert ids(storage.episodes.time_range(ALICE, t0 + 1, t0 + 1799)) == []
+
+
+def test_time_range_spans_days_and_both_tiers(storage, make, timeline) -> None:
+    t0 = make.t0
+    got = storage.episodes.time_range(ALICE, t0 + HOUR, t0 + 3 * DAY)
+    assert ids(got) == ["ep-next", "ep-next2", "ep-day2", "ep-day3"]
+    assert {e.tier for e in got} == {Tier.SHORT_TERM, Tier.MEDIUM_TERM}
+    everything = storage.episodes.time_range(ALICE, -math.inf, math.inf)
+    assert ids(everything) == [e.id for e in sorted(timeline.values(), key=lambda e: e.timestamp)]
+    assert everything[0] == timeline["before"]
+
+
+def test_time_range_limit_and_empty_ranges(storage, make, timeline) -> None:
+    t0 = make.t0
+    assert ids(storage.episodes.time_range(ALICE, t0, t0 + 8 * DAY, limit=2)) == [
+        "ep-start",
+        "ep-mid",
+    ]
+    assert storage.episodes.time_range(ALICE, t0 + DAY, t0) == []
+    assert storage.episodes.time_range(ALICE, t0, t0 + DAY, limit=0) == []
+    assert storage.episodes.time_range(ALICE, t0 + 30 * DAY, t0 + 31 * DAY) == []
+
+
+def test_time_range_excludes_archived_unless_asked(storage, make, timeline) -> None:
+    t0 = make.t0
+    storage.memories.set_archived(ALICE, ["ep-mid"], t0)
+    assert ids(storage.episodes.time_range(ALICE, t0, t0 + HOUR - 0.5)) == ["ep-start", "ep-edge"]
+    assert ids(storage.episodes.time_range(ALICE, t0, t0 + HOUR - 0.5, include_archived=True)) == [
+        "ep-start",
+        "ep-mid",
+        "ep-edge",
+    ]
+
+
+def test_time_range_follows_updated_timestamps(storage, make, timeline) -> None:
+    moved = dataclasses.replace(timeline["week"], timestamp=make.t0 + 1000.0)
+    storage.episodes.update(moved)
+    assert "ep-week" in ids(storage.episodes.time_range(ALICE, make.t0, make.t0 + 1000.0))
+    assert storage.episodes.time_range(ALICE, make.t0 + 6 * DAY, make.t0 + 8 * DAY) == []
+
+
+def test_expired_short_term_is_strictly_before_cutoff(storage, make, timeline) -> None:
+    t0 = make.t0
+    short_before = sorted(
+        (e for e in timeline.values() if e.tier is Tier.SHORT_TERM and e.timestamp < t0 + DAY + 5),
+        key=lambda e: e.timestamp,
+    )
+    assert ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5)) == ids(short_before)
+    assert "ep-day2" not in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5))
+    assert "ep-day2" in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5.001))
+    storage.memories.set_archived(ALICE, ["ep-before"], t0)
+    assert "ep-before" not in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY))
+    assert storage.episodes.expired_short_term(ALICE, t0 - 10) == []
+
+
+def test_session_returns_its_episodes_oldest_first(storage, timeline) -> None:
+    odd = storage.episodes.session(ALICE, "s-odd")
+    assert ids(odd) == ["ep-start", "ep-edge", "ep-next2", "ep-day3"]
+    assert storage.episodes.session(ALICE, "no-such-session") == []
+
+
+def test_stats_count_tiers_and_buckets(storage, make, timeline) -> None:
+    assert storage.episodes.stats(ALICE) == {
+        "short_term_count": 5,
+        "medium_term_count": 4,
+        "temporal_buckets": 7,  # before | start, mid, edge | next | next2 | day2 | day3 | week
+    }
+    storage.memories.delete(ALICE, "ep-week")
+    assert storage.episodes.stats(ALICE)["temporal_buckets"] == 6

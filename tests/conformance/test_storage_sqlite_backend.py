@@ -1,0 +1,180 @@
+"""Behaviour specific to the SQLite backend (not part of the ABC contract).
+
+Opening files, the FTS5 query builder and tokenizer, the bucket index plan,
+WAL mode and calls from several threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ucma.errors import StorageError, ValidationError
+from ucma.storage.sqlite import SQLiteStorage
+from ucma.storage.sqlite.codec import SELECT_EPISODES
+from ucma.storage.sqlite.keywords import match_expression
+from ucma.types import Episode, Scope
+
+ALICE = Scope("alice", "assistant")
+
+
+def episode(i: int, content: str, timestamp: float = 1000.0) -> Episode:
+    return Episode(
+        id=f"ep-{i}",
+        user_id="alice",
+        agent_id="assistant",
+        content=content,
+        created_at=float(i),
+        session_id="s",
+        timestamp=timestamp,
+    )
+
+
+def unit(dimension: int = 4) -> np.ndarray:
+    return np.eye(dimension, dtype=np.float32)[:1]
+
+
+def test_missing_directory_is_a_clear_storage_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="does not exist"):
+        SQLiteStorage(tmp_path / "missing" / "ucma.db", dimension=4)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StorageError):
+        SQLiteStorage(path, dimension=4)
+
+
+@pytest.mark.parametrize("dimension", [0, -3, 2.5, True, "8"])
+def test_dimension_must_be_a_positive_integer(tmp_path: Path, dimension: object) -> None:
+    with pytest.raises(ValidationError):
+        SQLiteStorage(tmp_path / "x.db", dimension=dimension)  # type: ignore[arg-type]
+
+
+def test_in_memory_database_works() -> None:
+    with SQLiteStorage(":memory:", dimension=4) as storage:
+        storage.episodes.add([episode(1, "hello")], unit())
+        assert storage.memories.vector_search(ALICE, unit()[0], 1)[0][0] == "ep-1"
+
+
+def test_file_is_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "wal.db"
+    SQLiteStorage(path, dimension=4).close()
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_match_expression_quotes_every_term() -> None:
+    assert match_expression(["kettle", 'say "hi"', "", "  ", "kettle"]) == (
+        '"kettle" OR "say ""hi"""'
+    )
+    assert match_expression(["a\x00b"]) == '"a b"'
+    assert match_expression(["\x00", ""]) is None
+    assert match_expression([]) is None
+
+
+def test_tokenizer_stems_english_and_folds_diacritics(tmp_path: Path) -> None:
+    with SQLiteStorage(tmp_path / "fts.db", dimension=4) as storage:
+        storage.episodes.add(
+            [episode(1, "she runs every morning"), episode(2, "a naïve café owner")],
+            np.repeat(unit(), 2, axis=0),
+        )
+        assert [i for i, _ in storage.memories.keyword_search(ALICE, ["running"], 5)] == ["ep-1"]
+        assert [i for i, _ in storage.memories.keyword_search(ALICE, ["CAFE"], 5)] == ["ep-2"]
+        assert [i for i, _ in storage.memories.keyword_search(ALICE, ["naive"], 5)] == ["ep-2"]
+
+
+def test_fts_index_stays_consistent_through_updates_and_deletes(tmp_path: Path) -> None:
+    path = tmp_path / "fts.db"
+    with SQLiteStorage(path, dimension=4) as storage:
+        records = [episode(i, f"text number {i} with 'quotes' and \x00 nul") for i in range(20)]
+        storage.episodes.add(records, np.repeat(unit(), 20, axis=0))
+        for record in records[:10]:
+            storage.episodes.update(dataclasses.replace(record, content=f"rewritten {record.id}"))
+        for record in records[5:15]:
+            storage.memories.delete(ALICE, record.id)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')")
+
+
+def test_time_range_reads_the_bucket_index(tmp_path: Path) -> None:
+    path = tmp_path / "plan.db"
+    SQLiteStorage(path, dimension=4).close()
+    where = (
+        " WHERE t.user_id = ? AND t.agent_id = ? AND t.bucket BETWEEN ? AND ?"
+        " AND t.timestamp BETWEEN ? AND ? AND m.archived_at IS NULL"
+        " ORDER BY t.bucket, t.timestamp, t.seq LIMIT ?"
+    )
+    with closing(sqlite3.connect(path)) as conn:
+        plan = " ".join(
+            row[3]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN " + SELECT_EPISODES + where, ("a", "b", 1, 2, 1.0, 2.0, -1)
+            )
+        )
+    assert "episodes_bucket" in plan
+    assert "TEMP B-TREE" not in plan  # index order, no sort
+
+
+def test_calls_from_several_threads_are_serialised(tmp_path: Path) -> None:
+    with SQLiteStorage(tmp_path / "threads.db", dimension=4) as storage:
+        inside = threading.Event()
+        release = threading.Event()
+        order: list[str] = []
+
+        def hold_a_transaction() -> None:
+            with storage.transaction():
+                storage.episodes.add([episode(1, "first")], unit())
+                inside.set()
+                release.wait(5)
+                order.append("first committed")
+
+        def write() -> None:
+            inside.wait(5)
+            storage.episodes.add([episode(2, "second")], unit())
+            order.append("second written")
+
+        threads = [threading.Thread(target=hold_a_transaction), threading.Thread(target=write)]
+        for thread in threads:
+            thread.start()
+        inside.wait(5)
+        release.set()
+        for thread in threads:
+            thread.join(10)
+        assert order == ["first committed", "second written"]
+        assert set(storage.memories.get_many(ALICE, ["ep-1", "ep-2"])) == {"ep-1", "ep-2"}
+
+
+WRITER = """
+import sys
+import numpy as np
+from ucma.storage.sqlite import SQLiteStorage
+from ucma.types import Episode, Scope
+with SQLiteStorage(sys.argv[1], dimension=4) as storage:
+    storage.episodes.add(
+        [Episode(id="from-child", user_id="alice", agent_id="assistant", content="child",
+                 created_at=5.0, session_id="s", timestamp=5.0)],
+        np.eye(4, dtype=np.float32)[1:2],
+    )
+    storage.memories.delete(Scope("alice", "assistant"), "ep-1")
+"""
+
+
+def test_another_process_writes_are_seen_by_the_vector_cache(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    with SQLiteStorage(path, dimension=4) as storage:
+        storage.episodes.add([episode(1, "parent")], unit())
+        assert [i for i, _ in storage.memories.vector_search(ALICE, unit()[0], 5)] == ["ep-1"]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        subprocess.run([sys.executable, "-c", WRITER, str(path)], check=True, env=env, timeout=120)
+        assert [i for i, _ in storage.memories.vector_search(ALICE, unit()[0], 5)] == ["from-child"]
