@@ -25,6 +25,9 @@ from ucma.errors import (
     UserError,
     ValidationError,
 )
+from ucma.retrieval.cascade import CascadePath, RecallResult
+from ucma.retrieval.confidence import Confidence
+from ucma.retrieval.router import Layer, QueryClass
 from ucma.sync import Memory
 from ucma.types import (
     Episode,
@@ -52,12 +55,15 @@ except importlib.metadata.PackageNotFoundError:  # a source tree that was not in
 
 __all__ = [
     "AsyncMemory",
+    "CascadePath",
+    "Confidence",
     "ConfigError",
     "EmbeddingError",
     "Episode",
     "Fact",
     "GraphEdge",
     "Hit",
+    "Layer",
     "Learning",
     "LearningType",
     "Memory",
@@ -71,7 +77,9 @@ __all__ = [
     "ProcedureStep",
     "Provenance",
     "ProviderError",
+    "QueryClass",
     "QueryMode",
+    "RecallResult",
     "Scope",
     "ScopeError",
     "StorageError",

@@ -125,35 +125,107 @@ class EmbeddingConfig:
             raise ConfigError("EmbeddingConfig.batch_size must be at least 1")
 
 
+_RETRIEVAL_CHANNELS = ("dense", "keyword", "entity", "temporal", "tags")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RetrievalConfig:
-    semantic_min_similarity: float = 0.50
+    """Retrieval channels, fusion, context, graph expansion and ranking.
+
+    The defaults are the pipeline that scored best on the retrieval benchmark
+    (docs/retrieval.md); ``RetrievalConfig.ablation`` builds the baselines it
+    is compared with.
+    """
+
     max_results: int = 10
     max_results_limit: int = 100  # seed 003 R8
-    graph_expansion_hops: int = 1
-    graph_expansion_min_weight: float = 0.50
-    graph_expansion_top_k: int = 3
-    graph_expansion_discount: float = 0.7
-    # Hybrid relevance = w * cosine + (1 - w) * max-normalised BM25 (before ranking).
-    hybrid_dense_weight: float = 0.7
-    # Candidates kept for full ranking: the best ``limit * factor`` (at least 30) by relevance.
-    rank_pool_factor: int = 3
-    # Candidates each channel contributes before ranking (seed 003 R6: 100 vector, 50 keyword).
+    # Channels and the candidates each contributes (seed 003 R6: 100 vector, 50 keyword).
+    channels: tuple[str, ...] = _RETRIEVAL_CHANNELS
     vector_candidates: int = 100
     keyword_candidates: int = 50
-    # Seed 001 multi-factor ranking weights (sum to 1).
+    # Score every candidate's cosine, not only the dense channel's top k.
+    dense_for_all_candidates: bool = True
+    # Seed 001's minimum cosine for a dense-only candidate.
+    semantic_min_similarity: float = 0.0
+    # BM25 weight of the context field (previous turn, date) relative to content.
+    keyword_context_weight: float = 0.5
+    # Fusion: "score" (normalised scores, weighted sum) or "rrf" (seed 003 R7).
+    fusion: str = "score"
+    score_normalisation: str = "minmax"
+    # Per-channel overrides of the normalisation ("none": the raw score clipped to [0, 1]).
+    channel_normalisation: dict[str, str] = field(default_factory=dict)
+    channel_weights: dict[str, float] = field(
+        default_factory=lambda: {
+            "dense": 0.3,
+            "keyword": 0.7,
+            "entity": 0.5,
+            "temporal": 0.2,
+            "tags": 0.3,
+        }
+    )
+    rrf_k: int = 60
+    # Session prior: episodes of sessions matching the query as a whole gain this much.
+    session_prior: float = 0.4
+    # Context around a hit: neighbours within the window inherit share ** distance.
+    context_window: int = 1
+    context_share: float = 0.5
+    context_top: int = 20
+    # Graph expansion (seed 001): top-k seeds, edge weight floor, discount.
+    graph_expansion: bool = True
+    graph_expansion_top_k: int = 3
+    graph_expansion_min_weight: float = 0.50
+    graph_expansion_discount: float = 0.7
+    # Ranking preset (ranking.RANKING_PRESETS) and its parameters.
+    ranking: str = "relevance"
+    rank_pool_factor: int = 3
     weight_relevance: float = 0.40
     weight_importance: float = 0.25
     weight_recency: float = 0.20
     weight_retention: float = 0.15
     recency_halflife_days: float = 7.0
-    # Seed 003 R7 reciprocal rank fusion constant.
-    rrf_k: int = 60
     # Retrieval counts as a review in the retention model (seed 001).
     reinforce_on_retrieval: bool = True
 
     def __post_init__(self) -> None:
         _check(self)
+        unknown = set(self.channels) - set(_RETRIEVAL_CHANNELS)
+        if unknown:
+            raise ConfigError(
+                f"RetrievalConfig.channels: unknown {sorted(unknown)}; "
+                f"use {list(_RETRIEVAL_CHANNELS)}"
+            )
+        if self.fusion not in ("score", "rrf"):
+            raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
+        for method in (self.score_normalisation, *self.channel_normalisation.values()):
+            if method not in ("max", "minmax", "none"):
+                raise ConfigError("score normalisation must be 'max', 'minmax' or 'none'")
+        from ucma.retrieval.ranking import RANKING_PRESETS
+
+        if self.ranking not in RANKING_PRESETS:
+            raise ConfigError(f"RetrievalConfig.ranking must be one of {sorted(RANKING_PRESETS)}")
+
+    @classmethod
+    def ablation(cls, name: str) -> RetrievalConfig:
+        """Baselines for the benchmark: "keyword" (BM25 only), "dense" (vectors
+        only) or "rrf" (plain RRF of the two); nothing else of the pipeline."""
+        bare = {
+            "context_window": 0,
+            "graph_expansion": False,
+            "ranking": "relevance",
+            "keyword_context_weight": 0.0,
+        }
+        if name == "keyword":
+            return cls(channels=("keyword",), **bare)  # type: ignore[arg-type]
+        if name == "dense":
+            return cls(channels=("dense",), **bare)  # type: ignore[arg-type]
+        if name == "rrf":
+            return cls(
+                channels=("dense", "keyword"),
+                fusion="rrf",
+                channel_weights={"dense": 1.0, "keyword": 1.0},
+                **bare,
+            )  # type: ignore[arg-type]
+        raise ConfigError(f"unknown ablation {name!r}; use keyword, dense or rrf")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,6 +286,8 @@ class CascadeConfig:
     overfetch_factor: int = 3
     primary_weight: float = 0.7
     secondary_weight: float = 0.3
+    # Layer weight in the merge composite: the primary layer 1.0, then these in order.
+    secondary_layer_weights: tuple[float, ...] = (0.7, 0.5, 0.4)
     weight_semantic_relevance: float = 0.35
     weight_source_quality: float = 0.25
     weight_recency: float = 0.15

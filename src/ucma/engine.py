@@ -42,8 +42,9 @@ from ucma.memory.levels import initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
 from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
-from ucma.retrieval.retriever import Retriever, record_access
-from ucma.retrieval.router import route
+from ucma.retrieval.cascade import RecallResult
+from ucma.retrieval.recall import RecallRequest, run_recall
+from ucma.retrieval.router import Layer, route
 from ucma.storage.base import Storage
 from ucma.types import (
     Episode,
@@ -196,9 +197,17 @@ class AsyncMemory:
         return self._storage
 
     async def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for memory content. They are stored with their memories, so
+        the embedding caches (kept for queries) would only hold second copies."""
+        await self._ready()
+        return await self._inner_embedder.embed(texts)
+
+    async def _embed_query(self, text: str) -> np.ndarray:
+        """A query vector through the LRU and the persistent (model, text) cache."""
         await self._ready()
         assert self._embedder is not None
-        return await self._embedder.embed(texts)
+        vectors: np.ndarray = await self._embedder.embed([text])
+        return vectors[0]
 
     def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
         return check_scope(
@@ -293,7 +302,7 @@ class AsyncMemory:
         threshold = self.config.episodic.min_importance_to_store
         stored = [p for p in prepared if p.base_importance > threshold]
         if stored:
-            vectors = await self._embed([p.content for p in stored])
+            vectors = await self._embed([_embedding_text(p) for p in stored])
             edges = self._session_edges(scope, stored)
             storage = await self._ready()
             await self._run(self._write_episodes, storage, scope, stored, vectors, edges, now)
@@ -752,13 +761,62 @@ class AsyncMemory:
         tags: Sequence[str] | None = None,
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
+        reference_time: float | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> list[Hit]:
-        """Retrieve memories for ``query``, best first (seed 001 chapter 19).
+        """Retrieve memories for ``query`` from every kind at once, best first
+        (seed 001 chapter 19; no cascade). The top hits are staged in the scope's
+        working memory; retrieval counts as a review of each returned memory."""
+        result = await self.recall(
+            query,
+            limit=limit,
+            mode=mode,
+            kinds=kinds,
+            time_range=time_range,
+            entity=entity,
+            tags=tags,
+            include_graph_neighbors=include_graph_neighbors,
+            min_importance=min_importance,
+            reference_time=reference_time,
+            cascade=False,
+            layer=Layer.SEMANTIC,
+            user_id=user_id,
+            agent_id=agent_id,
+        )
+        return result.hits
 
-        The top hits are staged in the scope's working memory. Retrieval counts
-        as a review of each returned memory (access count, retention).
+    async def recall(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        cascade: bool = True,
+        confidence_threshold: float | None = None,
+        max_cascade_depth: int | None = None,
+        reference_time: float | None = None,
+        explain: bool = False,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        time_range: tuple[float, float] | None = None,
+        entity: str | None = None,
+        tags: Sequence[str] | None = None,
+        mode: QueryMode | str | None = None,
+        include_graph_neighbors: bool = True,
+        min_importance: float = 0.0,
+        layer: Layer | str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> RecallResult:
+        """Cascading recall (seed 004) over hybrid retrieval (seed 003).
+
+        The query is classified (seven classes), searched in its primary layer
+        with every channel fused, and, when the best confidence is below
+        ``confidence_threshold`` (default 0.5), in secondary layers up to
+        ``max_cascade_depth`` (default 2). Time expressions are read relative to
+        ``reference_time`` (default now). Every hit carries seed 004's five
+        confidence factors and its channel scores; the result carries the
+        cascade path and a ``low_confidence`` flag to abstain on. ``explain``
+        adds the plan and per-hit channel scores to ``result.explanation``.
         """
         scope = self._scope(user_id, agent_id)
         cfg = self.config
@@ -767,42 +825,73 @@ class AsyncMemory:
             limit if limit is not None else cfg.retrieval.max_results,
             cfg.retrieval.max_results_limit,
         )
+        threshold = check_fraction(
+            cfg.cascade.confidence_threshold
+            if confidence_threshold is None
+            else confidence_threshold,
+            "confidence_threshold",
+        )
+        depth = (
+            check_limit(
+                (cfg.cascade.max_depth if max_cascade_depth is None else max_cascade_depth) + 1,
+                11,
+                "max_cascade_depth + 1",
+            )
+            - 1
+        )
+        now = self._clock()
+        reference = (
+            now if reference_time is None else check_timestamp(reference_time, "reference_time")
+        )
+        request = RecallRequest(
+            limit=count,
+            cascade=bool(cascade),
+            threshold=threshold,
+            max_depth=depth,
+            include_graph_neighbors=bool(include_graph_neighbors),
+            min_importance=check_fraction(min_importance, "min_importance"),
+            layer=_enum(Layer, layer, "layer") if layer is not None else None,
+            explain=bool(explain),
+        )
+        storage = await self._ready()
+        known = await self._run(storage.episodes.participants, scope)
         plan = route(
             text,
+            reference_time=reference,
+            known_entities=known,
             mode=_enum(QueryMode, mode, "mode") if mode is not None else None,
             entity=check_content(entity, cfg.limits, "entity") if entity is not None else None,
             tags=[t.lower() for t in check_strings(tags, "tags")] or None,
             time_range=_time_range(time_range),
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
         )
-        minimum = check_fraction(min_importance, "min_importance")
-        vector = (await self._embed([text]))[0] if text.strip() else None
-        storage = await self._ready()
-        now = self._clock()
-        retriever = Retriever(storage, cfg)
-
-        def run() -> list[Hit]:
-            hits = retriever.retrieve(
-                scope,
-                plan,
-                vector,
-                limit=count,
-                now=now,
-                include_graph_neighbors=include_graph_neighbors,
-                min_importance=minimum,
-            )
-            if cfg.retrieval.reinforce_on_retrieval:
-                record_access(
-                    storage, scope, [h.id for h in hits], now, cfg.forgetting.stability_boost_base
-                )
-            return hits
-
-        hits = await self._run(run)
+        vector = await self._embed_query(text) if text.strip() else None
+        anchor_vector = None
+        if plan.time_anchor is not None and plan.time_range is None:
+            anchor_vector = await self._embed_query(plan.time_anchor.event)
+        result = await self._run(
+            run_recall,
+            storage,
+            cfg,
+            scope,
+            plan,
+            vector,
+            request,
+            now=now,
+            anchor_vector=anchor_vector,
+        )
         working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
-        for hit in hits[: cfg.working.staged_hits]:
+        for hit in result.hits[: cfg.working.staged_hits]:
             working.add(hit.id, hit.content, "staging", hit.memory.effective_salience)
-        logger.info("remember: %d hits for %r (mode %s)", len(hits), text[:60], plan.mode.value)
-        return hits
+        logger.info(
+            "recall: %d hits for %r (%s, confidence %.2f%s)",
+            len(result.hits),
+            text[:60],
+            plan.query_class.value,
+            result.confidence,
+            ", low" if result.low_confidence else "",
+        )
+        return result
 
     async def get(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
@@ -1101,6 +1190,12 @@ class _Prepared:
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
+
+
+def _embedding_text(p: _Prepared) -> str:
+    """What an episode's vector encodes: who said it, then what was said, so a
+    question about a person matches what that person said."""
+    return f"{p.source}: {p.content}"
 
 
 def _initial_retention(record: MemoryRecord, now: float) -> RetentionInfo:

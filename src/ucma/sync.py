@@ -88,6 +88,7 @@ class Memory:
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)
+    recall = _blocking(AsyncMemory.recall)
     learn = _blocking(AsyncMemory.learn)
     assert_fact = _blocking(AsyncMemory.assert_fact)
     facts_about = _blocking(AsyncMemory.facts_about)

@@ -314,9 +314,10 @@ class Hit:
     """One retrieved memory, with the scores that ranked it.
 
     ``score`` is the final ranking score (higher is better). ``relevance`` is
-    the match quality before ranking (cosine similarity, normalised BM25, or a
-    structural score). ``channels`` holds each retrieval channel's own score,
-    for explanations.
+    the fused match quality before ranking, in [0, 1] (1 for the best match).
+    ``channels`` holds each retrieval channel's own raw score (cosine, BM25,
+    entity, temporal, context, graph ...), for explanations. ``layer`` is the
+    memory layer that found it (seed 004).
     """
 
     memory: MemoryRecord
@@ -325,6 +326,9 @@ class Hit:
     source: str
     graph_distance: int = 0
     channels: dict[str, float] = field(default_factory=dict)
+    layer: str = ""
+    confidence: Any = None
+    """Seed 004's five factors (``ucma.retrieval.confidence.Confidence``), set by recall."""
 
     @property
     def id(self) -> str:

@@ -155,7 +155,9 @@ class Make:
 
     def episode(self, scope: Scope, **overrides: Any) -> Episode:
         fields = self._common(scope, "ep", overrides)
-        fields.setdefault("session_id", "session-1")
+        # One session per episode unless a test groups them: the keyword context
+        # field (the preceding episode of the session) then stays empty.
+        fields.setdefault("session_id", f"session-{fields['id']}")
         fields.setdefault("timestamp", fields["created_at"])
         fields.setdefault("source", "assistant")
         fields.setdefault("participants", ["user", "assistant", "Zoë"])

@@ -11,6 +11,7 @@ from ucma.errors import ValidationError
 from ucma.types import MemoryKind, Scope
 
 ALICE = Scope("alice", "assistant")
+BOB = Scope("bob", "assistant")
 
 HOSTILE_TERMS = [
     "NEAR(",
@@ -290,3 +291,58 @@ def test_many_deletes_keep_search_exact(storage, make) -> None:
     expected = sorted(kept, key=lambda i: -float(kept[i] @ query))[:20]
     assert [i for i, _ in storage.memories.vector_search(ALICE, query, 20)] == expected
     assert len(storage.memories.vector_search(ALICE, query, 1000)) == 100
+
+
+def test_keyword_context_field_holds_the_previous_turn_and_the_date(storage, make) -> None:
+    t0 = 1_683_504_000.0  # 8 May 2023 00:00 UTC
+    question = make.episode(ALICE, id="ep-q", session_id="chat", timestamp=t0 + 10,
+                            content="how did the support group go?")
+    answer = make.episode(ALICE, id="ep-a", session_id="chat", timestamp=t0 + 20,
+                          content="it was so powerful, I cried")
+    elsewhere = make.episode(ALICE, id="ep-x", session_id="other", timestamp=t0 + 30,
+                             content="the support group meets on Fridays")
+    # Inserted out of order: the context follows timestamps, not insertion order.
+    storage.episodes.add([answer, elsewhere], make.vectors(2))
+    storage.episodes.add([question], make.vectors(1))
+    hits = storage.memories.keyword_search(ALICE, ["support", "group"], 10)
+    ids = [i for i, _ in hits]
+    assert set(ids) == {"ep-q", "ep-x"}  # the answer was stored before its question
+    storage.episodes.add(
+        [make.episode(ALICE, id="ep-a2", session_id="chat", timestamp=t0 + 40,
+                      content="yes, really moving")],
+        make.vectors(1),
+    )
+    hits = dict(storage.memories.keyword_search(ALICE, ["powerful"], 10))
+    assert set(hits) == {"ep-a", "ep-a2"}
+    assert hits["ep-a"] > hits["ep-a2"]  # own words outweigh the context's
+    assert storage.memories.keyword_search(ALICE, ["powerful"], 10, context_weight=0.0) == [
+        ("ep-a", hits["ep-a"])
+    ]
+    by_date = {i for i, _ in storage.memories.keyword_search(ALICE, ["may", "2023"], 10)}
+    assert {"ep-q", "ep-a", "ep-x", "ep-a2"} <= by_date
+
+
+def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
+    turns = [
+        make.episode(ALICE, id=f"ep-{i}", session_id="chat", timestamp=100.0 + i,
+                     source="Caroline" if i % 2 else "Melanie", participants=[])
+        for i in range(6)
+    ]
+    storage.episodes.add(turns, make.vectors(len(turns)))
+    storage.episodes.add(
+        [make.episode(ALICE, id="ep-other", session_id="other", timestamp=103.5)],
+        make.vectors(1),
+    )
+    near = storage.episodes.neighbors(ALICE, ["ep-3", "ep-0", "missing"], 2)
+    assert near["ep-3"] == [("ep-2", -1), ("ep-4", 1), ("ep-1", -2), ("ep-5", 2)]
+    assert near["ep-0"] == [("ep-1", 1), ("ep-2", 2)]
+    assert "missing" not in near
+    assert storage.episodes.neighbors(ALICE, ["ep-3"], 0) == {}
+    assert storage.episodes.neighbors(BOB, ["ep-3"], 2) == {}
+    briefs = storage.episodes.briefs(ALICE, ["ep-1", "ep-other", "nope"])
+    assert set(briefs) == {"ep-1", "ep-other"}
+    assert briefs["ep-1"].session_id == "chat" and briefs["ep-1"].timestamp == 101.0
+    assert briefs["ep-1"].participants == frozenset({"caroline"})
+    names = storage.episodes.participants(ALICE)
+    assert {"Caroline", "Melanie"} <= set(names)
+    assert storage.episodes.participants(BOB) == []

@@ -220,3 +220,16 @@ async def test_delete_removes_the_memory_everywhere(memory: AsyncMemory):
     hits = await memory.remember("quarterly report draft")
     assert obs.id not in {h.id for h in hits}
     assert (await memory.stats())["memories"][MemoryKind.EPISODIC.value] == 0
+
+
+async def test_query_vectors_come_from_the_persistent_cache_after_reopen(
+    db_path: Path, local_embedder: LocalEmbedder
+):
+    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as mem:
+        await mem.observe("Kafka consumers lag during the nightly batch.")
+        await mem.remember("why do consumers lag at night?")
+        assert mem._embedder.stats().computed == 1
+    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as mem:
+        await mem.remember("why do consumers lag at night?")
+        stats = mem._embedder.stats()
+        assert (stats.store_hits, stats.computed) == (1, 0)

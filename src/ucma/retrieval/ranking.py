@@ -1,35 +1,40 @@
-"""Ranking maths: pure functions, no I/O.
+"""Ranking: the seeds' formulas as named presets of one stage. Pure functions.
 
-Seed 001's multi-factor formula scores each candidate as a weighted sum of
+Every preset turns a candidate's ``RankInputs`` into its final score (higher
+is better):
 
-- relevance: how well it matches the query (cosine, keyword or structural), in [0, 1];
-- importance: the memory's effective salience (seed 003), in [0, 1];
-- recency: ``0.5 ** (age / half-life)``; seed 001 names the parameter a half-life
-  but writes ``exp(-age / half-life)``, whose half-life is 0.69 of the
-  parameter; we follow the name. Unknown age counts as 0.5;
-- retention: the Ebbinghaus retention of the memory now; unknown counts as 0.5.
+- ``relevance``: the fused retrieval score alone;
+- ``seed001``: seed 001's weighted sum of relevance, importance (effective
+  salience), recency and Ebbinghaus retention;
+- ``seed003``: seed 003 R7, the fused score times effective salience;
+- ``seed004``: seed 004's composite, ``0.5 * confidence + 0.3 * source weight
+  + 0.2 * recency`` (the layer's source weight is 1 within one layer).
 
-The weights come from ``RetrievalConfig`` and sum to 1, so the score is in
-[0, 1] too. Seed 003's and seed 004's formulas join this module as further
-presets of the same stage.
+Recency is ``0.5 ** (age / half-life)``: seed 001 names its parameter a
+half-life but writes ``exp(-age / half-life)``; we follow the name. Unknown
+age or retention count as 0.5. The default preset is chosen by the retrieval
+benchmark (docs/retrieval.md).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ucma.config import RetrievalConfig
 
-__all__ = ["RankFactors", "recency", "seed001_score"]
+__all__ = ["RANKING_PRESETS", "RankInputs", "rank_score", "recency"]
 
 
 @dataclass(frozen=True, slots=True)
-class RankFactors:
+class RankInputs:
     relevance: float
-    importance: float
+    salience: float
     age_days: float | None
     retention: float | None
+    confidence: float = 0.0
+    source_weight: float = 1.0
 
 
 def recency(age_days: float | None, halflife_days: float) -> float:
@@ -41,16 +46,48 @@ def recency(age_days: float | None, halflife_days: float) -> float:
     return math.pow(0.5, max(age_days, 0.0) / halflife_days)
 
 
-def seed001_score(factors: RankFactors, config: RetrievalConfig) -> float:
-    """Seed 001's weighted sum of relevance, importance, recency and retention."""
-    retention = 0.5 if factors.retention is None else factors.retention
+def _unit(value: float) -> float:
+    return max(0.0, min(1.0, value))
+
+
+def _relevance(x: RankInputs, cfg: RetrievalConfig) -> float:
+    return x.relevance
+
+
+def _seed001(x: RankInputs, cfg: RetrievalConfig) -> float:
+    kept = 0.5 if x.retention is None else x.retention
     return (
-        config.weight_relevance * _unit(factors.relevance)
-        + config.weight_importance * _unit(factors.importance)
-        + config.weight_recency * recency(factors.age_days, config.recency_halflife_days)
-        + config.weight_retention * _unit(retention)
+        cfg.weight_relevance * _unit(x.relevance)
+        + cfg.weight_importance * _unit(x.salience)
+        + cfg.weight_recency * recency(x.age_days, cfg.recency_halflife_days)
+        + cfg.weight_retention * _unit(kept)
     )
 
 
-def _unit(value: float) -> float:
-    return max(0.0, min(1.0, value))
+def _seed003(x: RankInputs, cfg: RetrievalConfig) -> float:
+    return x.relevance * _unit(x.salience)
+
+
+def _seed004(x: RankInputs, cfg: RetrievalConfig) -> float:
+    return (
+        0.5 * _unit(x.confidence)
+        + 0.3 * _unit(x.source_weight)
+        + 0.2 * recency(x.age_days, cfg.recency_halflife_days)
+    )
+
+
+RANKING_PRESETS: dict[str, Callable[[RankInputs, RetrievalConfig], float]] = {
+    "relevance": _relevance,
+    "seed001": _seed001,
+    "seed003": _seed003,
+    "seed004": _seed004,
+}
+
+
+def rank_score(preset: str, inputs: RankInputs, config: RetrievalConfig) -> float:
+    try:
+        formula = RANKING_PRESETS[preset]
+    except KeyError as exc:
+        known = sorted(RANKING_PRESETS)
+        raise ValueError(f"unknown ranking preset {preset!r}; use {known}") from exc
+    return formula(inputs, config)

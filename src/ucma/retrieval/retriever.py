@@ -1,29 +1,27 @@
-"""Unified retrieval over every memory kind (seed 001 chapter 19).
+"""Hybrid retrieval over the one index: channels, fusion, context, graph, ranking.
 
-One pass per query, run on the storage thread with the query vector already
-computed:
+``Retriever.search`` runs one memory layer (seed 004) for one query plan, on
+the storage thread, with the query vector already computed:
 
-1. channels chosen by the plan: dense vectors, keyword (BM25), entity index,
-   tag indexes (procedures, learnings), temporal buckets; a dense supplement
-   when a non-dense plan finds fewer than three candidates (seed 001);
-2. per-candidate relevance: hybrid ``w * cosine + (1 - w) * BM25 / max BM25``
-   for text matches, the structural score for index matches, the larger of
-   the two when both apply; dense-only candidates below the seed's minimum
-   similarity are dropped; only the best ``limit * rank_pool_factor`` (at
-   least 30) go on, so full records are read for a small pool;
-3. graph expansion (spreading activation): neighbours of the top candidates
-   along memory-graph edges (both directions, since association is
-   symmetric) inherit ``parent * edge weight * discount`` (seed 001). A
-   neighbour found by no channel enters with that relevance; one already
-   found combines both as a noisy OR, ``r + inherited * (1 - r)``, so the
-   evidence behind a relevant lesson and the turns around a relevant turn
-   rise together;
-4. seed 001's multi-factor ranking (``ranking.seed001_score``).
+1. channels, each capped and scored on its own scale: ``dense`` (cosine),
+   ``keyword`` (BM25 over content and the lower-weight context field),
+   ``entity`` (people the query names who said or took part in an episode;
+   facts whose subject or object the query names), ``temporal`` (episodes in
+   the plan's time range, ranked by cosine), ``tags`` (procedures and
+   learnings sharing the plan's tags);
+2. fusion: normalised-score fusion or reciprocal rank fusion (``fusion.py``)
+   with per-channel weights from ``RetrievalConfig``;
+3. context: the neighbouring episodes of a strong hit in its session (within
+   ``context_window`` places) inherit ``context_share`` of its score, so an
+   answer spread over adjacent turns is found together;
+4. graph expansion: memories linked to the top candidates by memory-graph
+   edges inherit ``score * edge weight * discount``, scaled by their PageRank
+   centrality, combined with their own score as a noisy OR (seed 001's
+   associative retrieval);
+5. ranking (``ranking.py``): one preset of the seeds' formulas over the pool
+   of the best ``limit * rank_pool_factor`` candidates.
 
-Returned hits are then counted as a review (access statistics and retention,
-one transaction) by ``record_access``. Seed 003's fusion and seed 004's
-cascade replace steps 2 and 4 as ranking presets; the seam is ``_relevance``
-and ``_rank``.
+Retrieval also counts as a review of what it returned (``record_access``).
 """
 
 from __future__ import annotations
@@ -37,164 +35,260 @@ import numpy as np
 from ucma.config import UCMAConfig
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
-from ucma.retrieval.ranking import RankFactors, seed001_score
-from ucma.retrieval.router import QueryPlan
+from ucma.retrieval.confidence import confidence, event_time
+from ucma.retrieval.fusion import rrf, score_fusion
+from ucma.retrieval.ranking import RankInputs, rank_score
+from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import Storage
-from ucma.types import Episode, Hit, MemoryKind, MemoryRecord, QueryMode, RetentionInfo, Scope
+from ucma.types import Hit, MemoryKind, MemoryRecord, RetentionInfo, Scope
 
-__all__ = ["Retriever", "record_access"]
+__all__ = ["LAYER_KINDS", "Retriever", "record_access"]
 
 logger = logging.getLogger(__name__)
 
 _DAY = 86_400.0
-_MIN_CANDIDATES = 3
 _MIN_POOL = 30
+_SESSION_TOP = 3
+_CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
+
+#: The kinds each layer searches (None: every kind, the one index).
+LAYER_KINDS: dict[Layer, tuple[MemoryKind, ...] | None] = {
+    Layer.SEMANTIC: None,
+    Layer.EPISODIC: (MemoryKind.EPISODIC,),
+    Layer.GRAPH: None,
+    Layer.PROCEDURAL: (MemoryKind.PROCEDURAL, MemoryKind.LEARNING),
+    Layer.PROSPECTIVE: (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.LEARNING),
+    Layer.META: (MemoryKind.LEARNING, MemoryKind.SEMANTIC),
+    Layer.PLANNING: (MemoryKind.PROCEDURAL, MemoryKind.LEARNING, MemoryKind.SEMANTIC),
+}
 
 
 @dataclass(slots=True)
 class _Candidate:
     channels: dict[str, float] = field(default_factory=dict)
-    structural: float = 0.0
-    graph_distance: int = 0
     source: str = ""
+    graph_distance: int = 0
 
 
 class Retriever:
-    """Runs a ``QueryPlan`` against a ``Storage``; synchronous, storage-thread only."""
+    """Runs one layer of a ``QueryPlan`` against a ``Storage``; storage thread only."""
 
     def __init__(self, storage: Storage, config: UCMAConfig) -> None:
         self._storage = storage
         self._config = config
 
-    def retrieve(
+    def search(
         self,
         scope: Scope,
         plan: QueryPlan,
         vector: np.ndarray | None,
         *,
+        layer: Layer,
         limit: int,
-        now: float,
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
     ) -> list[Hit]:
-        candidates = self._gather(scope, plan, vector)
-        if not candidates:
+        cfg = self._config.retrieval
+        kinds = _kinds(plan, layer)
+        if kinds == ():
             return []
-        relevance = self._relevance(scope, candidates, vector)
-        # Full records only for the pool that can still make the top ``limit``.
-        pool = max(limit * self._config.retrieval.rank_pool_factor, _MIN_POOL)
+        channels = self._channels(scope, plan, vector, layer, kinds)
+        candidates: dict[str, _Candidate] = {}
+        for channel, scores in channels.items():
+            for memory_id, score in scores.items():
+                cand = candidates.setdefault(memory_id, _Candidate(source=channel))
+                cand.channels[channel] = score
+        weights = dict(cfg.channel_weights)
+        if layer is Layer.GRAPH:
+            weights["entity"] = weights.get("entity", 0.0) * 2
+        if cfg.fusion == "rrf":
+            fused = rrf(channels, weights, k=cfg.rrf_k)
+        else:
+            fused = score_fusion(
+                channels, weights, method=cfg.score_normalisation, methods=cfg.channel_normalisation
+            )
+        fused = {i: s for i, s in fused.items() if s > 0}
+        if not fused:
+            return []
+        top = max(fused.values())
+        relevance = {i: s / top for i, s in fused.items()}
+        if cfg.session_prior > 0 and kinds_include(kinds, MemoryKind.EPISODIC):
+            self._session_prior(scope, relevance, candidates)
+        if cfg.context_window > 0 and kinds_include(kinds, MemoryKind.EPISODIC):
+            self._context(scope, relevance, candidates)
+        pool = max(limit * cfg.rank_pool_factor, _MIN_POOL)
         relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
-        if include_graph_neighbors and relevance:
-            self._expand(scope, candidates, relevance)
+        if include_graph_neighbors and cfg.graph_expansion:
+            self._expand(scope, relevance, candidates, hops=2 if layer is Layer.GRAPH else 1)
         records = self._storage.memories.get_many(scope, list(relevance))
         relevance = {
-            i: r for i, r in relevance.items() if i in records and records[i].archived_at is None
+            i: r
+            for i, r in relevance.items()
+            if i in records
+            and records[i].archived_at is None
+            and (kinds is None or records[i].kind in kinds)
         }
-        if plan.mode is QueryMode.TEMPORAL and plan.time_range is not None:
-            # An explicit time range filters every channel's candidates, not only its own.
+        if plan.time_range is not None and plan.query_class.value in ("temporal", "prospective"):
             start, end = plan.time_range
-            relevance = {
-                i: r for i, r in relevance.items() if start <= _event_time(records[i]) <= end
+            in_range = {
+                i: r for i, r in relevance.items() if start <= event_time(records[i]) <= end
             }
-        hits = self._rank(scope, candidates, records, relevance, now, min_importance)
+            relevance = in_range or relevance  # a range that matches nothing is only a hint
+        hits = self._rank(
+            scope, plan, vector, layer, relevance, records, candidates, min_importance
+        )
         logger.debug(
-            "retrieved %d of %d candidates for %r",
+            "layer %s: %d hits of %d candidates for %r",
+            layer.value,
             min(limit, len(hits)),
             len(candidates),
             plan.text[:60],
         )
         return hits[:limit]
 
-    # -- channels ---------------------------------------------------------------
+    # -- channels -------------------------------------------------------------------
 
-    def _gather(
-        self, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
-    ) -> dict[str, _Candidate]:
-        cfg = self._config.retrieval
-        store = self._storage
-        candidates: dict[str, _Candidate] = {}
-
-        def add(items: Iterable[tuple[str, float]], channel: str, *, structural: bool) -> None:
-            for memory_id, score in items:
-                cand = candidates.setdefault(memory_id, _Candidate(source=channel))
-                cand.channels[channel] = max(score, cand.channels.get(channel, 0.0))
-                if structural:
-                    cand.structural = max(cand.structural, score)
-
-        def dense() -> None:
-            if vector is not None:
-                found = store.memories.vector_search(
-                    scope, vector, cfg.vector_candidates, kinds=plan.kinds
-                )
-                add(found, "dense", structural=False)
-
-        if plan.runs_dense:
-            dense()
-        if plan.runs_keyword and plan.terms:
-            found = store.memories.keyword_search(
-                scope, plan.terms, cfg.keyword_candidates, kinds=plan.kinds
-            )
-            if found:
-                top = found[0][1]
-                add(((i, s / top) for i, s in found), "keyword", structural=False)
-        if plan.entity and _wants(plan, MemoryKind.SEMANTIC):
-            facts = store.facts.about(scope, plan.entity)
-            add(((f.id, f.confidence) for f in facts), "entity", structural=True)
-        if plan.tags:
-            # A tag match is evidence of relevance in itself; the record's track
-            # record decides the rest (seed 001 sorts by success and confidence).
-            if _wants(plan, MemoryKind.PROCEDURAL):
-                procs = store.procedures.find_by_tags(scope, plan.tags)
-                add(((p.id, 0.5 + 0.5 * p.ranking_score) for p in procs), "tags", structural=True)
-            if _wants(plan, MemoryKind.LEARNING):
-                lessons = store.learnings.relevant(scope, plan.tags, limit=cfg.keyword_candidates)
-                add(((lr.id, 0.5 + 0.5 * lr.confidence) for lr in lessons), "tags", structural=True)
-        if plan.time_range is not None and _wants(plan, MemoryKind.EPISODIC):
-            start, end = plan.time_range
-            episodes = store.episodes.time_range(scope, start, end, limit=cfg.vector_candidates)
-            add(((e.id, e.effective_salience) for e in episodes), "temporal", structural=True)
-        if len(candidates) < _MIN_CANDIDATES and not plan.runs_dense:
-            dense()
-        return candidates
-
-    # -- scoring ------------------------------------------------------------------
-
-    def _relevance(
+    def _channels(
         self,
         scope: Scope,
-        candidates: dict[str, _Candidate],
+        plan: QueryPlan,
         vector: np.ndarray | None,
-    ) -> dict[str, float]:
+        layer: Layer,
+        kinds: tuple[MemoryKind, ...] | None,
+    ) -> dict[str, dict[str, float]]:
         cfg = self._config.retrieval
-        cosines: dict[str, float] = {}
-        if vector is not None:
-            missing = [i for i, c in candidates.items() if "dense" not in c.channels]
-            stored = self._storage.memories.vectors(scope, missing) if missing else {}
-            for memory_id, cand in candidates.items():
-                if "dense" in cand.channels:
-                    cosines[memory_id] = cand.channels["dense"]
-                elif memory_id in stored:
-                    cosines[memory_id] = float(np.dot(stored[memory_id], vector))
-        relevance: dict[str, float] = {}
-        w = cfg.hybrid_dense_weight
-        for memory_id, cand in candidates.items():
-            cosine = cosines.get(memory_id)
-            keyword = cand.channels.get("keyword", 0.0)
-            if cand.channels.keys() <= {"dense"} and (
-                cosine is None or cosine < cfg.semantic_min_similarity
-            ):
-                continue
-            text_score = 0.0
-            if cosine is not None:
-                text_score = w * max(cosine, 0.0) + (1.0 - w) * keyword
-                cand.channels.setdefault("cosine", cosine)
-            elif keyword:
-                text_score = (1.0 - w) * keyword
-            relevance[memory_id] = max(text_score, cand.structural)
-        return relevance
+        store = self._storage
+        enabled = set(cfg.channels)
+        found: dict[str, dict[str, float]] = {}
+        if "dense" in enabled and vector is not None:
+            found["dense"] = {
+                i: score
+                for i, score in store.memories.vector_search(
+                    scope, vector, cfg.vector_candidates, kinds=kinds
+                )
+                if score >= cfg.semantic_min_similarity
+            }
+        if "keyword" in enabled and plan.terms:
+            found["keyword"] = dict(
+                store.memories.keyword_search(
+                    scope,
+                    plan.terms,
+                    cfg.keyword_candidates,
+                    kinds=kinds,
+                    context_weight=cfg.keyword_context_weight,
+                )
+            )
+        if (
+            "temporal" in enabled
+            and plan.time_range is not None
+            and kinds_include(kinds, MemoryKind.EPISODIC)
+        ):
+            found["temporal"] = self._in_range(scope, plan, vector)
+        if "tags" in enabled and plan.tags:
+            tagged: dict[str, float] = {}
+            if kinds_include(kinds, MemoryKind.PROCEDURAL):
+                for p in store.procedures.find_by_tags(scope, plan.tags):
+                    tagged[p.id] = 0.5 + 0.5 * p.ranking_score
+            if kinds_include(kinds, MemoryKind.LEARNING):
+                for lesson in store.learnings.relevant(
+                    scope, plan.tags, limit=cfg.keyword_candidates
+                ):
+                    tagged[lesson.id] = 0.5 + 0.5 * lesson.confidence
+            if tagged:
+                found["tags"] = tagged
+        if "entity" in enabled and plan.entities:
+            found["entity"] = self._entities(scope, plan, found, kinds)
+        if "dense" in found and vector is not None and cfg.dense_for_all_candidates:
+            # Every candidate's cosine is known exactly: a keyword hit outside the
+            # dense top k is scored by its real similarity, not by absence.
+            missing = [i for scores in found.values() for i in scores if i not in found["dense"]]
+            if missing:
+                for memory_id, stored in store.memories.vectors(scope, missing).items():
+                    found["dense"][memory_id] = float(np.dot(stored, vector))
+        return {name: scores for name, scores in found.items() if scores}
+
+    def _in_range(
+        self, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
+    ) -> dict[str, float]:
+        """Episodes of the time range, best cosine first (all 1.0 without a vector)."""
+        assert plan.time_range is not None
+        cap = self._config.retrieval.vector_candidates
+        start, end = plan.time_range
+        ids = [e.id for e in self._storage.episodes.time_range(scope, start, end, limit=cap * 5)]
+        if vector is None or not ids:
+            return dict.fromkeys(ids, 1.0)
+        vectors = self._storage.memories.vectors(scope, ids)
+        scored = {i: float(np.dot(v, vector)) for i, v in vectors.items()}
+        best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
+        return {i: max(score, 0.0) + 1e-6 for i, score in best}
+
+    def _entities(
+        self,
+        scope: Scope,
+        plan: QueryPlan,
+        found: dict[str, dict[str, float]],
+        kinds: tuple[MemoryKind, ...] | None,
+    ) -> dict[str, float]:
+        """Facts about the named entities, and candidate episodes they took part in."""
+        named = {e.lower() for e in plan.entities}
+        scores: dict[str, float] = {}
+        if kinds_include(kinds, MemoryKind.SEMANTIC):
+            for entity in plan.entities:
+                for fact in self._storage.facts.about(scope, entity):
+                    scores[fact.id] = max(scores.get(fact.id, 0.0), fact.confidence)
+        if kinds_include(kinds, MemoryKind.EPISODIC):
+            ids = {i for channel in found.values() for i in channel}
+            for memory_id, brief in self._storage.episodes.briefs(scope, list(ids)).items():
+                if brief.participants & named:
+                    scores[memory_id] = 1.0
+        return scores
+
+    # -- session prior, context and graph --------------------------------------------------
+
+    def _session_prior(
+        self, scope: Scope, relevance: dict[str, float], candidates: dict[str, _Candidate]
+    ) -> None:
+        """Episodes whose session matches the query as a whole rise: a session's
+        match is the sum of its best few candidates' scores, normalised to the
+        best session, and each episode gains ``session_prior`` times it."""
+        cfg = self._config.retrieval
+        briefs = self._storage.episodes.briefs(scope, list(relevance))
+        by_session: dict[str, list[float]] = {}
+        for memory_id, brief in briefs.items():
+            by_session.setdefault(brief.session_id, []).append(relevance[memory_id])
+        totals = {s: sum(sorted(v, reverse=True)[:_SESSION_TOP]) for s, v in by_session.items()}
+        best = max(totals.values(), default=0.0)
+        if best <= 0:
+            return
+        for memory_id, brief in briefs.items():
+            lift = cfg.session_prior * totals[brief.session_id] / best
+            relevance[memory_id] = (relevance[memory_id] + lift) / (1.0 + cfg.session_prior)
+            candidates[memory_id].channels["session"] = lift
+
+    def _context(
+        self, scope: Scope, relevance: dict[str, float], candidates: dict[str, _Candidate]
+    ) -> None:
+        cfg = self._config.retrieval
+        top = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.context_top]
+        neighbours = self._storage.episodes.neighbors(scope, top, cfg.context_window)
+        inherited: dict[str, float] = {}
+        for parent, around in neighbours.items():
+            for neighbour, offset in around:
+                share = relevance[parent] * cfg.context_share ** abs(offset)
+                inherited[neighbour] = max(inherited.get(neighbour, 0.0), share)
+        for memory_id, share in inherited.items():
+            if share > relevance.get(memory_id, 0.0):
+                relevance[memory_id] = share
+                cand = candidates.setdefault(memory_id, _Candidate(source="context"))
+                cand.channels["context"] = share
 
     def _expand(
-        self, scope: Scope, candidates: dict[str, _Candidate], relevance: dict[str, float]
+        self,
+        scope: Scope,
+        relevance: dict[str, float],
+        candidates: dict[str, _Candidate],
+        *,
+        hops: int,
     ) -> None:
         cfg = self._config.retrieval
         graph = self._storage.graph
@@ -202,68 +296,112 @@ class Retriever:
         def neighbors(node_id: str) -> list[tuple[str, str, float]]:
             out = [(e.target_id, e.edge_type, e.weight) for e in graph.edges_from(scope, node_id)]
             out += [(e.source_id, e.edge_type, e.weight) for e in graph.edges_to(scope, node_id)]
-            return out
+            return [edge for edge in out if edge[1] != _CONTEXT_EDGE]
 
         seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.graph_expansion_top_k]
         inherited: dict[str, tuple[float, int]] = {}
         for seed in seeds:
-            for node_id, weight, hops in best_first_related(
-                seed, neighbors, cfg.graph_expansion_hops, min_weight=cfg.graph_expansion_min_weight
+            for node_id, weight, distance in best_first_related(
+                seed, neighbors, hops, min_weight=cfg.graph_expansion_min_weight
             ):
                 score = relevance[seed] * weight * cfg.graph_expansion_discount
-                if node_id != seed and score > inherited.get(node_id, (-1.0, 0))[0]:
-                    inherited[node_id] = (score, hops)
-        for node_id, (score, hops) in inherited.items():
-            if node_id in relevance:
-                # Two independent signs of relevance combine like a noisy OR.
-                own = relevance[node_id]
-                relevance[node_id] = own + score * (1.0 - own)
-                candidates[node_id].channels["graph"] = score
-                continue
-            relevance[node_id] = score
-            candidates[node_id] = _Candidate(
-                channels={"graph": score}, graph_distance=hops, source="graph_expansion"
+                if node_id != seed and score > inherited.get(node_id, (0.0, 0))[0]:
+                    inherited[node_id] = (score, distance)
+        if not inherited:
+            return
+        centrality = _centrality(
+            graph.pagerank(scope, list(inherited)), graph.stats(scope).get("node_count", 0)
+        )
+        for node_id, (score, distance) in inherited.items():
+            score *= centrality.get(node_id, 1.0)
+            own = relevance.get(node_id, 0.0)
+            # Two independent signs of relevance combine like a noisy OR.
+            relevance[node_id] = own + score * (1.0 - own)
+            cand = candidates.setdefault(
+                node_id, _Candidate(source="graph_expansion", graph_distance=distance)
             )
+            cand.channels["graph"] = score
+
+    # -- ranking ----------------------------------------------------------------------
 
     def _rank(
         self,
         scope: Scope,
-        candidates: dict[str, _Candidate],
-        records: dict[str, MemoryRecord],
+        plan: QueryPlan,
+        vector: np.ndarray | None,
+        layer: Layer,
         relevance: dict[str, float],
-        now: float,
+        records: dict[str, MemoryRecord],
+        candidates: dict[str, _Candidate],
         min_importance: float,
     ) -> list[Hit]:
+        cfg = self._config
         states = self._storage.retention.get_many(scope, list(relevance))
+        cosines = self._cosines(scope, vector, relevance, candidates)
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
             if record.effective_salience < min_importance:
                 continue
             state = states.get(memory_id)
-            factors = RankFactors(
+            conf = confidence(
+                record,
+                cosine=cosines.get(memory_id, 0.0),
+                layer=layer.value,
+                reference_time=plan.reference_time,
+                config=cfg.cascade,
+            )
+            inputs = RankInputs(
                 relevance=rel,
-                importance=record.effective_salience,
-                age_days=(now - _event_time(record)) / _DAY,
+                salience=record.effective_salience,
+                age_days=(plan.reference_time - event_time(record)) / _DAY,
                 retention=(
-                    retention(state.stability, (now - state.last_reviewed) / _DAY)
+                    retention(
+                        state.stability, max(0.0, plan.reference_time - state.last_reviewed) / _DAY
+                    )
                     if state
                     else None
                 ),
+                confidence=conf.overall,
             )
             cand = candidates[memory_id]
+            channels = dict(cand.channels)
+            if memory_id in cosines:
+                channels.setdefault("cosine", cosines[memory_id])
             hits.append(
                 Hit(
                     memory=record,
-                    score=seed001_score(factors, self._config.retrieval),
+                    score=rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval),
                     relevance=rel,
                     source=cand.source,
                     graph_distance=cand.graph_distance,
-                    channels=dict(cand.channels),
+                    channels=channels,
+                    layer=layer.value,
+                    confidence=conf,
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         return hits
+
+    def _cosines(
+        self,
+        scope: Scope,
+        vector: np.ndarray | None,
+        relevance: dict[str, float],
+        candidates: dict[str, _Candidate],
+    ) -> dict[str, float]:
+        if vector is None:
+            return {}
+        cosines = {
+            i: candidates[i].channels["dense"]
+            for i in relevance
+            if "dense" in candidates[i].channels
+        }
+        missing = [i for i in relevance if i not in cosines]
+        if missing:
+            for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
+                cosines[memory_id] = float(np.dot(stored, vector))
+        return cosines
 
 
 def record_access(
@@ -280,7 +418,7 @@ def record_access(
             RetentionInfo(
                 memory_id=s.memory_id,
                 stability=reinforced_stability(
-                    s.stability, (now - s.last_reviewed) / _DAY, boost_base
+                    s.stability, max(0.0, now - s.last_reviewed) / _DAY, boost_base
                 ),
                 last_reviewed=now,
                 review_count=s.review_count + 1,
@@ -290,9 +428,23 @@ def record_access(
         storage.retention.put_many(scope, updated)
 
 
-def _wants(plan: QueryPlan, kind: MemoryKind) -> bool:
-    return plan.kinds is None or kind in plan.kinds
+def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:
+    return kinds is None or kind in kinds
 
 
-def _event_time(record: MemoryRecord) -> float:
-    return record.timestamp if isinstance(record, Episode) else record.created_at
+def _kinds(plan: QueryPlan, layer: Layer) -> tuple[MemoryKind, ...] | None:
+    """The layer's kinds, narrowed by the caller's explicit kinds."""
+    layer_kinds = LAYER_KINDS[layer]
+    if plan.kinds is None:
+        return layer_kinds
+    if layer_kinds is None:
+        return plan.kinds
+    return tuple(k for k in layer_kinds if k in plan.kinds)
+
+
+def _centrality(pagerank: dict[str, float], node_count: int) -> dict[str, float]:
+    """PageRank relative to the average node, capped at 1; nodes never ranked count 1."""
+    return {
+        node: min(1.0, 0.5 + 0.5 * score * node_count) if score > 0 else 1.0
+        for node, score in pagerank.items()
+    }

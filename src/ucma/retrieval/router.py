@@ -1,13 +1,20 @@
-"""Query router: a rule-based plan for each query, in microseconds (seed 001 ch. 19).
+"""Query router: a rule-based plan for each query, well under a millisecond.
 
-The router decides which retrieval modes a query needs before anything
-expensive runs. Seed 001's classes are kept: temporal keywords route to the
-temporal mode, "how to" questions and entity questions ("tell me about X")
-to the structured mode, everything else to hybrid. Explicit arguments from
-the caller (a mode, an entity, tags, a time range) always win over guesses.
+One router returns one plan (DESIGN.md "Routing"): seed 004's query class and
+the memory layer it reads first, seed 001's retrieval mode, a time range
+parsed from the query against a reference time, the known people or entities
+the query names, keyword terms and tags. Explicit arguments from the caller
+(a mode, an entity, tags, a time range) always win over guesses.
 
-This module returns a ``QueryPlan``; the seams for seed 004's seven query
-classes and seed 003's parsed time expressions are the plan's fields.
+Query classes (seed 004), checked in this order, first match wins:
+
+- META: about the memory itself ("what do you know about me", "how sure are you");
+- PROCEDURAL: how to do something ("how do I", "steps to", "workflow for");
+- PLANNING: deciding what to do ("should I", "plan for", "next steps", "best way to");
+- PROSPECTIVE: the future ("remind me", "upcoming", "tomorrow", "next week", "when will");
+- TEMPORAL: when things happened ("when did", "last week", a parsed time range);
+- RELATIONAL: how entities relate ("related to", "relationship", "between X and Y");
+- FACTUAL: everything else.
 """
 
 from __future__ import annotations
@@ -15,13 +22,179 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ucma.retrieval.terms import keyword_terms
+from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import MemoryKind, QueryMode
 
-__all__ = ["QueryPlan", "route"]
+__all__ = ["PRIMARY_LAYER", "Layer", "QueryClass", "QueryPlan", "classify", "route"]
 
-_TEMPORAL_KEYWORDS: tuple[str, ...] = (
+
+class QueryClass(StrEnum):
+    TEMPORAL = "temporal"
+    RELATIONAL = "relational"
+    PLANNING = "planning"
+    PROCEDURAL = "procedural"
+    PROSPECTIVE = "prospective"
+    META = "meta"
+    FACTUAL = "factual"
+
+
+class Layer(StrEnum):
+    """Seed 004's memory layers, each a way of searching the one index."""
+
+    SEMANTIC = "semantic"
+    EPISODIC = "episodic"
+    PROCEDURAL = "procedural"
+    PROSPECTIVE = "prospective"
+    GRAPH = "graph"
+    META = "meta"
+    PLANNING = "planning"
+
+
+PRIMARY_LAYER: dict[QueryClass, Layer] = {
+    QueryClass.TEMPORAL: Layer.EPISODIC,
+    QueryClass.RELATIONAL: Layer.GRAPH,
+    QueryClass.PLANNING: Layer.PLANNING,
+    QueryClass.PROCEDURAL: Layer.PROCEDURAL,
+    QueryClass.PROSPECTIVE: Layer.PROSPECTIVE,
+    QueryClass.META: Layer.META,
+    QueryClass.FACTUAL: Layer.SEMANTIC,
+}
+
+
+def _phrases(*phrases: str) -> re.Pattern[str]:
+    body = "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in phrases)
+    return re.compile(rf"(?<![\w'])(?:{body})(?![\w'])", re.IGNORECASE)
+
+
+_CLASS_PATTERNS: tuple[tuple[QueryClass, re.Pattern[str]], ...] = (
+    (
+        QueryClass.META,
+        _phrases(
+            "what do you know about me",
+            "what do you remember about me",
+            "what have you learned",
+            "what have you learnt",
+            "how confident",
+            "how sure are you",
+            "how sure",
+            "do you remember",
+            "what don't you know",
+            "what do you not know",
+            "your memory",
+            "about yourself",
+            "what are you good at",
+            "what are you bad at",
+        ),
+    ),
+    (
+        QueryClass.PROCEDURAL,
+        _phrases(
+            "how to",
+            "how do i",
+            "how do you",
+            "how can i",
+            "how should i do",
+            "steps to",
+            "procedure for",
+            "workflow for",
+            "process for",
+            "guide to",
+            "tutorial",
+            "instructions for",
+            "walk me through",
+        ),
+    ),
+    (
+        QueryClass.PLANNING,
+        _phrases(
+            "should i",
+            "should we",
+            "plan for",
+            "plan to",
+            "planning",
+            "next steps",
+            "next step",
+            "strategy for",
+            "best way to",
+            "what's the best way",
+            "roadmap",
+            "how should we",
+            "what should",
+        ),
+    ),
+    (
+        QueryClass.PROSPECTIVE,
+        _phrases(
+            "remind me",
+            "reminder",
+            "upcoming",
+            "tomorrow",
+            "next week",
+            "next month",
+            "next year",
+            "later today",
+            "scheduled",
+            "due date",
+            "deadline",
+            "to-do",
+            "todo",
+            "when will",
+            "what will",
+            "going to happen",
+            "in the future",
+        ),
+    ),
+    (
+        QueryClass.TEMPORAL,
+        _phrases(
+            "when did",
+            "when was",
+            "when were",
+            "when is",
+            "what time",
+            "what date",
+            "which day",
+            "which year",
+            "which month",
+            "how long ago",
+            "yesterday",
+            "last week",
+            "last month",
+            "last year",
+            "last time",
+            "recently",
+            "ago",
+            "earlier today",
+            "previously",
+            "the other day",
+            "first time",
+            "since when",
+        ),
+    ),
+    (
+        QueryClass.RELATIONAL,
+        _phrases(
+            "related to",
+            "relationship",
+            "relation between",
+            "connected to",
+            "connection between",
+            "between",
+            "how do they know",
+            "who knows",
+            "linked to",
+            "depends on",
+            "associated with",
+        ),
+    ),
+)
+
+_TRAILING = re.compile(r"[\s?.!,;:]+$")
+_ENTITY_PREFIXES = ("what do you know about", "tell me about", "what is", "who is", "facts about")
+_SEED001_TEMPORAL = _phrases(
     "yesterday",
     "last week",
     "last session",
@@ -37,29 +210,6 @@ _TEMPORAL_KEYWORDS: tuple[str, ...] = (
     "a while ago",
     "the other day",
 )
-_PROCEDURAL_KEYWORDS: tuple[str, ...] = (
-    "how to",
-    "how do i",
-    "how do you",
-    "steps to",
-    "procedure for",
-    "workflow for",
-    "process for",
-    "guide to",
-    "tutorial",
-)
-_ENTITY_PREFIXES: tuple[str, ...] = (
-    "what do you know about",
-    "tell me about",
-    "what is",
-    "who is",
-    "facts about",
-)
-_TRAILING_PUNCTUATION = re.compile(r"[\s?.!,;:]+$")
-
-
-def _has_phrase(text: str, phrase: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,39 +217,48 @@ class QueryPlan:
     """What to search for one query, and how."""
 
     text: str
+    query_class: QueryClass
     mode: QueryMode
     terms: list[str]
-    entity: str | None = None
+    reference_time: float
+    entities: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     time_range: tuple[float, float] | None = None
+    time_anchor: TimeAnchor | None = None
     kinds: tuple[MemoryKind, ...] | None = None
 
     @property
-    def runs_dense(self) -> bool:
-        return self.mode in (QueryMode.SEMANTIC, QueryMode.HYBRID)
-
-    @property
-    def runs_keyword(self) -> bool:
-        return self.mode in (QueryMode.HYBRID, QueryMode.STRUCTURED)
+    def layer(self) -> Layer:
+        return PRIMARY_LAYER[self.query_class]
 
 
-def classify(text: str) -> QueryMode:
-    """Seed 001's heuristic classes, matched on whole words."""
+def classify(text: str, *, has_time: bool = False) -> QueryClass:
+    """Seed 004's class of ``text``; a parsed time expression makes it TEMPORAL
+    unless an earlier class matched."""
+    for query_class, pattern in _CLASS_PATTERNS:
+        if query_class is QueryClass.TEMPORAL and has_time:
+            return query_class
+        if pattern.search(text):
+            return query_class
+    return QueryClass.TEMPORAL if has_time else QueryClass.FACTUAL
+
+
+def seed001_mode(text: str, query_class: QueryClass) -> QueryMode:
+    """Seed 001's mode: temporal keywords, then how-to and entity questions
+    (structured), else hybrid."""
     lower = text.lower().strip()
-    if any(_has_phrase(lower, kw) for kw in _TEMPORAL_KEYWORDS):
+    if _SEED001_TEMPORAL.search(lower):
         return QueryMode.TEMPORAL
-    if any(_has_phrase(lower, kw) for kw in _PROCEDURAL_KEYWORDS):
-        return QueryMode.STRUCTURED
-    if lower.startswith(_ENTITY_PREFIXES):
+    if query_class is QueryClass.PROCEDURAL or lower.startswith(_ENTITY_PREFIXES):
         return QueryMode.STRUCTURED
     return QueryMode.HYBRID
 
 
-def _entity_of(text: str) -> str | None:
+def _entity_after_prefix(text: str) -> str | None:
     lower = text.lower().strip()
     for prefix in _ENTITY_PREFIXES:
         if lower.startswith(prefix):
-            rest = _TRAILING_PUNCTUATION.sub("", text.strip()[len(prefix) :]).strip()
+            rest = _TRAILING.sub("", text.strip()[len(prefix) :]).strip()
             for article in ("the ", "a ", "an "):
                 if rest.lower().startswith(article):
                     rest = rest[len(article) :]
@@ -107,30 +266,69 @@ def _entity_of(text: str) -> str | None:
     return None
 
 
+def named_entities(text: str, known: Sequence[str]) -> list[str]:
+    """The known names that ``text`` mentions as whole words (case-insensitive),
+    longest first so "Mary Ann" wins over "Mary"; possessives count ("Mel's")."""
+    found: list[str] = []
+    taken: list[tuple[int, int]] = []
+    for name in sorted({n.strip() for n in known if n and n.strip()}, key=len, reverse=True):
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
+        for match in pattern.finditer(text):
+            span = match.span()
+            if not any(span[0] < end and start < span[1] for start, end in taken):
+                taken.append(span)
+                found.append(name)
+                break
+    return found
+
+
 def route(
     text: str,
     *,
+    reference_time: float,
+    known_entities: Sequence[str] = (),
     mode: QueryMode | None = None,
     entity: str | None = None,
     tags: Sequence[str] | None = None,
     time_range: tuple[float, float] | None = None,
     kinds: Sequence[MemoryKind] | None = None,
+    drop_entity_terms: bool = True,
 ) -> QueryPlan:
     """Build the plan for ``text``; explicit arguments override the heuristics."""
-    chosen = mode or classify(text)
+    expressions = find_time_expressions(text, reference_time)
+    parsed_range = next((e for e in expressions if isinstance(e, TimeRange)), None)
+    anchor = next((e for e in expressions if isinstance(e, TimeAnchor)), None)
+    window = time_range or (
+        (parsed_range.start, parsed_range.end) if parsed_range is not None else None
+    )
+    query_class = classify(text, has_time=window is not None or anchor is not None)
+    chosen_mode = mode or (
+        QueryMode.TEMPORAL if time_range is not None else seed001_mode(text, query_class)
+    )
+    entities = named_entities(text, known_entities)
+    explicit = entity or (
+        _entity_after_prefix(text) if chosen_mode is QueryMode.STRUCTURED else None
+    )
+    if explicit and explicit.lower() not in {e.lower() for e in entities}:
+        entities.insert(0, explicit)
     terms = keyword_terms(text)
-    guessed_entity = entity or (_entity_of(text) if chosen is QueryMode.STRUCTURED else None)
+    if entities and drop_entity_terms:
+        # Who the query is about is the entity channel's job; left in the keyword
+        # query, a name would favour greetings that address the person.
+        named = {word for name in entities for word in keyword_terms(name)}
+        terms = [t for t in terms if t.split("'")[0] not in named] or terms
     plan_tags = list(tags) if tags else []
-    if not plan_tags and chosen is QueryMode.STRUCTURED and guessed_entity is None:
+    if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
         plan_tags = terms  # "how to deploy fastapi" -> procedures tagged deploy / fastapi
-    if time_range is not None and mode is None:
-        chosen = QueryMode.TEMPORAL
     return QueryPlan(
         text=text,
-        mode=chosen,
+        query_class=query_class,
+        mode=chosen_mode,
         terms=terms,
-        entity=guessed_entity,
+        reference_time=reference_time,
+        entities=entities,
         tags=plan_tags,
-        time_range=time_range,
+        time_range=window,
+        time_anchor=anchor,
         kinds=tuple(kinds) if kinds else None,
     )

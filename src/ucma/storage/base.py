@@ -26,6 +26,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,6 +45,7 @@ from ucma.types import (
 
 __all__ = [
     "EmbeddingCacheStore",
+    "EpisodeBrief",
     "EpisodicStore",
     "GraphStore",
     "LearningStore",
@@ -57,6 +59,17 @@ __all__ = [
 
 ScoredId = tuple[str, float]
 """A memory id with a channel score; higher is better."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeBrief:
+    """What retrieval needs of an episode without loading the whole record."""
+
+    id: str
+    session_id: str
+    timestamp: float
+    participants: frozenset[str]
+    """Lower-cased names of the source and the participants."""
 
 
 class MemoryCatalog(ABC):
@@ -128,8 +141,10 @@ class MemoryCatalog(ABC):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
+        context_weight: float = 0.5,
     ) -> list[ScoredId]:
-        """Top ``k`` by BM25 over ``content``, best first, scores > 0.
+        """Top ``k`` by BM25 over ``content`` and the lower-weight context field
+        (``context_weight`` relative to content), best first, scores > 0.
 
         ``terms`` are plain words (already tokenised by the caller); a record
         matches if it contains any of them. Terms are never interpreted as
@@ -151,7 +166,9 @@ class EpisodicStore(ABC):
     @abstractmethod
     def add(self, episodes: Sequence[Episode], vectors: np.ndarray) -> None:
         """Insert episodes (each with its unit vector, row-aligned) and index them:
-        keyword index, vector, graph node, temporal bucket."""
+        keyword index (content, plus a lower-weight context field holding the
+        session's preceding episode and the episode's date in words), vector,
+        graph node, temporal bucket, known participant names."""
 
     @abstractmethod
     def get(self, scope: Scope, episode_id: str) -> Episode | None: ...
@@ -181,6 +198,22 @@ class EpisodicStore(ABC):
     @abstractmethod
     def session(self, scope: Scope, session_id: str) -> list[Episode]:
         """Episodes of one session, oldest first."""
+
+    @abstractmethod
+    def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
+        """Session, time and participants of live episodes by id (others absent)."""
+
+    @abstractmethod
+    def neighbors(
+        self, scope: Scope, episode_ids: Sequence[str], window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """For each episode, the live episodes at most ``window`` places before and
+        after it in its session (by timestamp), as (id, signed offset), nearest first."""
+
+    @abstractmethod
+    def participants(self, scope: Scope) -> list[str]:
+        """Distinct names (as first written) of every source and participant the
+        scope's episodes ever had, for recognising people named in a query."""
 
     @abstractmethod
     def stats(self, scope: Scope) -> dict[str, int]:

@@ -197,10 +197,12 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
+        context_weight: float = 0.5,
     ) -> builtins.list[ScoredId]:
         with self._db.read() as conn:
             return search_keywords(
-                conn, scope, terms, k, kinds=kinds, include_archived=include_archived
+                conn, scope, terms, k, kinds=kinds, include_archived=include_archived,
+                context_weight=context_weight,
             )
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:

@@ -134,8 +134,8 @@ INSERT_MEMORY = """
 INSERT INTO memories (
     seq, id, kind, user_id, agent_id, content, provenance, temporal_level,
     base_salience, outcome_adjustment, created_at, updated_at, access_count,
-    last_accessed, archived_at, metadata
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    last_accessed, archived_at, metadata, search_context
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 UPDATE_MEMORY = """
@@ -145,7 +145,7 @@ WHERE seq = ?
 """
 
 
-def memory_row(record: MemoryRecord, seq: int) -> tuple[Any, ...]:
+def memory_row(record: MemoryRecord, seq: int, search_context: str = "") -> tuple[Any, ...]:
     if not record.user_id or not record.agent_id:
         raise ScopeError(
             f"memory {record.id!r} has no user_id/agent_id; every record needs a scope"
@@ -169,6 +169,7 @@ def memory_row(record: MemoryRecord, seq: int) -> tuple[Any, ...]:
         optional_real(record.last_accessed, "last_accessed"),
         optional_real(record.archived_at, "archived_at"),
         dumps(record.metadata, "metadata"),
+        search_context,
     )
 
 

@@ -9,16 +9,24 @@ two edge buckets exactly (seed 001 chapter 12: O(buckets + matches)).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
-from ucma.storage.base import EpisodicStore
-from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, load_records
+from ucma.storage.base import EpisodeBrief, EpisodicStore
+from ucma.storage.sqlite.codec import (
+    BUCKET_SECONDS,
+    episode_fields,
+    ids_param,
+    key_of,
+    load_records,
+)
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vectors
+from ucma.storage.sqlite.search_context import episode_contexts
 from ucma.types import Episode, MemoryKind, Scope, Tier
 
 __all__ = ["SQLiteEpisodicStore"]
@@ -33,6 +41,21 @@ _UPDATE = """
 UPDATE episodes SET session_id = ?, timestamp = ?, bucket = ?, source = ?, participants = ?,
     tags = ?, summary = ?, tier = ?
 WHERE seq = ?
+"""
+_INSERT_PARTICIPANT = """
+INSERT OR IGNORE INTO known_participants (user_id, agent_id, name_key, name) VALUES (?, ?, ?, ?)
+"""
+_BRIEFS = """
+SELECT m.id, t.session_id, t.timestamp, t.source, t.participants
+FROM memories m JOIN episodes t ON t.seq = m.seq
+WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.user_id = ? AND +m.agent_id = ?
+    AND m.archived_at IS NULL
+"""
+_SIDE = """
+SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
+WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
+    AND (t.timestamp, t.seq) {op} (?, ?)
+ORDER BY t.timestamp {order}, t.seq {order} LIMIT ?
 """
 _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
@@ -58,8 +81,18 @@ class SQLiteEpisodicStore(EpisodicStore):
             return
         typed = [(e.user_id, e.agent_id, *episode_fields(e)) for e in episodes]
         with self._db.write() as conn:
-            seqs = self._rows.insert(conn, episodes, matrix)
+            contexts = episode_contexts(conn, episodes)
+            seqs = self._rows.insert(conn, episodes, matrix, contexts)
             conn.executemany(_INSERT, [(seq, *row) for seq, row in zip(seqs, typed, strict=True)])
+            conn.executemany(
+                _INSERT_PARTICIPANT,
+                (
+                    (e.user_id, e.agent_id, key_of(name), name.strip())
+                    for e in episodes
+                    for name in (e.source, *e.participants)
+                    if name.strip()
+                ),
+            )
 
     def get(self, scope: Scope, episode_id: str) -> Episode | None:
         found = self._select(
@@ -122,6 +155,60 @@ class SQLiteEpisodicStore(EpisodicStore):
             + " ORDER BY t.timestamp, t.seq",
             (scope.user_id, scope.agent_id, session_id),
         )
+
+    def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
+        ids = list(dict.fromkeys(episode_ids))
+        if not ids:
+            return {}
+        with self._db.read() as conn:
+            rows = conn.execute(_BRIEFS, (ids_param(ids), scope.user_id, scope.agent_id))
+            return {
+                memory_id: EpisodeBrief(
+                    id=memory_id,
+                    session_id=session_id,
+                    timestamp=timestamp,
+                    participants=frozenset(
+                        key_of(n) for n in (source, *json.loads(participants)) if n.strip()
+                    ),
+                )
+                for memory_id, session_id, timestamp, source, participants in rows
+            }
+
+    def neighbors(
+        self, scope: Scope, episode_ids: Sequence[str], window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        ids = list(dict.fromkeys(episode_ids))
+        if window <= 0 or not ids:
+            return {}
+        result: dict[str, list[tuple[str, int]]] = {}
+        with self._db.read() as conn:
+            anchors = conn.execute(
+                """
+                SELECT m.id, t.session_id, t.timestamp, t.seq
+                FROM memories m JOIN episodes t ON t.seq = m.seq
+                WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.user_id = ?
+                    AND +m.agent_id = ?
+                """,
+                (ids_param(ids), scope.user_id, scope.agent_id),
+            ).fetchall()
+            for memory_id, session_id, timestamp, seq in anchors:
+                key = (scope.user_id, scope.agent_id, session_id, timestamp, seq, window)
+                before = conn.execute(_SIDE.format(op="<", order="DESC"), key).fetchall()
+                after = conn.execute(_SIDE.format(op=">", order="ASC"), key).fetchall()
+                found = [(row[0], -offset) for offset, row in enumerate(before, 1)]
+                found += [(row[0], offset) for offset, row in enumerate(after, 1)]
+                found.sort(key=lambda item: (abs(item[1]), item[1]))
+                result[memory_id] = found
+        return result
+
+    def participants(self, scope: Scope) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT name FROM known_participants WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY name_key",
+                (scope.user_id, scope.agent_id),
+            ).fetchall()
+        return [row[0] for row in rows]
 
     def stats(self, scope: Scope) -> dict[str, int]:
         """Counts over live (not archived) episodes."""

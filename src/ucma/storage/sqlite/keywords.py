@@ -18,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from ucma.errors import ValidationError
 from ucma.storage.base import ScoredId
 from ucma.types import MemoryKind, Scope
 
@@ -46,18 +47,21 @@ def search_keywords(
     *,
     kinds: Sequence[MemoryKind] | None,
     include_archived: bool,
+    context_weight: float = 0.5,
 ) -> list[ScoredId]:
     expression = match_expression(terms)
     if expression is None or k <= 0:
         return []
+    if not 0.0 <= context_weight <= 10.0:
+        raise ValidationError(f"context_weight must be in [0, 10], got {context_weight}")
     sql = [
         """
-        SELECT m.id, -bm25(memories_fts) AS score
+        SELECT m.id, -bm25(memories_fts, 1.0, ?) AS score
         FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
         WHERE memories_fts MATCH ? AND m.user_id = ? AND m.agent_id = ?
         """
     ]
-    params: list[object] = [expression, scope.user_id, scope.agent_id]
+    params: list[object] = [float(context_weight), expression, scope.user_id, scope.agent_id]
     if not include_archived:
         sql.append("AND m.archived_at IS NULL")
     if kinds is not None:
@@ -68,4 +72,6 @@ def search_keywords(
         params.extend(values)
     sql.append("ORDER BY score DESC, m.seq LIMIT ?")
     params.append(k)
-    return [(memory_id, float(score)) for memory_id, score in conn.execute(" ".join(sql), params)]
+    rows = conn.execute(" ".join(sql), params)
+    # A match only in a zero-weight field scores 0: not a match for the caller.
+    return [(memory_id, float(score)) for memory_id, score in rows if score > 0]

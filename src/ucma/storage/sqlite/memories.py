@@ -72,16 +72,24 @@ class MemoryRows:
         self.dimension = dimension
 
     def insert(
-        self, conn: sqlite3.Connection, records: Sequence[MemoryRecord], matrix: np.ndarray
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[MemoryRecord],
+        matrix: np.ndarray,
+        contexts: Sequence[str] | None = None,
     ) -> list[int]:
         """Write common rows, vectors and graph nodes; returns each record's ``seq``.
+
+        ``contexts`` fills the secondary keyword field (see ``search_context``).
 
         Seqs are assigned here, under the write lock, as the next values of the
         table's AUTOINCREMENT counter, so executemany needs no per-row round trip.
         """
         first = conn.execute(_LAST_SEQ).fetchone()[0] + 1
         seqs = list(range(first, first + len(records)))
-        conn.executemany(INSERT_MEMORY, map(memory_row, records, seqs))
+        conn.executemany(
+            INSERT_MEMORY, map(memory_row, records, seqs, contexts or [""] * len(records))
+        )
         conn.executemany(_INSERT_VECTOR, ((seq, matrix[i].tobytes()) for i, seq in enumerate(seqs)))
         conn.executemany(_INSERT_NODE, ((record.id,) for record in records))
 

@@ -264,3 +264,82 @@ def create_initial_schema(conn: sqlite3.Connection) -> None:
     """Every table, index and trigger of the first release."""
     for statement in _INITIAL_SCHEMA:
         conn.execute(statement)
+
+
+# -- migration 5: retrieval indexes (issue 3) --------------------------------
+#
+# ``memories.search_context`` is a second, lower-weight keyword field: for an
+# episode, the preceding episode of its session and its date in words ("8 May
+# 2023"), so a reply is found by the words of the question it answers and by
+# the day it happened. ``known_participants`` is the set of names that were the
+# source of, or took part in, an episode of a scope (never shrinks: a name
+# stays recognisable after its episodes are deleted).
+
+_FTS_COLUMNS = f"""
+    CREATE VIRTUAL TABLE memories_fts USING fts5 (
+        content,
+        search_context,
+        content = 'memories',
+        content_rowid = 'seq',
+        tokenize = '{FTS_TOKENIZER}'
+    )
+"""
+_FTS_TRIGGERS = (
+    """
+    CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts (rowid, content, search_context)
+        VALUES (new.seq, new.content, new.search_context);
+    END
+    """,
+    """
+    CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content, search_context)
+        VALUES ('delete', old.seq, old.content, old.search_context);
+    END
+    """,
+    """
+    CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, search_context ON memories
+    WHEN old.content IS NOT new.content OR old.search_context IS NOT new.search_context BEGIN
+        INSERT INTO memories_fts (memories_fts, rowid, content, search_context)
+        VALUES ('delete', old.seq, old.content, old.search_context);
+        INSERT INTO memories_fts (rowid, content, search_context)
+        VALUES (new.seq, new.content, new.search_context);
+    END
+    """,
+)
+
+
+@migrations.migration(5)
+def add_retrieval_indexes(conn: sqlite3.Connection) -> None:
+    """Second keyword field (episode context) and the set of known participants."""
+    from ucma.storage.sqlite.search_context import backfill_contexts
+
+    for trigger in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.execute("DROP TABLE memories_fts")
+    conn.execute("ALTER TABLE memories ADD COLUMN search_context TEXT NOT NULL DEFAULT ''")
+    backfill_contexts(conn)
+    conn.execute(_FTS_COLUMNS)
+    for trigger in _FTS_TRIGGERS:
+        conn.execute(trigger)
+    conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+    conn.execute(
+        """
+        CREATE TABLE known_participants (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            name_key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (user_id, agent_id, name_key)
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute(
+        """
+        INSERT OR IGNORE INTO known_participants (user_id, agent_id, name_key, name)
+        SELECT t.user_id, t.agent_id, lower(trim(p.value)), trim(p.value)
+        FROM episodes t, json_each(json_insert(t.participants, '$[#]', t.source)) p
+        WHERE trim(p.value) <> ''
+        ORDER BY t.seq
+        """
+    )

@@ -1,0 +1,273 @@
+"""Retrieval quality on LoCoMo-format conversations, through the public API only.
+
+Every dialogue turn of each conversation is observed as one memory (the
+session's date as its timestamp, the speaker as its source, the turn id in
+its metadata; each conversation in its own scope). Nothing else in the file is
+ingested (no "observation", "event_summary" or "session_summary"). Then every
+question with evidence is asked through ``recall`` with the conversation's
+last session date as the reference time.
+
+Reported per system (overall = categories 1-4; category 5, adversarial, apart):
+turn-level Recall@k and hit@k for k = 1, 5, 10, 20, session-level recall@5,
+MRR, per category, and recall latency p50 / p95 with the query embedding
+included. Systems: ``ucma`` (the default pipeline) and the ablations
+``keyword`` (BM25 only), ``dense`` (vectors only) and ``rrf`` (plain RRF of
+the two, nothing else).
+
+Usage: ``python bench/locomo.py --data ../shared/data/locomo/locomo_dev.json
+[--out bench/results/locomo.json] [--systems ucma keyword dense rrf]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig
+from ucma.embeddings import Embedder, LocalEmbedder
+from ucma.engine import AsyncMemory
+
+KS = (1, 5, 10, 20)
+CATEGORIES = ("1", "2", "3", "4")
+
+SYSTEMS: dict[str, RetrievalConfig] = {
+    "ucma": RetrievalConfig(),
+    "keyword": RetrievalConfig.ablation("keyword"),
+    "dense": RetrievalConfig.ablation("dense"),
+    "rrf": RetrievalConfig.ablation("rrf"),
+}
+
+
+class MemoEmbedder(Embedder):
+    """Reuses document vectors across systems so each conversation is embedded
+    once per run; questions are never memoised, so latencies stay honest."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.documents: dict[str, np.ndarray] = {}
+        self.memoise = True
+
+    async def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        if not self.memoise:
+            return await self.inner.embed(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in self.documents]
+        if missing:
+            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
+                self.documents[text] = vector
+        return np.stack([self.documents[t] for t in texts])
+
+
+def session_time(text: str) -> float:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as epoch seconds (UTC)."""
+    parsed = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+    return parsed.replace(tzinfo=UTC).timestamp()
+
+
+def sessions(conversation: dict[str, Any]) -> list[tuple[int, float, list[dict[str, Any]]]]:
+    found = []
+    for key, turns in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if match and isinstance(turns, list) and turns:
+            number = int(match.group(1))
+            found.append((number, session_time(conversation[f"{key}_date_time"]), turns))
+    return sorted(found)
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    text = turn["text"]
+    if turn.get("blip_caption"):
+        text += f" [shares an image: {turn['blip_caption']}]"
+    return text
+
+
+def normalise_evidence(raw: Sequence[str], known: set[str]) -> list[str]:
+    """Fix the file's known glitches ("D8:6; D9:17", "D:11:26", "D30:05") and
+    drop ids that do not exist in the conversation."""
+    ids = []
+    for item in raw:
+        for part in re.split(r"[;,\s]+", item):
+            match = re.fullmatch(r"D:?(\d+):0*(\d+)", part.strip())
+            if match:
+                dia = f"D{int(match.group(1))}:{int(match.group(2))}"
+                if dia in known and dia not in ids:
+                    ids.append(dia)
+    return ids
+
+
+async def ingest(mem: AsyncMemory, sample: dict[str, Any]) -> tuple[set[str], float]:
+    scope = sample["sample_id"]
+    known: set[str] = set()
+    last = 0.0
+    for number, start, turns in sessions(sample["conversation"]):
+        items = []
+        for index, turn in enumerate(turns):
+            known.add(turn["dia_id"])
+            items.append(
+                {
+                    "content": turn_text(turn),
+                    "source": turn["speaker"],
+                    "timestamp": start + index,
+                    "session_id": f"session_{number}",
+                    "metadata": {"dia_id": turn["dia_id"]},
+                }
+            )
+        await mem.observe_many(items, user_id=scope)
+        last = max(last, start)
+    return known, last
+
+
+def score_question(ranked: list[str], evidence: list[str]) -> dict[str, float]:
+    row: dict[str, float] = {}
+    wanted = set(evidence)
+    for k in KS:
+        top = ranked[:k]
+        row[f"recall@{k}"] = len(wanted & set(top)) / len(wanted)
+        row[f"hit@{k}"] = 1.0 if wanted & set(top) else 0.0
+    sessions_wanted = {e.split(":")[0] for e in evidence}
+    sessions_top = {r.split(":")[0] for r in ranked[:5]}
+    row["session_recall@5"] = len(sessions_wanted & sessions_top) / len(sessions_wanted)
+    rank = next((i for i, r in enumerate(ranked, 1) if r in wanted), None)
+    row["mrr"] = 1.0 / rank if rank else 0.0
+    return row
+
+
+def mean_rows(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {}
+    return {key: round(statistics.fmean(r[key] for r in rows), 4) for key in rows[0]}
+
+
+async def run_system(
+    name: str,
+    retrieval: RetrievalConfig,
+    data: list[dict[str, Any]],
+    db: Path,
+    embedder: MemoEmbedder,
+    references: dict[str, float],
+    known: dict[str, set[str]],
+) -> dict[str, Any]:
+    config = UCMAConfig(
+        retrieval=retrieval,
+        embedding=replace(EmbeddingConfig(), lru_size=0, persistent_cache=False),
+    )
+    rows: dict[str, list[dict[str, float]]] = defaultdict(list)
+    latencies: list[float] = []
+    async with AsyncMemory(db, config=config, embedder=embedder) as mem:
+        for sample in data:
+            scope = sample["sample_id"]
+            for qa in sample["qa"]:
+                evidence = normalise_evidence(qa.get("evidence", []), known[scope])
+                if not evidence:
+                    continue
+                start = time.perf_counter()
+                result = await mem.recall(
+                    qa["question"], limit=20, user_id=scope, reference_time=references[scope]
+                )
+                latencies.append((time.perf_counter() - start) * 1000)
+                ranked = [h.memory.metadata.get("dia_id") for h in result.hits]
+                rows[str(qa["category"])].append(score_question([r for r in ranked if r], evidence))
+    overall = [r for c in CATEGORIES for r in rows[c]]
+    latencies.sort()
+    return {
+        "overall": mean_rows(overall),
+        "by_category": {c: mean_rows(rows[c]) for c in sorted(rows)},
+        "questions": {c: len(rows[c]) for c in sorted(rows)},
+        "latency_ms": {
+            "p50": round(statistics.median(latencies), 2),
+            "p95": round(latencies[int(0.95 * (len(latencies) - 1))], 2),
+        },
+    }
+
+
+def markdown(results: dict[str, Any]) -> str:
+    lines = [
+        "| system | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | session R@5 | MRR "
+        "| p50 ms | p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in results["systems"].items():
+        o = r["overall"]
+        lines.append(
+            f"| {name} | {o['recall@1']:.3f} | {o['recall@5']:.3f} | {o['recall@10']:.3f} | "
+            f"{o['recall@20']:.3f} | {o['hit@1']:.3f} | {o['hit@10']:.3f} | "
+            f"{o['session_recall@5']:.3f} | {o['mrr']:.3f} | {r['latency_ms']['p50']} | "
+            f"{r['latency_ms']['p95']} |"
+        )
+    lines += [
+        "",
+        "Recall@10 by category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, "
+        "5 adversarial):",
+        "",
+        "| system | 1 | 2 | 3 | 4 | 5 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in results["systems"].items():
+        cats = r["by_category"]
+        cells = [f"{cats[c]['recall@10']:.3f}" if c in cats else "-" for c in "12345"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    args = parser.parse_args()
+
+    data = json.loads(args.data.read_text())
+    embedder = MemoEmbedder(LocalEmbedder())
+    results: dict[str, Any] = {
+        "data": str(args.data),
+        "date": time.strftime("%Y-%m-%d"),
+        "systems": {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "locomo.db"
+        references: dict[str, float] = {}
+        known: dict[str, set[str]] = {}
+        start = time.perf_counter()
+        async with AsyncMemory(db, embedder=embedder) as mem:
+            for sample in data:
+                known[sample["sample_id"]], references[sample["sample_id"]] = await ingest(
+                    mem, sample
+                )
+        turns = sum(len(k) for k in known.values())
+        print(f"ingested {turns} turns in {time.perf_counter() - start:.1f}s", file=sys.stderr)
+        embedder.memoise = False
+        for name in args.systems:
+            row = await run_system(name, SYSTEMS[name], data, db, embedder, references, known)
+            results["systems"][name] = row
+            o = row["overall"]
+            print(
+                f"{name:8} R@10 {o['recall@10']:.3f} hit@1 {o['hit@1']:.3f} "
+                f"R@5 {o['recall@5']:.3f} MRR {o['mrr']:.3f} p95 {row['latency_ms']['p95']}ms",
+                file=sys.stderr,
+                flush=True,
+            )
+    table = markdown(results)
+    print(table)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(table)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,162 @@
+"""Cascading recall (seed 004): when the primary layer is not confident, ask more.
+
+``cascade`` searches the query class's primary layer; while the best result's
+confidence stays below the threshold and the depth limit allows, it searches
+the next secondary layer in seed 004's precedence with a 3k over-fetch, merges
+everything by the composite score ``0.5 * confidence + 0.3 * layer weight +
+0.2 * recency`` and keeps the top k. The path it took is returned as a
+``CascadePath`` (seed 004's ``cascade_path``).
+
+Final confidence is ``0.7 * primary + 0.3 * mean(secondary)`` (seed 004's
+composite; its worked examples print numbers no single formula reproduces, so
+the stated formula wins). A result whose final confidence is below the
+threshold carries ``low_confidence``: the caller may abstain rather than use
+weak memories. The search itself is injected, so this module is pure.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ucma.config import CascadeConfig
+from ucma.retrieval.router import Layer
+from ucma.types import Hit
+
+__all__ = ["PRECEDENCE", "CascadePath", "RecallResult", "cascade", "layer_confidence", "merge"]
+
+#: Seed 004's layer precedence for cascade selection.
+PRECEDENCE: dict[Layer, tuple[Layer, ...]] = {
+    Layer.SEMANTIC: (Layer.EPISODIC, Layer.GRAPH, Layer.PROCEDURAL),
+    Layer.EPISODIC: (Layer.SEMANTIC, Layer.GRAPH),
+    Layer.PROCEDURAL: (Layer.EPISODIC, Layer.SEMANTIC),
+    Layer.PROSPECTIVE: (Layer.PROCEDURAL, Layer.SEMANTIC),
+    Layer.GRAPH: (Layer.SEMANTIC, Layer.EPISODIC),
+    Layer.META: (Layer.SEMANTIC, Layer.GRAPH),
+    Layer.PLANNING: (Layer.SEMANTIC, Layer.PROCEDURAL),
+}
+
+Search = Callable[[Layer, int], list[Hit]]
+
+
+@dataclass(slots=True)
+class CascadePath:
+    primary_layer: str
+    primary_confidence: float
+    cascaded_to: list[str] = field(default_factory=list)
+    cascade_confidences: list[float] = field(default_factory=list)
+    final_confidence: float = 0.0
+    cascade_trigger: str = ""
+    merge_strategy: str = "none"
+    depth: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "primary_layer": self.primary_layer,
+            "primary_confidence": round(self.primary_confidence, 4),
+            "cascaded_to": list(self.cascaded_to),
+            "cascade_confidences": [round(c, 4) for c in self.cascade_confidences],
+            "final_confidence": round(self.final_confidence, 4),
+            "cascade_trigger": self.cascade_trigger,
+            "merge_strategy": self.merge_strategy,
+            "depth": self.depth,
+        }
+
+
+@dataclass(slots=True)
+class RecallResult:
+    """What ``recall`` found, how, and how sure it is.
+
+    ``low_confidence`` is True when even after the cascade the final
+    confidence is below the threshold: the hits are the best there is, not
+    good evidence, and a caller may prefer to say it does not know.
+    """
+
+    query: str
+    query_class: str
+    hits: list[Hit]
+    cascade_path: CascadePath
+    low_confidence: bool
+    explanation: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> float:
+        return self.cascade_path.final_confidence
+
+
+def layer_confidence(hits: Sequence[Hit]) -> float:
+    """A layer's confidence: its best result's overall confidence (0 when empty)."""
+    if not hits or hits[0].confidence is None:
+        return 0.0
+    return max(h.confidence.overall for h in hits if h.confidence is not None)
+
+
+def _composite(hit: Hit, weight: float) -> float:
+    conf = hit.confidence
+    overall = conf.overall if conf is not None else 0.0
+    recency = conf.recency if conf is not None else 0.5
+    return 0.5 * overall + 0.3 * weight + 0.2 * recency
+
+
+def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:
+    """Seed 004's merge: every result scored by the composite of its confidence,
+    its layer's weight and its recency; each memory once (its best); top k.
+    The first pool keeps its own order ahead of equal composites."""
+    best: dict[str, tuple[float, int, Hit]] = {}
+    order = 0
+    for weight, hits in pools:
+        for hit in hits:
+            score = _composite(hit, weight)
+            current = best.get(hit.id)
+            if current is None or score > current[0]:
+                best[hit.id] = (score, order, hit)
+            order += 1
+    ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))
+    merged = []
+    for score, _, hit in ranked[:k]:
+        hit.score = score
+        merged.append(hit)
+    return merged
+
+
+def cascade(
+    search: Search,
+    primary: Layer,
+    k: int,
+    *,
+    enabled: bool,
+    threshold: float,
+    max_depth: int,
+    config: CascadeConfig,
+) -> tuple[list[Hit], CascadePath]:
+    """Search ``primary``, then cascade as the module docstring describes."""
+    hits = search(primary, k)
+    primary_confidence = layer_confidence(hits)
+    path = CascadePath(primary.value, primary_confidence, final_confidence=primary_confidence)
+    if not enabled:
+        path.cascade_trigger = "cascade disabled"
+        return hits, path
+    if primary_confidence >= threshold:
+        path.cascade_trigger = f"confidence {primary_confidence:.2f} >= threshold {threshold:.2f}"
+        return hits, path
+    path.cascade_trigger = f"confidence {primary_confidence:.2f} < threshold {threshold:.2f}"
+    pools: list[tuple[float, Sequence[Hit]]] = [(1.0, hits)]
+    weights = config.secondary_layer_weights
+    secondaries = PRECEDENCE[primary][:max_depth]
+    merged = hits
+    for depth, layer in enumerate(secondaries, start=1):
+        found = search(layer, k * config.overfetch_factor)
+        path.cascaded_to.append(layer.value)
+        path.cascade_confidences.append(layer_confidence(found))
+        pools.append((weights[min(depth - 1, len(weights) - 1)], found))
+        merged = merge(pools, k)
+        path.depth = depth
+        path.final_confidence = (
+            config.primary_weight * primary_confidence
+            + config.secondary_weight * statistics.fmean(path.cascade_confidences)
+        )
+        path.merge_strategy = "confidence_weighted"
+        if path.final_confidence >= threshold:
+            break
+    return merged, path

@@ -1,0 +1,146 @@
+"""One recall, end to end on the storage thread: anchor, cascade, review, explanation.
+
+The engine validates the call, builds the ``QueryPlan`` and embeds the query
+(and a time anchor's event phrase); ``run_recall`` does the rest in one pass
+over the storage: resolves "before/after/during <event>" to a time range by
+finding the event, runs the cascade over the layers, records the retrieval as
+a review of what it returned, and explains what it did.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from ucma.config import UCMAConfig
+from ucma.retrieval.cascade import RecallResult, cascade
+from ucma.retrieval.retriever import Retriever, record_access
+from ucma.retrieval.router import Layer, QueryPlan
+from ucma.retrieval.terms import keyword_terms
+from ucma.storage.base import Storage
+from ucma.types import MemoryKind, Scope
+
+__all__ = ["RecallRequest", "run_recall"]
+
+_DAY = 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRequest:
+    limit: int
+    cascade: bool
+    threshold: float
+    max_depth: int
+    include_graph_neighbors: bool = True
+    min_importance: float = 0.0
+    layer: Layer | None = None
+    explain: bool = False
+
+
+def _resolve_anchor(
+    retriever: Retriever, scope: Scope, plan: QueryPlan, anchor_vector: np.ndarray | None
+) -> QueryPlan:
+    """Turn "before the trip" into a time range around the best-matching episode."""
+    anchor = plan.time_anchor
+    if anchor is None or plan.time_range is not None:
+        return plan
+    probe = dataclasses.replace(
+        plan,
+        terms=keyword_terms(anchor.event),
+        entities=[],
+        tags=[],
+        time_range=None,
+        time_anchor=None,
+        kinds=(MemoryKind.EPISODIC,),
+    )
+    found = retriever.search(
+        scope, probe, anchor_vector, layer=Layer.EPISODIC, limit=1, include_graph_neighbors=False
+    )
+    if not found:
+        return plan
+    moment = found[0].memory.timestamp  # type: ignore[attr-defined]
+    if anchor.relation == "before":
+        window = (0.0, moment)
+    elif anchor.relation == "after":
+        window = (moment, max(moment, plan.reference_time))
+    else:
+        window = (moment - _DAY, moment + _DAY)
+    return dataclasses.replace(plan, time_range=window)
+
+
+def run_recall(
+    storage: Storage,
+    config: UCMAConfig,
+    scope: Scope,
+    plan: QueryPlan,
+    vector: np.ndarray | None,
+    request: RecallRequest,
+    *,
+    now: float,
+    anchor_vector: np.ndarray | None = None,
+) -> RecallResult:
+    retriever = Retriever(storage, config)
+    plan = _resolve_anchor(retriever, scope, plan, anchor_vector)
+
+    def search(layer: Layer, k: int):  # type: ignore[no-untyped-def]
+        return retriever.search(
+            scope,
+            plan,
+            vector,
+            layer=layer,
+            limit=k,
+            include_graph_neighbors=request.include_graph_neighbors,
+            min_importance=request.min_importance,
+        )
+
+    primary = request.layer or plan.layer
+    hits, path = cascade(
+        search,
+        primary,
+        request.limit,
+        enabled=request.cascade,
+        threshold=request.threshold,
+        max_depth=request.max_depth,
+        config=config.cascade,
+    )
+    if config.retrieval.reinforce_on_retrieval and hits:
+        record_access(
+            storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
+        )
+    explanation: dict[str, object] = {}
+    if request.explain:
+        explanation = {
+            "query_class": plan.query_class.value,
+            "mode": plan.mode.value,
+            "primary_layer": primary.value,
+            "terms": plan.terms,
+            "entities": plan.entities,
+            "tags": plan.tags,
+            "time_range": list(plan.time_range) if plan.time_range else None,
+            "time_anchor": dataclasses.asdict(plan.time_anchor) if plan.time_anchor else None,
+            "reference_time": plan.reference_time,
+            "fusion": config.retrieval.fusion,
+            "ranking": config.retrieval.ranking,
+            "channel_weights": dict(config.retrieval.channel_weights),
+            "hits": [
+                {
+                    "id": h.id,
+                    "layer": h.layer,
+                    "score": h.score,
+                    "relevance": h.relevance,
+                    "channels": dict(h.channels),
+                    "confidence": h.confidence.to_dict() if h.confidence else None,
+                }
+                for h in hits
+            ],
+        }
+    return RecallResult(
+        query=plan.text,
+        query_class=plan.query_class.value,
+        hits=hits,
+        cascade_path=path,
+        low_confidence=path.final_confidence < request.threshold,
+        explanation=explanation,
+    )
