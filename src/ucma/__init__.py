@@ -12,6 +12,14 @@
 import importlib.metadata
 
 from ucma.config import UCMAConfig
+from ucma.conflicts import (
+    Answer,
+    FactAssertion,
+    FactList,
+    PredicateRegistry,
+    SourceOfTruth,
+    SQLSourceOfTruth,
+)
 from ucma.engine import AsyncMemory
 from ucma.errors import (
     ConfigError,
@@ -20,6 +28,7 @@ from ucma.errors import (
     NotFoundError,
     ProviderError,
     ScopeError,
+    SourceOfTruthError,
     StorageError,
     UCMAError,
     UserError,
@@ -27,8 +36,12 @@ from ucma.errors import (
 )
 from ucma.sync import Memory
 from ucma.types import (
+    Conflict,
+    ConflictStatus,
+    ConflictType,
     Episode,
     Fact,
+    FactStatus,
     GraphEdge,
     Hit,
     Learning,
@@ -41,6 +54,8 @@ from ucma.types import (
     ProcedureStep,
     Provenance,
     QueryMode,
+    ResolutionStrategy,
+    ReviewFlag,
     Scope,
     Tier,
 )
@@ -51,11 +66,18 @@ except importlib.metadata.PackageNotFoundError:  # a source tree that was not in
     __version__ = "0.0.0"
 
 __all__ = [
+    "Answer",
     "AsyncMemory",
     "ConfigError",
+    "Conflict",
+    "ConflictStatus",
+    "ConflictType",
     "EmbeddingError",
     "Episode",
     "Fact",
+    "FactAssertion",
+    "FactList",
+    "FactStatus",
     "GraphEdge",
     "Hit",
     "Learning",
@@ -66,14 +88,20 @@ __all__ = [
     "MigrationError",
     "NotFoundError",
     "Observation",
+    "PredicateRegistry",
     "Procedure",
     "ProcedureStatus",
     "ProcedureStep",
     "Provenance",
     "ProviderError",
     "QueryMode",
+    "ResolutionStrategy",
+    "ReviewFlag",
+    "SQLSourceOfTruth",
     "Scope",
     "ScopeError",
+    "SourceOfTruth",
+    "SourceOfTruthError",
     "StorageError",
     "Tier",
     "UCMAConfig",

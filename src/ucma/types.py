@@ -14,6 +14,7 @@ store returns fresh copies, so mutating one never changes stored state.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -477,7 +478,18 @@ class Conflict:
         }
         if self.options:
             data["options"] = list(self.options)
+        if self.status is ConflictStatus.PENDING:
+            # Seed 002 example 3: each option's confidence and why the user is asked.
+            data["context"] = {
+                f"{_slug(self.existing_value)}_confidence": self.existing_confidence,
+                f"{_slug(self.new_value)}_confidence": self.new_confidence,
+                "note": self.explanation,
+            }
         return data
+
+
+def _slug(value: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", value.lower()).strip("_") or "value"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,6 @@ exactly 0.2 (not above the threshold) as a person would read it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ucma.config import ConflictConfig
@@ -37,7 +36,6 @@ __all__ = [
     "Belief",
     "Decision",
     "Side",
-    "ask_user_context",
     "decide_memory_vs_db",
     "decide_value_mismatch",
 ]
@@ -176,9 +174,10 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
         None,
         None,
         1.0,
-        "Ambiguous conflict - need user input: "
-        f"{days:.0f} days apart, confidence {existing.confidence:.2f} vs {new.confidence:.2f}, "
-        f"reinforcement {existing.reinforcement_count} vs {new.reinforcement_count}",
+        "Ambiguous conflict - need user input: both recent "
+        f"({days:.0f} days apart), similar confidence ({existing.confidence:.2f} vs "
+        f"{new.confidence:.2f}), similar reinforcement ({existing.reinforcement_count} vs "
+        f"{new.reinforcement_count})",
     )
 
 
@@ -206,20 +205,3 @@ def decide_memory_vs_db(memory: Belief, db_value: str, config: ConflictConfig) -
         config.conflict_decay_factor,
         TRUST_DB_EXPLANATION,
     )
-
-
-def ask_user_context(existing: Belief, new: Belief, config: ConflictConfig) -> dict[str, object]:
-    """Seed 002 example 3's ``context``: each option's confidence and a note."""
-    days = abs(new.observed_at - existing.observed_at) / _DAY
-    age = "Both recent" if days <= config.temporal_threshold_days else "Far apart in time"
-    similar = _gap(existing.confidence, new.confidence) <= config.confidence_threshold
-    note = f"{age}, {'similar' if similar else 'different'} confidence"
-    return {
-        f"{_slug(existing.value)}_confidence": existing.confidence,
-        f"{_slug(new.value)}_confidence": new.confidence,
-        "note": note,
-    }
-
-
-def _slug(value: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "_", value.lower()).strip("_") or "value"

@@ -10,8 +10,11 @@ Seed 001's multi-factor formula scores each candidate as a weighted sum of
 - retention: the Ebbinghaus retention of the memory now; unknown counts as 0.5.
 
 The weights come from ``RetrievalConfig`` and sum to 1, so the score is in
-[0, 1] too. Seed 003's and seed 004's formulas join this module as further
-presets of the same stage.
+[0, 1] too. ``review_weight`` then down-weights memories whose premise changed
+(flagged for review) and superseded facts: their score is multiplied by
+``ConflictConfig.review_rank_factor`` (seed 002 dependency invalidation).
+Seed 003's and seed 004's formulas join this module as further presets of
+the same stage.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 
 from ucma.config import RetrievalConfig
 
-__all__ = ["RankFactors", "recency", "seed001_score"]
+__all__ = ["RankFactors", "recency", "review_weight", "seed001_score"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,11 @@ def seed001_score(factors: RankFactors, config: RetrievalConfig) -> float:
         + config.weight_recency * recency(factors.age_days, config.recency_halflife_days)
         + config.weight_retention * _unit(retention)
     )
+
+
+def review_weight(score: float, needs_review: bool, factor: float) -> float:
+    """``score`` times ``factor`` for a memory flagged for review, else unchanged."""
+    return score * factor if needs_review else score
 
 
 def _unit(value: float) -> float:

@@ -37,10 +37,19 @@ import numpy as np
 from ucma.config import UCMAConfig
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
-from ucma.retrieval.ranking import RankFactors, seed001_score
+from ucma.retrieval.ranking import RankFactors, review_weight, seed001_score
 from ucma.retrieval.router import QueryPlan
 from ucma.storage.base import Storage
-from ucma.types import Episode, Hit, MemoryKind, MemoryRecord, QueryMode, RetentionInfo, Scope
+from ucma.types import (
+    Episode,
+    Fact,
+    Hit,
+    MemoryKind,
+    MemoryRecord,
+    QueryMode,
+    RetentionInfo,
+    Scope,
+)
 
 __all__ = ["Retriever", "record_access"]
 
@@ -235,6 +244,7 @@ class Retriever:
         min_importance: float,
     ) -> list[Hit]:
         states = self._storage.retention.get_many(scope, list(relevance))
+        flagged = self._storage.conflicts.flagged(scope, list(relevance))
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -252,14 +262,17 @@ class Retriever:
                 ),
             )
             cand = candidates[memory_id]
+            stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
+            score = seed001_score(factors, self._config.retrieval)
             hits.append(
                 Hit(
                     memory=record,
-                    score=seed001_score(factors, self._config.retrieval),
+                    score=review_weight(score, stale, self._config.conflicts.review_rank_factor),
                     relevance=rel,
                     source=cand.source,
                     graph_distance=cand.graph_distance,
                     channels=dict(cand.channels),
+                    needs_review=stale,
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.memory.id))
