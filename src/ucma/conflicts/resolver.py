@@ -172,6 +172,15 @@ class ConflictResolver:
             return
         decision = decide(belief(existing), belief(new), self.config)
         if decision.asks_user:
+            # Still undecided: the question shown to the user carries today's confidences.
+            refreshed = dataclasses.replace(
+                conflict,
+                existing_confidence=existing.confidence,
+                new_confidence=new.confidence,
+                explanation=decision.rationale,
+            )
+            storage.conflicts.update(refreshed)
+            result.conflicts.append(refreshed)
             return
         updated = dataclasses.replace(
             conflict,

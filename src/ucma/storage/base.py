@@ -362,7 +362,8 @@ class ConflictStore(ABC):
     def update(self, conflict: Conflict) -> None:
         """Persist the resolution fields of an existing conflict (strategy,
         action, chosen value, explanation, status, resolution time and author,
-        options). NotFoundError if the id is unknown in its scope."""
+        options, and both confidences, which a pending conflict keeps current).
+        NotFoundError if the id is unknown in its scope."""
 
     @abstractmethod
     def get(self, scope: Scope, conflict_id: str) -> Conflict | None: ...

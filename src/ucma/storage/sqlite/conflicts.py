@@ -41,7 +41,8 @@ INSERT INTO conflicts (
 """
 _UPDATE = """
 UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, explanation = ?,
-    status = ?, resolved_at = ?, resolved_by = ?, options = ?
+    status = ?, resolved_at = ?, resolved_by = ?, options = ?, existing_confidence = ?,
+    new_confidence = ?
 WHERE id = ? AND user_id = ? AND agent_id = ?
 """
 _FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
@@ -145,6 +146,8 @@ class SQLiteConflictStore(ConflictStore):
             optional_real(conflict.resolved_at, "resolved_at"),
             conflict.resolved_by,
             dumps(list(conflict.options), "options"),
+            real(conflict.existing_confidence, "existing_confidence"),
+            real(conflict.new_confidence, "new_confidence"),
             conflict.id,
             conflict.user_id,
             conflict.agent_id,
