@@ -481,7 +481,7 @@ class AsyncMemory:
         self,
         storage: Storage,
         scope: Scope,
-        record: Learning | Procedure | Fact,
+        record: Learning | Procedure,
         vector: np.ndarray,
         edges: Sequence[GraphEdge],
         must_exist: Sequence[str],
@@ -495,10 +495,8 @@ class AsyncMemory:
         with storage.transaction():
             if isinstance(record, Learning):
                 storage.learnings.add(record, vector)
-            elif isinstance(record, Procedure):
-                storage.procedures.add(record, vector)
             else:
-                storage.facts.add(record, vector)
+                storage.procedures.add(record, vector)
             storage.retention.put_many(scope, [_initial_retention(record, now)])
             if edges:
                 storage.graph.add_edges(scope, edges)
@@ -698,7 +696,7 @@ class AsyncMemory:
                 fact.id,
                 source.name,
                 value,
-                _source_fact(scope, fact, source.name, value, text, now, self.config),
+                self._resolver.source_fact(scope, fact, source.name, value, text, now),
                 vectors[i],
             )
             for i, ((fact, source, value), text) in enumerate(zip(wrong, texts, strict=True))
@@ -1001,7 +999,9 @@ class AsyncMemory:
             detected = await self._reconcile(scope, facts)
             if detected:
                 facts = await self._run(read)
-        conflicts = await self._run(self._touching, storage, scope, facts, moment, detected)
+        conflicts = await self._run(
+            self._resolver.touching, storage, scope, facts, moment, detected
+        )
         return FactList(facts, conflicts)
 
     async def fact_history(
@@ -1020,21 +1020,8 @@ class AsyncMemory:
         pred = check_content(predicate, limits, "predicate").strip()
         storage = await self._ready()
         facts = await self._run(storage.facts.history, scope, subj, pred)
-        conflicts = await self._run(self._touching, storage, scope, facts, None, [])
+        conflicts = await self._run(self._resolver.touching, storage, scope, facts, None, [])
         return FactList(facts, conflicts)
-
-    @staticmethod
-    def _touching(
-        storage: Storage,
-        scope: Scope,
-        facts: Sequence[Fact],
-        moment: float | None,
-        detected: Sequence[Conflict],
-    ) -> list[Conflict]:
-        found = {c.id: c for c in storage.conflicts.involving(scope, [f.id for f in facts])}
-        found.update((c.id, c) for c in detected)
-        listed = sorted(found.values(), key=lambda c: (c.detected_at, c.id))
-        return [c for c in listed if moment is None or c.detected_at <= moment]
 
     async def conflicts(
         self,
@@ -1120,14 +1107,14 @@ class AsyncMemory:
         )
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        gather = functools.partial(self._answer_facts, storage, scope, hits)
+        gather = functools.partial(self._resolver.current_facts, storage, scope, hits)
         facts = await self._run(gather)
         detected = await self._reconcile(scope, facts) if self._sources else []
         if detected:
             facts = await self._run(gather)
 
         def context() -> tuple[list[Conflict], dict[str, ReviewFlag]]:
-            conflicts = self._touching(storage, scope, facts, None, detected)
+            conflicts = self._resolver.touching(storage, scope, facts, None, detected)
             ids = [h.id for h in hits] + [f.id for f in facts]
             return conflicts, storage.conflicts.flagged(scope, ids)
 
@@ -1147,21 +1134,6 @@ class AsyncMemory:
             result.confidence,
         )
         return result
-
-    def _answer_facts(self, storage: Storage, scope: Scope, hits: Sequence[Hit]) -> list[Fact]:
-        """Current facts behind the retrieved ones: a superseded fact of a
-        functional predicate is replaced by the value(s) now held."""
-        found: dict[str, Fact] = {}
-        for hit in hits:
-            if not isinstance(hit.memory, Fact):
-                continue
-            fact = storage.facts.get(scope, hit.id) or hit.memory
-            if self.predicates.is_functional(fact.predicate):
-                for current in storage.facts.current(scope, fact.subject, fact.predicate):
-                    found.setdefault(current.id, current)
-            elif fact.is_current:
-                found.setdefault(fact.id, fact)
-        return list(found.values())
 
     async def traverse(
         self,
@@ -1419,31 +1391,6 @@ class _Prepared:
 
 def _initial_retention(record: MemoryRecord, now: float) -> RetentionInfo:
     return RetentionInfo(record.id, initial_stability(record.temporal_level), now, 0)
-
-
-def _source_fact(
-    scope: Scope, memory: Fact, source: str, value: str, text: str, now: float, config: UCMAConfig
-) -> Fact:
-    """The fact recording a source of truth's value, replacing ``memory``'s."""
-    return Fact(
-        id=fact_id_for(scope, memory.subject, memory.predicate, value),
-        user_id=scope.user_id,
-        agent_id=scope.agent_id,
-        content=text,
-        provenance=Provenance.OBSERVED,
-        temporal_level=memory.temporal_level,
-        base_salience=memory.base_salience,
-        created_at=now,
-        updated_at=now,
-        metadata={"source_of_truth": source},
-        subject=memory.subject,
-        predicate=memory.predicate,
-        object=value,
-        confidence=config.conflicts.source_confidence,
-        last_verified=now,
-        valid_from=now,
-        recorded_at=now,
-    )
 
 
 def _embedder_from_config(config: UCMAConfig) -> Embedder:

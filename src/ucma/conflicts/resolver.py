@@ -45,9 +45,12 @@ from ucma.types import (
     Fact,
     FactStatus,
     GraphEdge,
+    Hit,
+    Provenance,
     RetentionInfo,
     ReviewFlag,
     Scope,
+    fact_id_for,
 )
 
 __all__ = ["ConflictResolver", "SourceMismatch", "belief"]
@@ -290,6 +293,62 @@ class ConflictResolver:
                 self._apply(storage, scope, conflict, decision, now, result)
                 self._retire_pending(storage, scope, [memory.id], now, result)
         return result
+
+    # -- reads ---------------------------------------------------------------------
+
+    @staticmethod
+    def touching(
+        storage: Storage,
+        scope: Scope,
+        facts: Sequence[Fact],
+        moment: float | None,
+        detected: Sequence[Conflict],
+    ) -> list[Conflict]:
+        """Conflicts involving ``facts`` plus those just ``detected``, oldest
+        first; with ``moment``, only those detected by then."""
+        found = {c.id: c for c in storage.conflicts.involving(scope, [f.id for f in facts])}
+        found.update((c.id, c) for c in detected)
+        listed = sorted(found.values(), key=lambda c: (c.detected_at, c.id))
+        return [c for c in listed if moment is None or c.detected_at <= moment]
+
+    def current_facts(self, storage: Storage, scope: Scope, hits: Sequence[Hit]) -> list[Fact]:
+        """Current facts behind retrieved ones: a superseded fact of a functional
+        predicate is replaced by the value(s) now held."""
+        found: dict[str, Fact] = {}
+        for hit in hits:
+            if not isinstance(hit.memory, Fact):
+                continue
+            fact = storage.facts.get(scope, hit.id) or hit.memory
+            if self.registry.is_functional(fact.predicate):
+                for current in storage.facts.current(scope, fact.subject, fact.predicate):
+                    found.setdefault(current.id, current)
+            elif fact.is_current:
+                found.setdefault(fact.id, fact)
+        return list(found.values())
+
+    def source_fact(
+        self, scope: Scope, memory: Fact, source: str, value: str, text: str, now: float
+    ) -> Fact:
+        """The fact recording a source of truth's value, to replace ``memory``'s."""
+        return Fact(
+            id=fact_id_for(scope, memory.subject, memory.predicate, value),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            content=text,
+            provenance=Provenance.OBSERVED,
+            temporal_level=memory.temporal_level,
+            base_salience=memory.base_salience,
+            created_at=now,
+            updated_at=now,
+            metadata={"source_of_truth": source},
+            subject=memory.subject,
+            predicate=memory.predicate,
+            object=value,
+            confidence=self.config.source_confidence,
+            last_verified=now,
+            valid_from=now,
+            recorded_at=now,
+        )
 
     # -- shared steps --------------------------------------------------------------
 
