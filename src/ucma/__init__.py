@@ -12,6 +12,14 @@
 import importlib.metadata
 
 from ucma.config import UCMAConfig
+from ucma.conflicts import (
+    Answer,
+    FactAssertion,
+    FactList,
+    PredicateRegistry,
+    SourceOfTruth,
+    SQLSourceOfTruth,
+)
 from ucma.engine import AsyncMemory
 from ucma.errors import (
     ConfigError,
@@ -20,6 +28,7 @@ from ucma.errors import (
     NotFoundError,
     ProviderError,
     ScopeError,
+    SourceOfTruthError,
     StorageError,
     UCMAError,
     UserError,
@@ -30,8 +39,12 @@ from ucma.retrieval.confidence import Confidence
 from ucma.retrieval.router import Layer, QueryClass
 from ucma.sync import Memory
 from ucma.types import (
+    Conflict,
+    ConflictStatus,
+    ConflictType,
     Episode,
     Fact,
+    FactStatus,
     GraphEdge,
     Hit,
     Learning,
@@ -44,6 +57,8 @@ from ucma.types import (
     ProcedureStep,
     Provenance,
     QueryMode,
+    ResolutionStrategy,
+    ReviewFlag,
     Scope,
     Tier,
 )
@@ -54,13 +69,20 @@ except importlib.metadata.PackageNotFoundError:  # a source tree that was not in
     __version__ = "0.0.0"
 
 __all__ = [
+    "Answer",
     "AsyncMemory",
     "CascadePath",
     "Confidence",
     "ConfigError",
+    "Conflict",
+    "ConflictStatus",
+    "ConflictType",
     "EmbeddingError",
     "Episode",
     "Fact",
+    "FactAssertion",
+    "FactList",
+    "FactStatus",
     "GraphEdge",
     "Hit",
     "Layer",
@@ -72,6 +94,7 @@ __all__ = [
     "MigrationError",
     "NotFoundError",
     "Observation",
+    "PredicateRegistry",
     "Procedure",
     "ProcedureStatus",
     "ProcedureStep",
@@ -80,8 +103,13 @@ __all__ = [
     "QueryClass",
     "QueryMode",
     "RecallResult",
+    "ResolutionStrategy",
+    "ReviewFlag",
+    "SQLSourceOfTruth",
     "Scope",
     "ScopeError",
+    "SourceOfTruth",
+    "SourceOfTruthError",
     "StorageError",
     "Tier",
     "UCMAConfig",

@@ -153,7 +153,7 @@ class RetrievalConfig:
     fusion: str = "score"
     score_normalisation: str = "minmax"
     # Per-channel overrides of the normalisation ("none": the raw score clipped to [0, 1]).
-    channel_normalisation: dict[str, str] = field(default_factory=dict)
+    channel_normalisation: dict[str, str] = field(default_factory=lambda: {"dense": "none"})
     channel_weights: dict[str, float] = field(
         default_factory=lambda: {
             "dense": 0.3,
@@ -176,7 +176,9 @@ class RetrievalConfig:
     graph_expansion_min_weight: float = 0.50
     graph_expansion_discount: float = 0.7
     # Ranking preset (ranking.RANKING_PRESETS) and its parameters.
-    ranking: str = "relevance"
+    ranking: str = "salient"
+    # Strength of effective salience in the "salient" preset (0: relevance alone).
+    salience_weight: float = 0.2
     rank_pool_factor: int = 3
     weight_relevance: float = 0.40
     weight_importance: float = 0.25
@@ -264,17 +266,44 @@ class SalienceConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class ConflictConfig:
-    """Seed 002's decision-tree thresholds."""
+    """Seed 002's decision-tree thresholds, the predicate registry and review weights.
+
+    ``functional_predicates`` / ``multi_valued_predicates`` add to (and win
+    over) the built-in registry of ``ucma.conflicts.predicates``;
+    ``unknown_predicates_functional`` decides predicates neither the lists nor
+    the naming heuristic recognise (False: they never conflict, so nothing is
+    retired on a guess).
+    """
 
     temporal_threshold_days: float = 30.0
     confidence_threshold: float = 0.2
     reinforcement_threshold: int = 3
     min_confidence_for_conflict: float = 0.4
+    # memory_vs_db: the memory's confidence is multiplied by this (seed: 0.5).
     conflict_decay_factor: float = 0.5
+    # keep_highest_confidence: the loser's confidence is multiplied by this (seed: 0.8).
     loser_decay_factor: float = 0.8
+    # Confidence of a value taken from a source of truth (seed 002: new_confidence 1.0).
+    source_confidence: float = 1.0
+    functional_predicates: tuple[str, ...] = ()
+    multi_valued_predicates: tuple[str, ...] = ()
+    unknown_predicates_functional: bool = False
+    # Ranking score multiplier for memories flagged for review and for superseded facts.
+    review_rank_factor: float = 0.5
+    # How far dependency invalidation follows derived_from / supports edges.
+    review_max_hops: int = 3
 
     def __post_init__(self) -> None:
         _check(self)
+        for name in ("functional_predicates", "multi_valued_predicates"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"ConflictConfig.{name} must be a list of strings")
+            object.__setattr__(self, name, tuple(value))
+        if self.review_rank_factor > 1 or self.conflict_decay_factor > 1:
+            raise ConfigError("ConflictConfig decay and rank factors must be in [0, 1]")
+        if self.loser_decay_factor > 1 or self.source_confidence > 1:
+            raise ConfigError("ConflictConfig decay factors and confidences must be in [0, 1]")
 
 
 @dataclass(frozen=True, kw_only=True)

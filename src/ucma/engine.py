@@ -3,7 +3,9 @@
 Seed 001's controller API (observe, remember, learn, new_session, stats) plus
 the typed writes and reads a user needs (assert_fact, facts_about,
 add_procedure, record_procedure_outcome, find_procedures, get, list, delete,
-export and import). ``ucma.sync.Memory`` wraps every method one-to-one.
+export and import), and seed 002's conflict resolution (assert_fact_detailed,
+conflicts, resolve_conflict, sources of truth, answer; logic in
+``ucma.conflicts``). ``ucma.sync.Memory`` wraps every method one-to-one.
 
 Threading model: storage calls run on one dedicated worker thread (SQLite
 connections are single-writer), embeddings on the embedder's own threads, so
@@ -34,6 +36,11 @@ import numpy as np
 
 from ucma import exchange
 from ucma.config import UCMAConfig
+from ucma.conflicts.answer import Answer, compose_answer
+from ucma.conflicts.predicates import PredicateRegistry
+from ucma.conflicts.reports import FactAssertion, FactList
+from ucma.conflicts.resolver import ConflictResolver, SourceMismatch
+from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings import CachedEmbedder, Embedder, TokenCounter
 from ucma.errors import ConfigError, NotFoundError, ValidationError
 from ucma.memory.graph_maths import best_first_related, pagerank
@@ -47,6 +54,8 @@ from ucma.retrieval.recall import RecallRequest, run_recall
 from ucma.retrieval.router import Layer, route
 from ucma.storage.base import Storage
 from ucma.types import (
+    Conflict,
+    ConflictStatus,
     Episode,
     Fact,
     GraphEdge,
@@ -62,6 +71,7 @@ from ucma.types import (
     Provenance,
     QueryMode,
     RetentionInfo,
+    ReviewFlag,
     Scope,
     fact_id_for,
 )
@@ -115,9 +125,15 @@ class AsyncMemory:
         embedder: Embedder | None = None,
         storage: Storage | None = None,
         clock: Callable[[], float] = time.time,
+        sources: Sequence[SourceOfTruth] = (),
     ) -> None:
         self.path = Path(path)
         self.config = config or UCMAConfig()
+        self.predicates = PredicateRegistry.from_config(self.config.conflicts)
+        self._resolver = ConflictResolver(self.config.conflicts, self.predicates)
+        self._sources: list[SourceOfTruth] = []
+        for source in sources:
+            self.add_source_of_truth(source)
         self._default_user = user_id
         self._default_agent = agent_id
         self._clock = clock
@@ -474,7 +490,7 @@ class AsyncMemory:
         self,
         storage: Storage,
         scope: Scope,
-        record: Learning | Procedure | Fact,
+        record: Learning | Procedure,
         vector: np.ndarray,
         edges: Sequence[GraphEdge],
         must_exist: Sequence[str],
@@ -488,10 +504,8 @@ class AsyncMemory:
         with storage.transaction():
             if isinstance(record, Learning):
                 storage.learnings.add(record, vector)
-            elif isinstance(record, Procedure):
-                storage.procedures.add(record, vector)
             else:
-                storage.facts.add(record, vector)
+                storage.procedures.add(record, vector)
             storage.retention.put_many(scope, [_initial_retention(record, now)])
             if edges:
                 storage.graph.add_edges(scope, edges)
@@ -512,11 +526,55 @@ class AsyncMemory:
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Fact:
-        """Assert a subject-predicate-object fact.
+        """Assert a subject-predicate-object fact; returns the fact as stored.
 
-        The same triple in the same scope always maps to the same id, so a
-        repeat reinforces the stored fact (confidence +0.05, sources merged)
-        instead of duplicating it. Source episodes get ``derived_from`` edges.
+        Same contract as ``assert_fact_detailed``, which also returns the
+        conflicts the write detected; here they are recorded (see
+        ``conflicts``) and reflected in the returned fact's ``status``.
+        """
+        result = await self.assert_fact_detailed(
+            subject,
+            predicate,
+            object,
+            confidence=confidence,
+            source_episode_ids=source_episode_ids,
+            provenance=provenance,
+            valid_from=valid_from,
+            valid_until=valid_until,
+            content=content,
+            metadata=metadata,
+            user_id=user_id,
+            agent_id=agent_id,
+        )
+        return result.fact
+
+    async def assert_fact_detailed(
+        self,
+        subject: str,
+        predicate: str,
+        object: str,  # noqa: A002 - the triple's own word
+        *,
+        confidence: float = 0.8,
+        source_episode_ids: Sequence[str] = (),
+        provenance: Provenance | str = Provenance.USER_STATED,
+        valid_from: float | None = None,
+        valid_until: float | None = None,
+        content: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> FactAssertion:
+        """Assert a fact and report what it changed (seed 002).
+
+        The same current triple in a scope is one fact: a repeat reinforces it
+        (confidence +0.05, sources merged) and re-runs the decision tree on
+        any conflict waiting for the user. A new value for a functional
+        predicate (``self.predicates``) that already holds another current
+        value is a conflict, resolved by the tree and recorded; the loser is
+        superseded or conflicted, keeps its row and points to the winner, and
+        memories derived from it are flagged for review. ``valid_from``
+        (default now) is when the value became true; the tree compares these
+        times. Source episodes get ``derived_from`` edges.
         """
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
@@ -538,24 +596,15 @@ class AsyncMemory:
             else (f"{subj} {pred.replace('_', ' ')} {obj}")
         )
         meta = check_metadata(metadata, limits)
-        fact_id = fact_id_for(scope, subj, pred, obj)
         storage = await self._ready()
         now = self._clock()
-        existing = await self._run(storage.facts.get, scope, fact_id)
-        weight = self.config.graph.evidence_edge_weight
-        edges = [GraphEdge(fact_id, s, "derived_from", weight, now) for s in sources]
-        if existing is not None:
-            fact = existing.reinforced(sources, now)
-            await self._run(self._update_fact, storage, scope, fact, edges, sources)
-            return fact
-        level = select_temporal_level(text, "fact")
         fact = Fact(
-            id=fact_id,
+            id=fact_id_for(scope, subj, pred, obj),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             content=text,
             provenance=prov,
-            temporal_level=level,
+            temporal_level=select_temporal_level(text, "fact"),
             base_salience=initial_salience(text, prov.value, conf),
             created_at=now,
             updated_at=now,
@@ -568,28 +617,105 @@ class AsyncMemory:
             last_verified=now,
             valid_from=start if start is not None else now,
             valid_until=end,
+            recorded_at=now,
         )
-        [vector] = await self._embed([text])
-        await self._run(self._write_typed, storage, scope, fact, vector, edges, sources, now)
-        logger.info("assert_fact: %s %s %s (%s)", subj, pred, obj, fact_id)
-        return fact
+        [vector] = await self._embed([text])  # a cache hit when the fact is reinforced
+        result = await self._run(
+            self._resolver.assert_fact,
+            storage,
+            scope,
+            fact,
+            vector,
+            sources,
+            self.config.graph.evidence_edge_weight,
+            _initial_retention(fact, now),
+            now,
+        )
+        logger.info(
+            "assert_fact: %s %s %s (%s, %d conflicts)",
+            subj,
+            pred,
+            obj,
+            result.fact.id,
+            len(result.conflicts),
+        )
+        return result
 
-    @staticmethod
-    def _update_fact(
-        storage: Storage,
-        scope: Scope,
-        fact: Fact,
-        edges: Sequence[GraphEdge],
-        sources: Sequence[str],
-    ) -> None:
-        found = storage.memories.get_many(scope, list(sources))
-        for memory_id in sources:
-            if memory_id not in found:
-                raise NotFoundError("memory", memory_id)
-        with storage.transaction():
-            storage.facts.update(fact)
-            if edges:
-                storage.graph.add_edges(scope, edges)
+    async def resolve_conflict(
+        self,
+        conflict_id: str,
+        chosen_value: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> FactAssertion:
+        """Apply the user's answer to a pending (ask_user) conflict: the chosen
+        value's fact is reinforced, the other superseded, and the conflict is
+        recorded as ``user_resolved``. NotFoundError for an unknown id;
+        ValidationError if it is not pending or the value is not an option."""
+        scope = self._scope(user_id, agent_id)
+        cid = check_id(conflict_id, "conflict_id")
+        value = check_content(chosen_value, self.config.limits, "chosen_value").strip()
+        storage = await self._ready()
+        now = self._clock()
+        result = await self._run(self._resolver.resolve, storage, scope, cid, value, now)
+        logger.info("resolve_conflict: %s -> %r", cid, value)
+        return result
+
+    def add_source_of_truth(self, source: SourceOfTruth) -> None:
+        """Register an authority whose values win over memory on reads (seed 002)."""
+        if not isinstance(source, SourceOfTruth):
+            raise ValidationError(
+                f"a source of truth must be a SourceOfTruth, got {type(source).__name__}"
+            )
+        self._sources.append(source)
+
+    async def _reconcile(self, scope: Scope, facts: Sequence[Fact]) -> list[Conflict]:
+        """Check current facts against the sources of truth; record memory_vs_db
+        conflicts for mismatches (the source's value is used). Returns them."""
+        covered: list[tuple[Fact, SourceOfTruth]] = []
+        for fact in facts:
+            source = next(
+                (
+                    s
+                    for s in self._sources
+                    if fact.is_current and s.covers(fact.subject, fact.predicate)
+                ),
+                None,
+            )
+            if source is not None:
+                covered.append((fact, source))
+        if not covered:
+            return []
+        values = await asyncio.to_thread(
+            lambda: [source.lookup(fact.subject, fact.predicate) for fact, source in covered]
+        )
+        wrong = [
+            (fact, source, value)
+            for (fact, source), value in zip(covered, values, strict=True)
+            if value is not None and value.strip().lower() != fact.object.strip().lower()
+        ]
+        if not wrong:
+            return []
+        now = self._clock()
+        texts = [f"{f.subject} {f.predicate.replace('_', ' ')} {v}" for f, _, v in wrong]
+        vectors = await self._embed(texts)
+        mismatches = [
+            SourceMismatch(
+                fact.id,
+                source.name,
+                value,
+                self._resolver.source_fact(scope, fact, source.name, value, text, now),
+                vectors[i],
+            )
+            for i, ((fact, source, value), text) in enumerate(zip(wrong, texts, strict=True))
+        ]
+        storage = await self._ready()
+        retention = RetentionInfo("", initial_stability(1), now, 0)
+        result = await self._run(
+            self._resolver.apply_sources, storage, scope, mismatches, retention, now
+        )
+        return result.conflicts if result is not None else []
 
     async def add_procedure(
         self,
@@ -930,13 +1056,173 @@ class AsyncMemory:
         )
 
     async def facts_about(
-        self, entity: str, *, user_id: str | None = None, agent_id: str | None = None
-    ) -> list[Fact]:
-        """Facts with ``entity`` as subject or object (case-insensitive)."""
+        self,
+        entity: str,
+        *,
+        as_of: float | None = None,
+        include_history: bool = False,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> FactList:
+        """Facts with ``entity`` as subject or object (case-insensitive).
+
+        By default the current beliefs, checked against the sources of truth
+        (a mismatch is recorded as a memory_vs_db conflict and the source's
+        value is returned). ``as_of`` (epoch seconds, record time) returns what
+        memory believed at that moment; ``include_history`` every version.
+        The result is a list that also carries ``.conflicts``: every conflict
+        touching the returned facts (up to ``as_of`` when given).
+        """
         scope = self._scope(user_id, agent_id)
         name = check_content(entity, self.config.limits, "entity").strip()
+        moment = check_timestamp(as_of, "as_of") if as_of is not None else None
+        if moment is not None and include_history:
+            raise ValidationError("as_of and include_history cannot be combined")
         storage = await self._ready()
-        return await self._run(storage.facts.about, scope, name)
+        read = functools.partial(
+            storage.facts.about, scope, name, as_of=moment, include_superseded=include_history
+        )
+        facts = await self._run(read)
+        detected: list[Conflict] = []
+        if moment is None and self._sources:
+            detected = await self._reconcile(scope, facts)
+            if detected:
+                facts = await self._run(read)
+        conflicts = await self._run(
+            self._resolver.touching, storage, scope, facts, moment, detected
+        )
+        return FactList(facts, conflicts)
+
+    async def fact_history(
+        self,
+        subject: str,
+        predicate: str,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> FactList:
+        """Every version of (subject, predicate) in record-time order, superseded
+        and conflicted ones included, with the conflicts between them."""
+        scope = self._scope(user_id, agent_id)
+        limits = self.config.limits
+        subj = check_content(subject, limits, "subject").strip()
+        pred = check_content(predicate, limits, "predicate").strip()
+        storage = await self._ready()
+        facts = await self._run(storage.facts.history, scope, subj, pred)
+        conflicts = await self._run(self._resolver.touching, storage, scope, facts, None, [])
+        return FactList(facts, conflicts)
+
+    async def conflicts(
+        self,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        status: ConflictStatus | str | None = None,
+        limit: int = 100,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Conflict]:
+        """Recorded conflicts, newest first; filter by subject, predicate or
+        status ("pending" lists what waits for the user)."""
+        scope = self._scope(user_id, agent_id)
+        limits = self.config.limits
+        storage = await self._ready()
+        return await self._run(
+            storage.conflicts.list,
+            scope,
+            subject=check_content(subject, limits, "subject") if subject is not None else None,
+            predicate=(
+                check_content(predicate, limits, "predicate") if predicate is not None else None
+            ),
+            status=_enum(ConflictStatus, status, "status") if status is not None else None,
+            limit=check_limit(limit, 10_000),
+        )
+
+    async def review_flags(
+        self,
+        *,
+        include_cleared: bool = False,
+        limit: int = 100,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[ReviewFlag]:
+        """Memories flagged for review because a premise they rest on was
+        superseded, newest first. Flagged memories rank lower until cleared."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            storage.conflicts.flags,
+            scope,
+            include_cleared=bool(include_cleared),
+            limit=check_limit(limit, 10_000),
+        )
+
+    async def clear_review(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> int:
+        """Mark a flagged memory as reviewed (its rank recovers); returns the
+        number of flags closed. NotFoundError if the memory does not exist."""
+        scope = self._scope(user_id, agent_id)
+        mid = check_id(memory_id)
+        storage = await self._ready()
+        now = self._clock()
+
+        def clear() -> int:
+            if storage.memories.get(scope, mid) is None:
+                raise NotFoundError("memory", mid)
+            return storage.conflicts.clear_flags(scope, mid, now)
+
+        return await self._run(clear)
+
+    async def answer(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        entity: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> Answer:
+        """Answer ``query`` from memory, with conflicts resolved out loud.
+
+        Retrieves like ``remember``, replaces retrieved facts of functional
+        predicates by their current values, consults the sources of truth,
+        applies seed 000's conflict matrix (``ucma.conflicts.answer``) and
+        returns a template-built response with the facts, conflicts, review
+        flags and confidence it used. No LLM is called.
+        """
+        hits = await self.remember(
+            query, limit=limit, entity=entity, user_id=user_id, agent_id=agent_id
+        )
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        gather = functools.partial(self._resolver.current_facts, storage, scope, hits)
+        facts = await self._run(gather)
+        detected = await self._reconcile(scope, facts) if self._sources else []
+        if detected:
+            facts = await self._run(gather)
+
+        def context() -> tuple[list[Conflict], dict[str, ReviewFlag]]:
+            conflicts = self._resolver.touching(storage, scope, facts, None, detected)
+            ids = [h.id for h in hits] + [f.id for f in facts]
+            return conflicts, storage.conflicts.flagged(scope, ids)
+
+        conflicts, flags = await self._run(context)
+        result = compose_answer(
+            query,
+            hits,
+            facts,
+            conflicts,
+            flags,
+            review_factor=self.config.conflicts.review_rank_factor,
+        )
+        logger.info(
+            "answer: %d facts, %d conflicts, confidence %.2f",
+            len(result.facts),
+            len(result.conflicts),
+            result.confidence,
+        )
+        return result
 
     async def traverse(
         self,

@@ -13,6 +13,7 @@ model and provider exceptions are translated at the boundary and chained with
     │   └── ConfigError            an invalid UCMAConfig or provider string
     ├── EmbeddingError             the embedder failed; nothing was stored
     ├── ProviderError              an optional LLM provider failed or answered badly
+    ├── SourceOfTruthError         a source of truth (the user's database) could not answer
     └── StorageError               the database failed; the transaction was rolled back
         └── MigrationError         the schema could not be brought up to date
 
@@ -28,6 +29,7 @@ __all__ = [
     "NotFoundError",
     "ProviderError",
     "ScopeError",
+    "SourceOfTruthError",
     "StorageError",
     "UCMAError",
     "UserError",
@@ -86,6 +88,13 @@ class ProviderError(UCMAError):
     """An optional LLM provider failed, timed out or returned malformed output."""
 
     code = "provider_error"
+
+
+class SourceOfTruthError(UCMAError):
+    """A registered source of truth failed (missing database, bad query); the read
+    that consulted it fails rather than silently trusting memory."""
+
+    code = "source_of_truth_error"
 
 
 class StorageError(UCMAError):

@@ -14,6 +14,7 @@ from ucma.errors import ValidationError
 from ucma.types import (
     Episode,
     Fact,
+    FactStatus,
     GraphEdge,
     Hit,
     Learning,
@@ -47,8 +48,12 @@ _CLASSES: dict[MemoryKind, type[MemoryRecord]] = {
 _ENUM_FIELDS = {
     "provenance": Provenance,
     "tier": Tier,
-    "status": ProcedureStatus,
     "learning_type": LearningType,
+}
+# ``status`` means a different thing per kind.
+_STATUS_ENUM: dict[type[MemoryRecord], type[ProcedureStatus] | type[FactStatus]] = {
+    Procedure: ProcedureStatus,
+    Fact: FactStatus,
 }
 
 
@@ -56,7 +61,7 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``."""
     data = dataclasses.asdict(record)
     for name, value in data.items():
-        if isinstance(value, ProcedureStatus | Provenance | Tier | LearningType):
+        if isinstance(value, ProcedureStatus | FactStatus | Provenance | Tier | LearningType):
             data[name] = value.value
     data["kind"] = record.kind.value
     data["effective_salience"] = record.effective_salience
@@ -73,7 +78,10 @@ def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
     fields.pop("effective_salience", None)
     cls = _CLASSES[kind]
     try:
-        for name, enum in _ENUM_FIELDS.items():
+        enums: dict[str, Any] = dict(_ENUM_FIELDS)
+        if cls in _STATUS_ENUM:
+            enums["status"] = _STATUS_ENUM[cls]
+        for name, enum in enums.items():
             if name in fields and fields[name] is not None:
                 fields[name] = enum(fields[name])
         if cls is Procedure and "steps" in fields:
@@ -93,6 +101,7 @@ def hit_to_dict(hit: Hit) -> dict[str, Any]:
         "source": hit.source,
         "graph_distance": hit.graph_distance,
         "channels": dict(hit.channels),
+        "needs_review": hit.needs_review,
         "memory": record_to_dict(hit.memory),
     }
 

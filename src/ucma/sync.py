@@ -17,6 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
+from ucma.conflicts.sources import SourceOfTruth
 from ucma.engine import AsyncMemory
 from ucma.memory.working import WorkingMemory
 
@@ -85,13 +86,23 @@ class Memory:
     def session_id(self, **scope: Any) -> str:
         return self._async.session_id(**scope)
 
+    def add_source_of_truth(self, source: SourceOfTruth) -> None:
+        self._async.add_source_of_truth(source)
+
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)
     recall = _blocking(AsyncMemory.recall)
     learn = _blocking(AsyncMemory.learn)
     assert_fact = _blocking(AsyncMemory.assert_fact)
+    assert_fact_detailed = _blocking(AsyncMemory.assert_fact_detailed)
+    resolve_conflict = _blocking(AsyncMemory.resolve_conflict)
+    conflicts = _blocking(AsyncMemory.conflicts)
+    review_flags = _blocking(AsyncMemory.review_flags)
+    clear_review = _blocking(AsyncMemory.clear_review)
+    answer = _blocking(AsyncMemory.answer)
     facts_about = _blocking(AsyncMemory.facts_about)
+    fact_history = _blocking(AsyncMemory.fact_history)
     traverse = _blocking(AsyncMemory.traverse)
     add_procedure = _blocking(AsyncMemory.add_procedure)
     record_procedure_outcome = _blocking(AsyncMemory.record_procedure_outcome)

@@ -14,14 +14,19 @@ store returns fresh copies, so mutating one never changes stored state.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, ClassVar
 
 __all__ = [
+    "Conflict",
+    "ConflictStatus",
+    "ConflictType",
     "Episode",
     "Fact",
+    "FactStatus",
     "GraphEdge",
     "Hit",
     "Learning",
@@ -34,7 +39,9 @@ __all__ = [
     "ProcedureStep",
     "Provenance",
     "QueryMode",
+    "ResolutionStrategy",
     "RetentionInfo",
+    "ReviewFlag",
     "Scope",
     "Tier",
     "fact_id_for",
@@ -79,6 +86,50 @@ class LearningType(StrEnum):
     SELF_CORRECTION = "self_correction"
     USER_PREFERENCE = "user_preference"
     DOMAIN_INSIGHT = "domain_insight"
+
+
+class FactStatus(StrEnum):
+    """Where a fact stands in belief (seed 002).
+
+    ``active`` is believed; ``disputed`` is one side of a conflict waiting for
+    the user; ``superseded`` was replaced by newer information (history, still
+    true for its valid time); ``conflicted`` lost a conflict and was decayed.
+    Only active and disputed facts are current beliefs.
+    """
+
+    ACTIVE = "active"
+    DISPUTED = "disputed"
+    SUPERSEDED = "superseded"
+    CONFLICTED = "conflicted"
+
+
+class ConflictType(StrEnum):
+    """Seed 002's kinds of disagreement."""
+
+    VALUE_MISMATCH = "value_mismatch"
+    TEMPORAL = "temporal"
+    MEMORY_VS_DB = "memory_vs_db"
+
+
+class ResolutionStrategy(StrEnum):
+    """Seed 002's strategies, plus the plain replacement of a weak belief."""
+
+    TRUST_DB = "trust_db"
+    KEEP_NEWEST = "keep_newest"
+    KEEP_HIGHEST_CONFIDENCE = "keep_highest_confidence"
+    KEEP_MOST_REINFORCED = "keep_most_reinforced"
+    ASK_USER = "ask_user"
+    REPLACE_LOW_CONFIDENCE = "replace_low_confidence"
+
+
+class ConflictStatus(StrEnum):
+    """``resolved`` by a rule, ``pending`` a user choice, ``user_resolved`` by
+    ``resolve_conflict``, ``obsolete`` when a later value replaced both sides."""
+
+    RESOLVED = "resolved"
+    PENDING = "pending"
+    USER_RESOLVED = "user_resolved"
+    OBSOLETE = "obsolete"
 
 
 class QueryMode(StrEnum):
@@ -170,7 +221,15 @@ def fact_id_for(scope: Scope, subject: str, predicate: str, object_: str) -> str
 
 @dataclass(kw_only=True, slots=True)
 class Fact(MemoryRecord):
-    """A subject-predicate-object fact with valid time (DESIGN.md: bi-temporal)."""
+    """A subject-predicate-object fact, bi-temporal (DESIGN.md).
+
+    Valid time (``valid_from`` / ``valid_until``) is when the fact held in the
+    world; record time (``recorded_at`` / ``superseded_at``) is when memory
+    believed it. A fact is a current belief while ``superseded_at`` is None;
+    a replaced fact keeps its row and points to its replacement through
+    ``superseded_by``, so "what did we believe at t" is
+    ``recorded_at <= t < superseded_at``.
+    """
 
     kind: ClassVar[MemoryKind] = MemoryKind.SEMANTIC
 
@@ -183,6 +242,20 @@ class Fact(MemoryRecord):
     last_verified: float | None = None
     valid_from: float | None = None
     valid_until: float | None = None
+    status: FactStatus = FactStatus.ACTIVE
+    recorded_at: float | None = None
+    superseded_at: float | None = None
+    superseded_by: str | None = None
+
+    @property
+    def is_current(self) -> bool:
+        """Believed now: not superseded (active, or disputed awaiting the user)."""
+        return self.superseded_at is None
+
+    def believed_at(self, moment: float) -> bool:
+        """Whether memory held this fact as current at record time ``moment``."""
+        start = self.recorded_at if self.recorded_at is not None else self.created_at
+        return start <= moment and (self.superseded_at is None or moment < self.superseded_at)
 
     def reinforced(self, source_episode_ids: Iterable[str], now: float) -> Fact:
         """The same fact asserted again: +0.05 confidence (capped at 1), new
@@ -329,6 +402,9 @@ class Hit:
     layer: str = ""
     confidence: Any = None
     """Seed 004's five factors (``ucma.retrieval.confidence.Confidence``), set by recall."""
+    # True when the memory is flagged for review (a premise changed) or is a
+    # superseded fact; its score was multiplied by ConflictConfig.review_rank_factor.
+    needs_review: bool = False
 
     @property
     def id(self) -> str:
@@ -341,3 +417,93 @@ class Hit:
     @property
     def content(self) -> str:
         return self.memory.content
+
+
+@dataclass(kw_only=True, slots=True)
+class Conflict:
+    """One detected disagreement and what was done about it (seed 002).
+
+    ``existing_*`` describe the belief held before, ``new_*`` the incoming
+    assertion or the source of truth's value; confidences are those at
+    detection, before any decay. ``options`` are the values the user may
+    choose from when ``resolution_strategy`` is ask_user. ``resolved_by`` is
+    "rule", "user" or "source:<name>".
+    """
+
+    id: str
+    user_id: str
+    agent_id: str = "default"
+    conflict_type: ConflictType
+    subject: str
+    predicate: str
+    existing_fact_id: str
+    existing_value: str
+    existing_confidence: float
+    new_fact_id: str | None
+    new_value: str
+    new_confidence: float
+    resolution_strategy: ResolutionStrategy
+    action: str
+    chosen_value: str | None
+    explanation: str
+    status: ConflictStatus
+    detected_at: float
+    resolved_at: float | None = None
+    resolved_by: str | None = None
+    options: list[str] = field(default_factory=list)
+
+    @property
+    def disambiguation_required(self) -> bool:
+        return self.status is ConflictStatus.PENDING
+
+    def to_dict(self) -> dict[str, Any]:
+        """Seed 002's JSON shape (``conflict_type`` ... ``explanation``) plus the
+        record's identity, status and, while pending, the disambiguation."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "conflict_type": self.conflict_type.value,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "existing_value": self.existing_value,
+            "new_value": self.new_value,
+            "existing_confidence": self.existing_confidence,
+            "new_confidence": self.new_confidence,
+            "resolution_strategy": self.resolution_strategy.value,
+            "action": self.action,
+            "chosen_value": self.chosen_value,
+            "explanation": self.explanation,
+            "status": self.status.value,
+            "existing_fact_id": self.existing_fact_id,
+            "new_fact_id": self.new_fact_id,
+            "detected_at": self.detected_at,
+            "resolved_at": self.resolved_at,
+            "resolved_by": self.resolved_by,
+            "disambiguation_required": self.disambiguation_required,
+        }
+        if self.options:
+            data["options"] = list(self.options)
+        if self.status is ConflictStatus.PENDING:
+            # Seed 002 example 3: each option's confidence and why the user is asked.
+            data["context"] = {
+                f"{_slug(self.existing_value)}_confidence": self.existing_confidence,
+                f"{_slug(self.new_value)}_confidence": self.new_confidence,
+                "note": self.explanation,
+            }
+        return data
+
+
+def _slug(value: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "_", value.lower()).strip("_") or "value"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewFlag:
+    """A memory whose premise changed: it was derived from (or supported by) a
+    fact that has since been superseded. Open until ``cleared_at`` is set."""
+
+    memory_id: str
+    premise_id: str
+    conflict_id: str | None
+    reason: str
+    flagged_at: float
+    cleared_at: float | None = None

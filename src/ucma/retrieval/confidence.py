@@ -8,9 +8,8 @@
   success rate blended with a prior of 0.5);
 - recency: ``exp(-age / time_constant)`` from the event time to the reference
   time (seed 004's example gives 0.92 for three days: a 36-day constant);
-- consistency: 1.0, lowered when the memory is in conflict or flagged for
-  review (``metadata["conflict_status"]`` / ``metadata["review"]``, set by
-  conflict resolution) to 0.5;
+- consistency: 1.0, or 0.5 for a memory in doubt: flagged for review because
+  a premise changed, or a fact superseded or conflicted (seed 002);
 - completeness: the share of descriptive fields present (time, source or
   subject, participants or tags, summary or steps ...).
 
@@ -109,13 +108,6 @@ def _completeness(memory: MemoryRecord) -> float:
     return sum(present) / len(present)
 
 
-def _consistency(memory: MemoryRecord) -> float:
-    meta = memory.metadata
-    if meta.get("conflict_status") in ("conflicted", "superseded") or meta.get("review"):
-        return 0.5
-    return 1.0
-
-
 def event_time(memory: MemoryRecord) -> float:
     """When the memory's content happened: an episode's timestamp, else creation."""
     return memory.timestamp if isinstance(memory, Episode) else memory.created_at
@@ -128,6 +120,7 @@ def confidence(
     layer: str,
     reference_time: float,
     config: CascadeConfig,
+    in_doubt: bool = False,
 ) -> Confidence:
     """The five factors and their weighted overall score, each in [0, 1]."""
     relevance = max(0.0, min(1.0, cosine))
@@ -138,7 +131,7 @@ def confidence(
     )
     age_days = max(0.0, (reference_time - event_time(memory)) / _DAY)
     recency = math.exp(-age_days / RECENCY_TIME_CONSTANT_DAYS)
-    consistency = _consistency(memory)
+    consistency = 0.5 if in_doubt else 1.0
     completeness = _completeness(memory)
     overall = (
         config.weight_semantic_relevance * relevance

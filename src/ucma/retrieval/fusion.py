@@ -11,9 +11,12 @@ scores are its own (cosine, BM25, a flag ...), higher is better.
   throws away; on LoCoMo it beat RRF at k = 60 by a wide margin
   (docs/retrieval.md has the numbers).
 
-Normalisations: ``max`` divides by the channel's best score (a flag channel
-stays at 1.0); ``minmax`` maps the channel's worst returned candidate to 0
-and its best to 1 (a channel returning one candidate gives it 1.0).
+Normalisations: ``none`` keeps a score already in [0, 1] (cosine), clipped;
+``max`` divides by the channel's best score (a flag channel stays at 1.0);
+``minmax`` maps the channel's worst returned candidate to 0 and its best to 1.
+With fewer than ``MINMAX_MIN_SAMPLE`` candidates the worst of them says
+nothing about the score distribution (of two good matches, minmax would zero
+one), so ``minmax`` then falls back to ``max``.
 A memory missing from a channel gets 0 from it.
 """
 
@@ -21,9 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["FUSION_METHODS", "normalise", "rrf", "score_fusion"]
+__all__ = ["FUSION_METHODS", "MINMAX_MIN_SAMPLE", "normalise", "rrf", "score_fusion"]
 
 FUSION_METHODS = ("score", "rrf")
+MINMAX_MIN_SAMPLE = 5
 
 
 def normalise(scores: Mapping[str, float], method: str = "minmax") -> dict[str, float]:
@@ -33,6 +37,8 @@ def normalise(scores: Mapping[str, float], method: str = "minmax") -> dict[str, 
     top = max(scores.values())
     if method == "none":
         return {key: max(0.0, min(1.0, value)) for key, value in scores.items()}
+    if method == "minmax" and len(scores) < MINMAX_MIN_SAMPLE:
+        method = "max"
     if method == "max":
         if top <= 0:
             return dict.fromkeys(scores, 0.0)

@@ -4,6 +4,10 @@ Every preset turns a candidate's ``RankInputs`` into its final score (higher
 is better):
 
 - ``relevance``: the fused retrieval score alone;
+- ``salient``: the fused score scaled by effective salience with strength
+  ``salience_weight`` (``relevance * (1 - w + w * salience)``): seed 003's
+  R7 product, tempered so a heuristic salience cannot override a clearly
+  better match while outcome learning still moves memories up and down;
 - ``seed001``: seed 001's weighted sum of relevance, importance (effective
   salience), recency and Ebbinghaus retention;
 - ``seed003``: seed 003 R7, the fused score times effective salience;
@@ -14,6 +18,10 @@ Recency is ``0.5 ** (age / half-life)``: seed 001 names its parameter a
 half-life but writes ``exp(-age / half-life)``; we follow the name. Unknown
 age or retention count as 0.5. The default preset is chosen by the retrieval
 benchmark (docs/retrieval.md).
+
+``review_weight`` then down-weights memories whose premise changed (flagged
+for review) and superseded facts: their score is multiplied by
+``ConflictConfig.review_rank_factor`` (seed 002 dependency invalidation).
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from dataclasses import dataclass
 
 from ucma.config import RetrievalConfig
 
-__all__ = ["RANKING_PRESETS", "RankInputs", "rank_score", "recency"]
+__all__ = ["RANKING_PRESETS", "RankInputs", "rank_score", "recency", "review_weight"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +54,11 @@ def recency(age_days: float | None, halflife_days: float) -> float:
     return math.pow(0.5, max(age_days, 0.0) / halflife_days)
 
 
+def review_weight(score: float, needs_review: bool, factor: float) -> float:
+    """``score`` times ``factor`` for a memory flagged for review, else unchanged."""
+    return score * factor if needs_review else score
+
+
 def _unit(value: float) -> float:
     return max(0.0, min(1.0, value))
 
@@ -64,6 +77,11 @@ def _seed001(x: RankInputs, cfg: RetrievalConfig) -> float:
     )
 
 
+def _salient(x: RankInputs, cfg: RetrievalConfig) -> float:
+    weight = cfg.salience_weight
+    return x.relevance * (1.0 - weight + weight * _unit(x.salience))
+
+
 def _seed003(x: RankInputs, cfg: RetrievalConfig) -> float:
     return x.relevance * _unit(x.salience)
 
@@ -78,6 +96,7 @@ def _seed004(x: RankInputs, cfg: RetrievalConfig) -> float:
 
 RANKING_PRESETS: dict[str, Callable[[RankInputs, RetrievalConfig], float]] = {
     "relevance": _relevance,
+    "salient": _salient,
     "seed001": _seed001,
     "seed003": _seed003,
     "seed004": _seed004,

@@ -37,10 +37,10 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
-from ucma.retrieval.ranking import RankInputs, rank_score
+from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import Storage
-from ucma.types import Hit, MemoryKind, MemoryRecord, RetentionInfo, Scope
+from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, RetentionInfo, Scope
 
 __all__ = ["LAYER_KINDS", "Retriever", "record_access"]
 
@@ -337,6 +337,7 @@ class Retriever:
     ) -> list[Hit]:
         cfg = self._config
         states = self._storage.retention.get_many(scope, list(relevance))
+        flagged = self._storage.conflicts.flagged(scope, list(relevance))
         cosines = self._cosines(scope, vector, relevance, candidates)
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
@@ -344,12 +345,15 @@ class Retriever:
             if record.effective_salience < min_importance:
                 continue
             state = states.get(memory_id)
+            # A memory whose premise changed, or a superseded fact, is in doubt (seed 002).
+            stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
             conf = confidence(
                 record,
                 cosine=cosines.get(memory_id, 0.0),
                 layer=layer.value,
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
+                in_doubt=stale,
             )
             inputs = RankInputs(
                 relevance=rel,
@@ -368,16 +372,18 @@ class Retriever:
             channels = dict(cand.channels)
             if memory_id in cosines:
                 channels.setdefault("cosine", cosines[memory_id])
+            score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
             hits.append(
                 Hit(
                     memory=record,
-                    score=rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval),
+                    score=review_weight(score, stale, cfg.conflicts.review_rank_factor),
                     relevance=rel,
                     source=cand.source,
                     graph_distance=cand.graph_distance,
                     channels=channels,
                     layer=layer.value,
                     confidence=conf,
+                    needs_review=stale,
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.memory.id))

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ucma.types import (
+    Conflict,
+    ConflictStatus,
     Episode,
     Fact,
     GraphEdge,
@@ -40,10 +42,12 @@ from ucma.types import (
     MemoryRecord,
     Procedure,
     RetentionInfo,
+    ReviewFlag,
     Scope,
 )
 
 __all__ = [
+    "ConflictStore",
     "EmbeddingCacheStore",
     "EpisodeBrief",
     "EpisodicStore",
@@ -236,15 +240,39 @@ class SemanticStore(ABC):
         reinforcement count, verification and valid times, salience, metadata)."""
 
     @abstractmethod
-    def about(self, scope: Scope, entity: str, *, include_archived: bool = False) -> list[Fact]:
+    def about(
+        self,
+        scope: Scope,
+        entity: str,
+        *,
+        include_archived: bool = False,
+        as_of: float | None = None,
+        include_superseded: bool = False,
+    ) -> list[Fact]:
         """Facts whose subject or object is ``entity`` (case-insensitive), by
-        confidence then recency."""
+        confidence then recency.
+
+        By default only current beliefs (``superseded_at`` is None). With
+        ``as_of`` (record time), the facts believed at that moment:
+        ``recorded_at <= as_of < superseded_at`` (``recorded_at`` None counts
+        from ``created_at``). ``include_superseded`` returns every version.
+        """
+
+    @abstractmethod
+    def current(self, scope: Scope, subject: str, predicate: str) -> list[Fact]:
+        """Current, live values of one (subject, predicate) (case-insensitive),
+        oldest record first."""
+
+    @abstractmethod
+    def history(self, scope: Scope, subject: str, predicate: str) -> list[Fact]:
+        """Every version of one (subject, predicate), archived and superseded
+        included, in record-time order."""
 
     @abstractmethod
     def traverse(self, scope: Scope, entity: str, max_hops: int = 3) -> list[Fact]:
         """Breadth-first walk of the knowledge graph from ``entity`` along
-        subject -> object links, up to ``max_hops`` links away; each fact once,
-        in discovery order."""
+        subject -> object links of current facts, up to ``max_hops`` links
+        away; each fact once, in discovery order."""
 
     @abstractmethod
     def stats(self, scope: Scope) -> dict[str, int]:
@@ -351,6 +379,65 @@ class RetentionStore(ABC):
         """Insert or replace states of memories of the scope."""
 
 
+class ConflictStore(ABC):
+    """Recorded conflicts (seed 002) and review flags (dependency invalidation).
+
+    A conflict or flag belongs to the scope of its facts and disappears with
+    them: deleting either fact of a conflict, or the flagged memory or its
+    premise, deletes the row.
+    """
+
+    @abstractmethod
+    def add(self, conflict: Conflict) -> None:
+        """Insert a conflict; both fact ids must be memories of its scope."""
+
+    @abstractmethod
+    def update(self, conflict: Conflict) -> None:
+        """Persist the resolution fields of an existing conflict (strategy,
+        action, chosen value, explanation, status, resolution time and author,
+        options, and both confidences, which a pending conflict keeps current).
+        NotFoundError if the id is unknown in its scope."""
+
+    @abstractmethod
+    def get(self, scope: Scope, conflict_id: str) -> Conflict | None: ...
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        status: ConflictStatus | None = None,
+        limit: int = 100,
+    ) -> list[Conflict]:
+        """Conflicts of the scope, newest first, optionally for one subject
+        and/or predicate (case-insensitive) or one status."""
+
+    @abstractmethod
+    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> list[Conflict]:
+        """Conflicts with either side among ``fact_ids``, oldest first."""
+
+    @abstractmethod
+    def flag(self, scope: Scope, flags: Sequence[ReviewFlag]) -> int:
+        """Open review flags; a memory with an open flag for the same premise
+        is not flagged twice. Returns the number of new flags."""
+
+    @abstractmethod
+    def flagged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ReviewFlag]:
+        """The latest open flag of each of ``memory_ids`` that has one."""
+
+    @abstractmethod
+    def flags(
+        self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
+    ) -> list[ReviewFlag]:
+        """Review flags of the scope, newest first."""
+
+    @abstractmethod
+    def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
+        """Close the open flags of one memory; returns how many were closed."""
+
+
 class EmbeddingCacheStore(ABC):
     """Persistent embedding cache keyed by (model id, text hash); shared by all scopes."""
 
@@ -372,6 +459,7 @@ class Storage(ABC):
     graph: GraphStore
     retention: RetentionStore
     embedding_cache: EmbeddingCacheStore
+    conflicts: ConflictStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

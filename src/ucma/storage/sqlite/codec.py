@@ -24,6 +24,7 @@ from ucma.errors import ScopeError, ValidationError
 from ucma.types import (
     Episode,
     Fact,
+    FactStatus,
     Learning,
     LearningType,
     MemoryKind,
@@ -210,6 +211,10 @@ def fact_fields(fact: Fact) -> tuple[Any, ...]:
         optional_real(fact.last_verified, "last_verified"),
         optional_real(fact.valid_from, "valid_from"),
         optional_real(fact.valid_until, "valid_until"),
+        _enum_value(FactStatus, fact.status, "status"),
+        optional_real(fact.recorded_at, "recorded_at"),
+        optional_real(fact.superseded_at, "superseded_at"),
+        fact.superseded_by,
     )
 
 
@@ -268,7 +273,8 @@ FROM episodes t JOIN memories m ON m.seq = t.seq
 """
 SELECT_FACTS = f"""
 SELECT {_COMMON}, t.subject, t.predicate, t.object, t.confidence, t.source_episode_ids,
-    t.reinforcement_count, t.last_verified, t.valid_from, t.valid_until
+    t.reinforcement_count, t.last_verified, t.valid_from, t.valid_until, t.status,
+    t.recorded_at, t.superseded_at, t.superseded_by
 FROM facts t JOIN memories m ON m.seq = t.seq
 """
 SELECT_PROCEDURES = f"""
@@ -333,6 +339,10 @@ def _fact(row: Sequence[Any]) -> Fact:
         last_verified,
         valid_from,
         valid_until,
+        status,
+        recorded_at,
+        superseded_at,
+        superseded_by,
     ) = row[_N_COMMON:]
     return Fact(
         **_common(row),
@@ -345,6 +355,10 @@ def _fact(row: Sequence[Any]) -> Fact:
         last_verified=last_verified,
         valid_from=valid_from,
         valid_until=valid_until,
+        status=FactStatus(status),
+        recorded_at=recorded_at,
+        superseded_at=superseded_at,
+        superseded_by=superseded_by,
     )
 
 

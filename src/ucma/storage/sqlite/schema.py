@@ -343,3 +343,74 @@ def add_retrieval_indexes(conn: sqlite3.Connection) -> None:
         ORDER BY t.seq
         """
     )
+_CONFLICT_SCHEMA = (
+    # Record time of facts (DESIGN.md "Facts are bi-temporal"): a fact is believed
+    # from recorded_at until superseded_at, then points to its replacement.
+    "ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'active'",
+    "ALTER TABLE facts ADD COLUMN recorded_at REAL",
+    "ALTER TABLE facts ADD COLUMN superseded_at REAL",
+    "ALTER TABLE facts ADD COLUMN superseded_by TEXT",
+    "UPDATE facts SET recorded_at = (SELECT m.created_at FROM memories m WHERE m.seq = facts.seq)",
+    """
+    CREATE INDEX facts_current ON facts (user_id, agent_id, subject_key, predicate_key)
+    WHERE superseded_at IS NULL
+    """,
+    # Seed 002: every conflict, its resolution and the user's choice.
+    """
+    CREATE TABLE conflicts (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        conflict_type TEXT NOT NULL
+            CHECK (conflict_type IN ('value_mismatch', 'temporal', 'memory_vs_db')),
+        subject TEXT NOT NULL,
+        predicate TEXT NOT NULL,
+        subject_key TEXT NOT NULL,
+        predicate_key TEXT NOT NULL,
+        existing_fact_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        existing_value TEXT NOT NULL,
+        existing_confidence REAL NOT NULL,
+        new_fact_id TEXT REFERENCES memories (id) ON DELETE CASCADE,
+        new_value TEXT NOT NULL,
+        new_confidence REAL NOT NULL,
+        resolution_strategy TEXT NOT NULL,
+        action TEXT NOT NULL,
+        chosen_value TEXT,
+        explanation TEXT NOT NULL,
+        status TEXT NOT NULL
+            CHECK (status IN ('resolved', 'pending', 'user_resolved', 'obsolete')),
+        detected_at REAL NOT NULL,
+        resolved_at REAL,
+        resolved_by TEXT,
+        options TEXT NOT NULL DEFAULT '[]'
+    )
+    """,
+    "CREATE INDEX conflicts_scope ON conflicts (user_id, agent_id, detected_at)",
+    "CREATE INDEX conflicts_key ON conflicts (user_id, agent_id, subject_key, predicate_key)",
+    "CREATE INDEX conflicts_status ON conflicts (user_id, agent_id, status)",
+    "CREATE INDEX conflicts_existing ON conflicts (existing_fact_id)",
+    "CREATE INDEX conflicts_new ON conflicts (new_fact_id)",
+    # Dependency invalidation: memories whose premise was superseded.
+    """
+    CREATE TABLE review_flags (
+        memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        premise_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        conflict_id TEXT REFERENCES conflicts (id) ON DELETE SET NULL,
+        reason TEXT NOT NULL,
+        flagged_at REAL NOT NULL,
+        cleared_at REAL
+    )
+    """,
+    "CREATE INDEX review_flags_memory ON review_flags (memory_id, cleared_at)",
+    "CREATE INDEX review_flags_premise ON review_flags (premise_id)",
+    "CREATE INDEX review_flags_scope ON review_flags (user_id, agent_id, flagged_at)",
+)
+
+
+@migrations.migration(3)
+def add_conflicts_and_record_time(conn: sqlite3.Connection) -> None:
+    """Record time and status on facts, the conflicts table and review flags (issue 5)."""
+    for statement in _CONFLICT_SCHEMA:
+        conn.execute(statement)

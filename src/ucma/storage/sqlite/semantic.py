@@ -26,16 +26,23 @@ _INSERT = """
 INSERT INTO facts (
     seq, user_id, agent_id, subject, predicate, object, subject_key, predicate_key,
     object_key, confidence, source_episode_ids, reinforcement_count, last_verified,
-    valid_from, valid_until
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    valid_from, valid_until, status, recorded_at, superseded_at, superseded_by
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
 UPDATE facts SET subject = ?, predicate = ?, object = ?, subject_key = ?, predicate_key = ?,
     object_key = ?, confidence = ?, source_episode_ids = ?, reinforcement_count = ?,
-    last_verified = ?, valid_from = ?, valid_until = ?
+    last_verified = ?, valid_from = ?, valid_until = ?, status = ?, recorded_at = ?,
+    superseded_at = ?, superseded_by = ?
 WHERE seq = ?
 """
 _LIVE = " AND m.archived_at IS NULL"
+_CURRENT = " AND t.superseded_at IS NULL"
+# Record time: believed at ? (a fact recorded before migration 3 counts from its creation).
+_BELIEVED_AT = (
+    " AND coalesce(t.recorded_at, m.created_at) <= ?"
+    " AND (t.superseded_at IS NULL OR t.superseded_at > ?)"
+)
 
 
 class SQLiteSemanticStore(SemanticStore):
@@ -67,8 +74,22 @@ class SQLiteSemanticStore(SemanticStore):
             seq = self._rows.update(conn, fact)
             conn.execute(_UPDATE, (*fields, seq))
 
-    def about(self, scope: Scope, entity: str, *, include_archived: bool = False) -> list[Fact]:
+    def about(
+        self,
+        scope: Scope,
+        entity: str,
+        *,
+        include_archived: bool = False,
+        as_of: float | None = None,
+        include_superseded: bool = False,
+    ) -> list[Fact]:
         key = key_of(entity)
+        params: list[object] = [scope.user_id, scope.agent_id, key] * 2
+        if as_of is not None:
+            when = _BELIEVED_AT
+            params += [as_of, as_of]
+        else:
+            when = "" if include_superseded else _CURRENT
         # Two entity-index lookups; a plain OR would let the planner scan the scope.
         return self._select(
             """
@@ -78,8 +99,28 @@ class SQLiteSemanticStore(SemanticStore):
                 SELECT seq FROM facts WHERE user_id = ? AND agent_id = ? AND object_key = ?
             )"""
             + ("" if include_archived else _LIVE)
+            + when
             + " ORDER BY t.confidence DESC, coalesce(m.updated_at, m.created_at) DESC, m.seq DESC",
-            (scope.user_id, scope.agent_id, key, scope.user_id, scope.agent_id, key),
+            params,
+        )
+
+    def current(self, scope: Scope, subject: str, predicate: str) -> list[Fact]:
+        """Current (not superseded, not archived) values of one (subject, predicate),
+        oldest record first."""
+        return self._select(
+            " WHERE t.user_id = ? AND t.agent_id = ? AND t.subject_key = ? AND t.predicate_key = ?"
+            + _LIVE
+            + _CURRENT
+            + " ORDER BY coalesce(t.recorded_at, m.created_at), m.seq",
+            (scope.user_id, scope.agent_id, key_of(subject), key_of(predicate)),
+        )
+
+    def history(self, scope: Scope, subject: str, predicate: str) -> list[Fact]:
+        """Every version of one (subject, predicate), archived included, in record order."""
+        return self._select(
+            " WHERE t.user_id = ? AND t.agent_id = ? AND t.subject_key = ? AND t.predicate_key = ?"
+            " ORDER BY coalesce(t.recorded_at, m.created_at), m.seq",
+            (scope.user_id, scope.agent_id, key_of(subject), key_of(predicate)),
         )
 
     def traverse(self, scope: Scope, entity: str, max_hops: int = 3) -> list[Fact]:
@@ -98,6 +139,7 @@ class SQLiteSemanticStore(SemanticStore):
                 " WHERE t.user_id = ? AND t.agent_id = ?"
                 " AND t.subject_key IN (SELECT value FROM json_each(?))"
                 + _LIVE
+                + _CURRENT
                 + " ORDER BY m.seq",
                 (scope.user_id, scope.agent_id, json.dumps(frontier, ensure_ascii=False)),
             )
@@ -117,7 +159,8 @@ class SQLiteSemanticStore(SemanticStore):
         return found
 
     def stats(self, scope: Scope) -> dict[str, int]:
-        """Counts over live (not archived) facts; an entity is a distinct key at either end."""
+        """Counts over live (not archived) facts, superseded versions included; an
+        entity is a distinct key at either end."""
         params = (scope.user_id, scope.agent_id)
         live = (
             "FROM facts t JOIN memories m ON m.seq = t.seq "

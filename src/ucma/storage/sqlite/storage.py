@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import Storage
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
+from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
@@ -63,6 +64,7 @@ class SQLiteStorage(Storage):
         self.graph = SQLiteGraphStore(self._db)
         self.retention = SQLiteRetentionStore(self._db)
         self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
+        self.conflicts = SQLiteConflictStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,

@@ -1,0 +1,271 @@
+"""``ConflictStore`` over SQLite: the ``conflicts`` and ``review_flags`` tables.
+
+Both tables reference ``memories (id)`` with ``ON DELETE CASCADE``, so a
+deleted fact takes its conflicts and review flags with it. ``subject_key`` /
+``predicate_key`` are the normalised names of ``codec.key_of``, as on facts.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from ucma.errors import NotFoundError, ScopeError, ValidationError
+from ucma.storage.base import ConflictStore
+from ucma.storage.sqlite.codec import dumps, ids_param, key_of, optional_real, real
+from ucma.storage.sqlite.connection import Database
+from ucma.types import (
+    Conflict,
+    ConflictStatus,
+    ConflictType,
+    ResolutionStrategy,
+    ReviewFlag,
+    Scope,
+)
+
+__all__ = ["SQLiteConflictStore"]
+
+_COLUMNS = """id, user_id, agent_id, conflict_type, subject, predicate, existing_fact_id,
+    existing_value, existing_confidence, new_fact_id, new_value, new_confidence,
+    resolution_strategy, action, chosen_value, explanation, status, detected_at,
+    resolved_at, resolved_by, options"""
+_INSERT = """
+INSERT INTO conflicts (
+    id, user_id, agent_id, conflict_type, subject, predicate, subject_key, predicate_key,
+    existing_fact_id, existing_value, existing_confidence, new_fact_id, new_value,
+    new_confidence, resolution_strategy, action, chosen_value, explanation, status,
+    detected_at, resolved_at, resolved_by, options
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_UPDATE = """
+UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, explanation = ?,
+    status = ?, resolved_at = ?, resolved_by = ?, options = ?, existing_confidence = ?,
+    new_confidence = ?
+WHERE id = ? AND user_id = ? AND agent_id = ?
+"""
+_FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
+
+
+def _enum(enum: Any, value: Any, field: str) -> str:
+    try:
+        return str(enum(value).value)
+    except ValueError as exc:
+        raise ValidationError(f"{field} must be one of {[e.value for e in enum]}") from exc
+
+
+def _conflict(row: Sequence[Any]) -> Conflict:
+    return Conflict(
+        id=row[0],
+        user_id=row[1],
+        agent_id=row[2],
+        conflict_type=ConflictType(row[3]),
+        subject=row[4],
+        predicate=row[5],
+        existing_fact_id=row[6],
+        existing_value=row[7],
+        existing_confidence=row[8],
+        new_fact_id=row[9],
+        new_value=row[10],
+        new_confidence=row[11],
+        resolution_strategy=ResolutionStrategy(row[12]),
+        action=row[13],
+        chosen_value=row[14],
+        explanation=row[15],
+        status=ConflictStatus(row[16]),
+        detected_at=row[17],
+        resolved_at=row[18],
+        resolved_by=row[19],
+        options=json.loads(row[20]),
+    )
+
+
+def _flag(row: Sequence[Any]) -> ReviewFlag:
+    return ReviewFlag(
+        memory_id=row[0],
+        premise_id=row[1],
+        conflict_id=row[2],
+        reason=row[3],
+        flagged_at=row[4],
+        cleared_at=row[5],
+    )
+
+
+class SQLiteConflictStore(ConflictStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(self, conflict: Conflict) -> None:
+        if not conflict.user_id or not conflict.agent_id:
+            raise ScopeError(f"conflict {conflict.id!r} has no user_id/agent_id")
+        row = (
+            conflict.id,
+            conflict.user_id,
+            conflict.agent_id,
+            _enum(ConflictType, conflict.conflict_type, "conflict_type"),
+            conflict.subject,
+            conflict.predicate,
+            key_of(conflict.subject),
+            key_of(conflict.predicate),
+            conflict.existing_fact_id,
+            conflict.existing_value,
+            real(conflict.existing_confidence, "existing_confidence"),
+            conflict.new_fact_id,
+            conflict.new_value,
+            real(conflict.new_confidence, "new_confidence"),
+            *self._resolution(conflict)[:4],
+            _enum(ConflictStatus, conflict.status, "status"),
+            real(conflict.detected_at, "detected_at"),
+            optional_real(conflict.resolved_at, "resolved_at"),
+            conflict.resolved_by,
+            dumps(list(conflict.options), "options"),
+        )
+        with self._db.write() as conn:
+            try:
+                conn.execute(_INSERT, row)
+            except sqlite3.IntegrityError as exc:
+                raise ValidationError(
+                    f"conflict {conflict.id!r} cannot be stored (duplicate id, or a fact id "
+                    f"that is not a memory): {exc}"
+                ) from exc
+
+    @staticmethod
+    def _resolution(conflict: Conflict) -> tuple[Any, ...]:
+        return (
+            _enum(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
+            conflict.action,
+            conflict.chosen_value,
+            conflict.explanation,
+        )
+
+    def update(self, conflict: Conflict) -> None:
+        params = (
+            *self._resolution(conflict),
+            _enum(ConflictStatus, conflict.status, "status"),
+            optional_real(conflict.resolved_at, "resolved_at"),
+            conflict.resolved_by,
+            dumps(list(conflict.options), "options"),
+            real(conflict.existing_confidence, "existing_confidence"),
+            real(conflict.new_confidence, "new_confidence"),
+            conflict.id,
+            conflict.user_id,
+            conflict.agent_id,
+        )
+        with self._db.write() as conn:
+            if conn.execute(_UPDATE, params).rowcount == 0:
+                raise NotFoundError("conflict", conflict.id)
+
+    def get(self, scope: Scope, conflict_id: str) -> Conflict | None:
+        found = self._select(
+            "WHERE id = ? AND user_id = ? AND agent_id = ?",
+            (conflict_id, scope.user_id, scope.agent_id),
+        )
+        return found[0] if found else None
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        status: ConflictStatus | None = None,
+        limit: int = 100,
+    ) -> list[Conflict]:
+        where = "WHERE user_id = ? AND agent_id = ?"
+        params: list[Any] = [scope.user_id, scope.agent_id]
+        if subject is not None:
+            where += " AND subject_key = ?"
+            params.append(key_of(subject))
+        if predicate is not None:
+            where += " AND predicate_key = ?"
+            params.append(key_of(predicate))
+        if status is not None:
+            where += " AND status = ?"
+            params.append(_enum(ConflictStatus, status, "status"))
+        params.append(int(limit))
+        return self._select(where + " ORDER BY detected_at DESC, rowid DESC LIMIT ?", params)
+
+    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> list[Conflict]:
+        ids = ids_param(dict.fromkeys(fact_ids))
+        return self._select(
+            """WHERE rowid IN (
+                SELECT rowid FROM conflicts
+                WHERE existing_fact_id IN (SELECT value FROM json_each(?))
+                UNION
+                SELECT rowid FROM conflicts WHERE new_fact_id IN (SELECT value FROM json_each(?))
+            ) AND +user_id = ? AND +agent_id = ? ORDER BY detected_at, rowid""",
+            (ids, ids, scope.user_id, scope.agent_id),
+        )
+
+    def _select(self, where: str, params: Sequence[Any]) -> list[Conflict]:
+        with self._db.read() as conn:
+            rows = conn.execute(f"SELECT {_COLUMNS} FROM conflicts {where}", params).fetchall()
+        return [_conflict(row) for row in rows]
+
+    # -- review flags -------------------------------------------------------------
+
+    def flag(self, scope: Scope, flags: Sequence[ReviewFlag]) -> int:
+        written = 0
+        with self._db.write() as conn:
+            for flag in flags:
+                open_already = conn.execute(
+                    "SELECT 1 FROM review_flags WHERE memory_id = ? AND premise_id = ?"
+                    " AND cleared_at IS NULL AND user_id = ? AND agent_id = ?",
+                    (flag.memory_id, flag.premise_id, scope.user_id, scope.agent_id),
+                ).fetchone()
+                if open_already:
+                    continue
+                try:
+                    conn.execute(
+                        f"INSERT INTO review_flags ({_FLAG_COLUMNS}, user_id, agent_id)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            flag.memory_id,
+                            flag.premise_id,
+                            flag.conflict_id,
+                            flag.reason,
+                            real(flag.flagged_at, "flagged_at"),
+                            optional_real(flag.cleared_at, "cleared_at"),
+                            scope.user_id,
+                            scope.agent_id,
+                        ),
+                    )
+                except sqlite3.IntegrityError as exc:
+                    raise ValidationError(
+                        f"review flag on {flag.memory_id!r} names an unknown memory: {exc}"
+                    ) from exc
+                written += 1
+        return written
+
+    def flagged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ReviewFlag]:
+        if not memory_ids:
+            return {}
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_FLAG_COLUMNS} FROM review_flags"
+                " WHERE memory_id IN (SELECT value FROM json_each(?)) AND cleared_at IS NULL"
+                " AND +user_id = ? AND +agent_id = ? ORDER BY flagged_at, rowid",
+                (ids_param(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
+            ).fetchall()
+        return {flag.memory_id: flag for flag in map(_flag, rows)}
+
+    def flags(
+        self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
+    ) -> list[ReviewFlag]:
+        where = "" if include_cleared else " AND cleared_at IS NULL"
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
+                f"{where} ORDER BY flagged_at DESC, rowid DESC LIMIT ?",
+                (scope.user_id, scope.agent_id, int(limit)),
+            ).fetchall()
+        return [_flag(row) for row in rows]
+
+    def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
+        with self._db.write() as conn:
+            return conn.execute(
+                "UPDATE review_flags SET cleared_at = ? WHERE memory_id = ?"
+                " AND cleared_at IS NULL AND user_id = ? AND agent_id = ?",
+                (real(cleared_at, "cleared_at"), memory_id, scope.user_id, scope.agent_id),
+            ).rowcount
