@@ -39,7 +39,7 @@ from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
-from ucma.storage.base import Storage
+from ucma.storage.base import EpisodeBrief, Storage
 from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, RetentionInfo, Scope
 
 __all__ = ["LAYER_KINDS", "Retriever", "record_access"]
@@ -93,6 +93,19 @@ class Retriever:
         if kinds == ():
             return []
         channels = self._channels(scope, plan, vector, layer, kinds)
+        # One look at the episodes among the candidates serves the entity
+        # channel and the session prior.
+        briefs: dict[str, EpisodeBrief] = {}
+        wants_entities = "entity" in cfg.channels and bool(plan.entities)
+        if kinds_include(kinds, MemoryKind.EPISODIC) and (wants_entities or cfg.session_prior > 0):
+            ids = list({i for scores in channels.values() for i in scores})
+            briefs = self._storage.episodes.briefs(scope, ids)
+        if wants_entities:
+            named = {e.lower() for e in plan.entities}
+            involved = {i: 1.0 for i, brief in briefs.items() if brief.participants & named}
+            merged = {**channels.get("entity", {}), **involved}
+            if merged:
+                channels["entity"] = merged
         candidates: dict[str, _Candidate] = {}
         for channel, scores in channels.items():
             for memory_id, score in scores.items():
@@ -113,7 +126,7 @@ class Retriever:
         top = max(fused.values())
         relevance = {i: s / top for i, s in fused.items()}
         if cfg.session_prior > 0 and kinds_include(kinds, MemoryKind.EPISODIC):
-            self._session_prior(scope, relevance, candidates)
+            self._session_prior(relevance, candidates, briefs)
         if cfg.context_window > 0 and kinds_include(kinds, MemoryKind.EPISODIC):
             self._context(scope, relevance, candidates)
         pool = max(limit * cfg.rank_pool_factor, _MIN_POOL)
@@ -196,8 +209,12 @@ class Retriever:
                     tagged[lesson.id] = 0.5 + 0.5 * lesson.confidence
             if tagged:
                 found["tags"] = tagged
-        if "entity" in enabled and plan.entities:
-            found["entity"] = self._entities(scope, plan, found, kinds)
+        if "entity" in enabled and plan.entities and kinds_include(kinds, MemoryKind.SEMANTIC):
+            about: dict[str, float] = {}
+            for entity in plan.entities:
+                for fact in store.facts.about(scope, entity):
+                    about[fact.id] = max(about.get(fact.id, 0.0), fact.confidence)
+            found["entity"] = about
         if "dense" in found and vector is not None and cfg.dense_for_all_candidates:
             # Every candidate's cosine is known exactly: a keyword hit outside the
             # dense top k is scored by its real similarity, not by absence.
@@ -222,37 +239,19 @@ class Retriever:
         best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
         return {i: max(score, 0.0) + 1e-6 for i, score in best}
 
-    def _entities(
-        self,
-        scope: Scope,
-        plan: QueryPlan,
-        found: dict[str, dict[str, float]],
-        kinds: tuple[MemoryKind, ...] | None,
-    ) -> dict[str, float]:
-        """Facts about the named entities, and candidate episodes they took part in."""
-        named = {e.lower() for e in plan.entities}
-        scores: dict[str, float] = {}
-        if kinds_include(kinds, MemoryKind.SEMANTIC):
-            for entity in plan.entities:
-                for fact in self._storage.facts.about(scope, entity):
-                    scores[fact.id] = max(scores.get(fact.id, 0.0), fact.confidence)
-        if kinds_include(kinds, MemoryKind.EPISODIC):
-            ids = {i for channel in found.values() for i in channel}
-            for memory_id, brief in self._storage.episodes.briefs(scope, list(ids)).items():
-                if brief.participants & named:
-                    scores[memory_id] = 1.0
-        return scores
-
     # -- session prior, context and graph --------------------------------------------------
 
     def _session_prior(
-        self, scope: Scope, relevance: dict[str, float], candidates: dict[str, _Candidate]
+        self,
+        relevance: dict[str, float],
+        candidates: dict[str, _Candidate],
+        briefs: dict[str, EpisodeBrief],
     ) -> None:
         """Episodes whose session matches the query as a whole rise: a session's
         match is the sum of its best few candidates' scores, normalised to the
         best session, and each episode gains ``session_prior`` times it."""
         cfg = self._config.retrieval
-        briefs = self._storage.episodes.briefs(scope, list(relevance))
+        briefs = {i: b for i, b in briefs.items() if i in relevance}
         by_session: dict[str, list[float]] = {}
         for memory_id, brief in briefs.items():
             by_session.setdefault(brief.session_id, []).append(relevance[memory_id])

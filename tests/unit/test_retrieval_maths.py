@@ -1,0 +1,168 @@
+"""Fusion, ranking presets, confidence, routing and the cascade as pure functions."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ucma.config import CascadeConfig, RetrievalConfig
+from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, merge
+from ucma.retrieval.confidence import Confidence, confidence
+from ucma.retrieval.fusion import normalise, rrf, score_fusion
+from ucma.retrieval.ranking import RANKING_PRESETS, RankInputs, rank_score, recency
+from ucma.retrieval.router import PRIMARY_LAYER, Layer, QueryClass, classify, named_entities
+from ucma.types import Episode, Hit, Provenance
+
+DAY = 86_400.0
+
+
+def test_rrf_matches_the_formula_and_weights():
+    fused = rrf({"a": {"x": 0.9, "y": 0.5}, "b": {"y": 3.0}}, {"a": 1.0, "b": 2.0}, k=60)
+    assert fused["x"] == pytest.approx(1 / 61)
+    assert fused["y"] == pytest.approx(1 / 62 + 2 / 61)
+    assert rrf({"a": {"x": 1.0}}, {"a": 0.0}) == {}
+
+
+def test_score_fusion_normalises_each_channel():
+    channels = {"dense": {f"d{i}": i / 10 for i in range(6)}, "keyword": {"d5": 12.0, "k": 3.0}}
+    fused = score_fusion(channels, {"dense": 0.5, "keyword": 0.5})
+    assert fused["d5"] == pytest.approx(1.0)  # best in both
+    assert fused["d0"] == pytest.approx(0.0)  # worst of six: minmax zero
+    assert fused["k"] == pytest.approx(0.5 * 3.0 / 12.0)  # two candidates: max normalisation
+    raw = score_fusion(channels, {"dense": 1.0}, methods={"dense": "none"})
+    assert raw["d3"] == pytest.approx(0.3)
+
+
+@given(st.dictionaries(st.text(min_size=1, max_size=3), st.floats(-5, 50), max_size=20),
+       st.sampled_from(["max", "minmax", "none"]))
+def test_normalised_scores_stay_in_the_unit_interval(scores, method):
+    for value in normalise(scores, method).values():
+        assert 0.0 <= value <= 1.0
+
+
+def test_ranking_presets():
+    cfg = RetrievalConfig()
+    x = RankInputs(relevance=0.8, salience=0.5, age_days=7.0, retention=0.9, confidence=0.6)
+    assert rank_score("relevance", x, cfg) == 0.8
+    assert rank_score("seed003", x, cfg) == pytest.approx(0.4)
+    assert rank_score("salient", x, cfg) == pytest.approx(0.8 * (0.8 + 0.2 * 0.5))
+    assert rank_score("seed001", x, cfg) == pytest.approx(0.4 * 0.8 + 0.25 * 0.5 + 0.2 * 0.5
+                                                          + 0.15 * 0.9)
+    assert rank_score("seed004", x, cfg) == pytest.approx(0.5 * 0.6 + 0.3 * 1.0 + 0.2 * 0.5)
+    assert set(RANKING_PRESETS) == {"relevance", "salient", "seed001", "seed003", "seed004"}
+    assert recency(None, 7) == 0.5 and recency(-1, 7) == 1.0
+
+
+def _episode(i: int, timestamp: float = 0.0, **kw) -> Episode:
+    return Episode(id=f"ep{i}", user_id="u", content=f"text {i}", created_at=timestamp,
+                   session_id="s", timestamp=timestamp, **kw)
+
+
+def test_five_factor_confidence_uses_the_seed_weights():
+    cfg = CascadeConfig()
+    now = 100 * DAY
+    ep = _episode(1, now - 3 * DAY, source="user", participants=["user"],
+                  metadata={"k": 1})
+    conf = confidence(ep, cosine=0.45, layer="episodic", reference_time=now, config=cfg)
+    assert conf.semantic_relevance == 0.45
+    assert conf.source_quality == pytest.approx(0.85)
+    assert conf.recency == pytest.approx(0.92, abs=0.01)  # seed 004: three days -> 0.92
+    assert conf.consistency == 1.0
+    expected = (0.35 * 0.45 + 0.25 * 0.85 + 0.15 * conf.recency + 0.15 * 1.0
+                + 0.10 * conf.completeness)
+    assert conf.overall == pytest.approx(expected)
+    doubtful = confidence(ep, cosine=0.45, layer="episodic", reference_time=now, config=cfg,
+                          in_doubt=True)
+    assert doubtful.consistency == 0.5 and doubtful.overall < conf.overall
+    generated = _episode(2, now, provenance=Provenance.GENERATED)
+    assert confidence(generated, cosine=0.4, layer="episodic", reference_time=now,
+                      config=cfg).source_quality == pytest.approx(0.85 * 0.6)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("When did Caroline go to the support group?", QueryClass.TEMPORAL),
+        ("What did we discuss last week?", QueryClass.TEMPORAL),
+        ("How is Alice related to the Billing API?", QueryClass.RELATIONAL),
+        ("Should I migrate the database before the release?", QueryClass.PLANNING),
+        ("How do I rotate the JWT signing keys?", QueryClass.PROCEDURAL),
+        ("Remind me what is due tomorrow", QueryClass.PROSPECTIVE),
+        ("What do you know about me?", QueryClass.META),
+        ("What is Michael's favourite framework?", QueryClass.FACTUAL),
+    ],
+)
+def test_router_classes(query, expected):
+    assert classify(query) is expected
+
+
+def test_every_class_has_a_primary_layer_and_a_precedence():
+    assert set(PRIMARY_LAYER) == set(QueryClass)
+    assert set(PRECEDENCE) == set(Layer)
+    assert PRECEDENCE[Layer.SEMANTIC] == (Layer.EPISODIC, Layer.GRAPH, Layer.PROCEDURAL)
+    assert PRECEDENCE[Layer.EPISODIC] == (Layer.SEMANTIC, Layer.GRAPH)
+
+
+def test_named_entities_are_whole_words_longest_first():
+    known = ["Mary", "Mary Ann", "Al"]
+    assert named_entities("Did Mary Ann's sister call?", known) == ["Mary Ann"]
+    assert named_entities("Ask ALICE and mary", known) == ["Mary"]  # "Al" is not a word here
+
+
+def _hit(i: int, overall: float, recency_: float = 0.5) -> Hit:
+    conf = Confidence(0.5, 0.8, recency_, 1.0, 0.6, overall)
+    return Hit(memory=_episode(i), score=overall, relevance=overall, source="dense",
+               confidence=conf)
+
+
+def test_merge_scores_the_composite_and_keeps_each_memory_once():
+    primary = [_hit(1, 0.40), _hit(2, 0.30)]
+    secondary = [_hit(2, 0.90), _hit(3, 0.60, recency_=1.0)]
+    merged = merge([(1.0, primary), (0.5, secondary)], k=3)
+    composite = {h.id: h.score for h in merged}
+    assert [h.id for h in merged] == ["ep2", "ep3", "ep1"]
+    assert composite["ep2"] == pytest.approx(0.5 * 0.90 + 0.3 * 0.5 + 0.2 * 0.5)
+    assert composite["ep1"] == pytest.approx(0.5 * 0.40 + 0.3 * 1.0 + 0.2 * 0.5)
+
+
+def _search_with(confidences: dict[Layer, float]):
+    calls: list[tuple[Layer, int]] = []
+
+    def search(layer: Layer, k: int) -> list[Hit]:
+        calls.append((layer, k))
+        return [_hit(len(calls) * 10 + j, confidences.get(layer, 0.1)) for j in range(k)]
+
+    return search, calls
+
+
+def test_no_cascade_on_high_confidence():
+    search, calls = _search_with({Layer.SEMANTIC: 0.8})
+    hits, path = cascade(search, Layer.SEMANTIC, 5, enabled=True, threshold=0.5, max_depth=2,
+                         config=CascadeConfig())
+    assert calls == [(Layer.SEMANTIC, 5)] and len(hits) == 5
+    assert path.cascaded_to == [] and path.final_confidence == pytest.approx(0.8)
+
+
+def test_cascade_on_low_confidence_follows_precedence_with_overfetch_and_depth_limit():
+    search, calls = _search_with({Layer.SEMANTIC: 0.2, Layer.EPISODIC: 0.3, Layer.GRAPH: 0.35})
+    hits, path = cascade(search, Layer.SEMANTIC, 4, enabled=True, threshold=0.5, max_depth=2,
+                         config=CascadeConfig())
+    assert calls == [(Layer.SEMANTIC, 4), (Layer.EPISODIC, 12), (Layer.GRAPH, 12)]
+    assert path.cascaded_to == ["episodic", "graph"] and path.depth == 2
+    assert path.final_confidence == pytest.approx(0.7 * 0.2 + 0.3 * (0.3 + 0.35) / 2)
+    assert len(hits) == 4 and path.merge_strategy == "confidence_weighted"
+    _, shallow = cascade(_search_with({})[0], Layer.EPISODIC, 4, enabled=True, threshold=0.9,
+                         max_depth=1, config=CascadeConfig())
+    assert shallow.cascaded_to == ["semantic"]
+
+
+def test_cascade_stops_once_confident_and_can_be_disabled():
+    search, calls = _search_with({Layer.PROCEDURAL: 0.45, Layer.EPISODIC: 0.9})
+    _, path = cascade(search, Layer.PROCEDURAL, 3, enabled=True, threshold=0.5, max_depth=2,
+                      config=CascadeConfig())
+    assert path.cascaded_to == ["episodic"]  # 0.7 * 0.45 + 0.3 * 0.9 = 0.585: enough
+    search, calls = _search_with({Layer.PROCEDURAL: 0.2})
+    _, off = cascade(search, Layer.PROCEDURAL, 3, enabled=False, threshold=0.5, max_depth=2,
+                     config=CascadeConfig())
+    assert off.cascaded_to == [] and isinstance(off, CascadePath) and len(calls) == 1
