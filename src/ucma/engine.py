@@ -990,6 +990,7 @@ class AsyncMemory:
             tags=[t.lower() for t in check_strings(tags, "tags")] or None,
             time_range=_time_range(time_range),
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
+            drop_entity_terms="entity" in cfg.retrieval.channels,
         )
         vector = await self._embed_query(text) if text.strip() else None
         anchor_vector = None
