@@ -27,6 +27,7 @@ __all__ = [
     "ForgettingConfig",
     "GraphConfig",
     "LimitsConfig",
+    "PatternConfig",
     "RetrievalConfig",
     "SalienceConfig",
     "SensoryConfig",
@@ -265,6 +266,29 @@ class SalienceConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PatternConfig:
+    """Causal analysis, pattern extraction and shared patterns (seed 003)."""
+
+    # A memory's verdict needs this many outcomes; |weighted mean quality| >= threshold.
+    min_decisions: int = 3
+    verdict_threshold: float = 0.3
+    # High performers: mean quality above this (seed 003: outcome_quality > 0.5).
+    min_quality: float = 0.5
+    # Cosine similarity that puts two memories (or two users' patterns) in one cluster.
+    cluster_similarity: float = 0.75
+    merge_similarity: float = 0.8
+    # Seed 003 privacy thresholds and budget for shared patterns.
+    privacy_min_instances: int = 100
+    privacy_min_users: int = 10
+    epsilon: float = 0.1
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if not self.epsilon > 0:
+            raise ConfigError("PatternConfig.epsilon must be > 0")
+
+
+@dataclass(frozen=True, kw_only=True)
 class ConflictConfig:
     """Seed 002's decision-tree thresholds, the predicate registry and review weights.
 
@@ -353,6 +377,7 @@ class UCMAConfig:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     salience: SalienceConfig = field(default_factory=SalienceConfig)
+    patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
