@@ -180,6 +180,8 @@ class RetrievalConfig:
     ranking: str = "salient"
     # Strength of effective salience in the "salient" preset (0: relevance alone).
     salience_weight: float = 0.2
+    # Strength of the learned outcome adjustment in "salient": score x (1 + w x adjustment).
+    outcome_weight: float = 1.0
     rank_pool_factor: int = 3
     weight_relevance: float = 0.40
     weight_importance: float = 0.25
