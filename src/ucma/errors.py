@@ -18,6 +18,7 @@ model and provider exceptions are translated at the boundary and chained with
     ├── EmbeddingError             the embedder failed; nothing was stored
     ├── ProviderError              an optional LLM provider failed or answered badly
     ├── SourceOfTruthError         a source of truth (the user's database) could not answer
+    ├── PublishError               the event publisher could not reach or use NATS
     └── StorageError               the database failed; the transaction was rolled back
         └── MigrationError         the schema could not be brought up to date
 
@@ -36,6 +37,7 @@ __all__ = [
     "OutcomeWindowClosed",
     "PrivacyThresholdError",
     "ProviderError",
+    "PublishError",
     "ScopeError",
     "SourceOfTruthError",
     "StorageError",
@@ -146,6 +148,13 @@ class SourceOfTruthError(UCMAError):
     that consulted it fails rather than silently trusting memory."""
 
     code = "source_of_truth_error"
+
+
+class PublishError(UCMAError):
+    """Forwarding events to NATS JetStream failed; the cursor was not advanced
+    past what the server acknowledged, so a restart resumes without loss."""
+
+    code = "publish_error"
 
 
 class StorageError(UCMAError):
