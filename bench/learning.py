@@ -340,6 +340,7 @@ async def main() -> None:
             "seed": args.seed,
             "block_size": BLOCK,
             "salience_weight": config.retrieval.salience_weight,
+            "outcome_weight": config.retrieval.outcome_weight,
             "ranking": config.retrieval.ranking,
             "accuracy_by_block_on": on,
             "accuracy_by_block_off": off,

@@ -101,3 +101,21 @@ def test_outcomes_change_retention_stability() -> None:
     assert outcome_stability(10.0, -1.0, 1.0) == pytest.approx(5.0)
     assert outcome_stability(10.0, 0.8, 0.5) == pytest.approx(12.0)
     assert outcome_stability(10.0, 0.0, 1.0) == pytest.approx(10.0)
+
+
+def test_salient_ranking_uses_the_learned_adjustment() -> None:
+    from ucma.config import RetrievalConfig
+    from ucma.retrieval.ranking import RankInputs, rank_score
+
+    cfg = RetrievalConfig()
+    plain = RankInputs(relevance=0.9, salience=0.5, age_days=None, retention=None)
+    assert rank_score("salient", plain, cfg) == pytest.approx(0.9 * (0.8 + 0.2 * 0.5))
+    # A misleading memory (adjustment -0.24, effective 0) falls behind a
+    # helpful one that is 20% less relevant; with salience_weight alone it would not.
+    misleading = RankInputs(
+        relevance=1.0, salience=0.0, age_days=None, retention=None, outcome_adjustment=-0.24
+    )
+    helpful = RankInputs(relevance=0.8, salience=0.24, age_days=None, retention=None)
+    assert rank_score("salient", misleading, cfg) < rank_score("salient", helpful, cfg)
+    weak = RetrievalConfig(outcome_weight=0.0)
+    assert rank_score("salient", misleading, weak) > rank_score("salient", helpful, weak)
