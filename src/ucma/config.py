@@ -27,6 +27,7 @@ __all__ = [
     "ForgettingConfig",
     "GraphConfig",
     "LimitsConfig",
+    "PatternConfig",
     "RetrievalConfig",
     "SalienceConfig",
     "SensoryConfig",
@@ -179,6 +180,8 @@ class RetrievalConfig:
     ranking: str = "salient"
     # Strength of effective salience in the "salient" preset (0: relevance alone).
     salience_weight: float = 0.2
+    # Strength of the learned outcome adjustment in "salient": score x (1 + w x adjustment).
+    outcome_weight: float = 1.0
     rank_pool_factor: int = 3
     weight_relevance: float = 0.40
     weight_importance: float = 0.25
@@ -262,6 +265,29 @@ class SalienceConfig:
 
     def __post_init__(self) -> None:
         _check(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PatternConfig:
+    """Causal analysis, pattern extraction and shared patterns (seed 003)."""
+
+    # A memory's verdict needs this many outcomes; |weighted mean quality| >= threshold.
+    min_decisions: int = 3
+    verdict_threshold: float = 0.3
+    # High performers: mean quality above this (seed 003: outcome_quality > 0.5).
+    min_quality: float = 0.5
+    # Cosine similarity that puts two memories (or two users' patterns) in one cluster.
+    cluster_similarity: float = 0.75
+    merge_similarity: float = 0.8
+    # Seed 003 privacy thresholds and budget for shared patterns.
+    privacy_min_instances: int = 100
+    privacy_min_users: int = 10
+    epsilon: float = 0.1
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if not self.epsilon > 0:
+            raise ConfigError("PatternConfig.epsilon must be > 0")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -353,6 +379,7 @@ class UCMAConfig:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
     salience: SalienceConfig = field(default_factory=SalienceConfig)
+    patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)

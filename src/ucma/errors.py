@@ -8,12 +8,17 @@ model and provider exceptions are translated at the boundary and chained with
     ├── UserError                  the caller can fix it; the message says how
     │   ├── ValidationError        bad input: empty/oversized content, wrong types,
     │   │   │                      invalid UTF-8, malformed JSON, bad parameters
-    │   │   └── ScopeError         a call without user_id (or with an empty one)
+    │   │   ├── ScopeError         a call without user_id (or with an empty one)
+    │   │   └── OutcomeError       an outcome that cannot be recorded
+    │   │       ├── OutcomeWindowClosed     after the 7-day window (seed 003 R14)
+    │   │       └── OutcomeAlreadyRecorded  the trace already has its outcome
+    │   ├── PrivacyThresholdError  a shared pattern below seed 003's privacy thresholds
     │   ├── NotFoundError          an id that does not exist in the caller's scope
     │   └── ConfigError            an invalid UCMAConfig or provider string
     ├── EmbeddingError             the embedder failed; nothing was stored
     ├── ProviderError              an optional LLM provider failed or answered badly
     ├── SourceOfTruthError         a source of truth (the user's database) could not answer
+    ├── PublishError               the event publisher could not reach or use NATS
     └── StorageError               the database failed; the transaction was rolled back
         └── MigrationError         the schema could not be brought up to date
 
@@ -27,7 +32,12 @@ __all__ = [
     "EmbeddingError",
     "MigrationError",
     "NotFoundError",
+    "OutcomeAlreadyRecorded",
+    "OutcomeError",
+    "OutcomeWindowClosed",
+    "PrivacyThresholdError",
     "ProviderError",
+    "PublishError",
     "ScopeError",
     "SourceOfTruthError",
     "StorageError",
@@ -59,6 +69,49 @@ class ScopeError(ValidationError):
     """A call was made without a scope (``user_id``) or with an empty one."""
 
     code = "missing_scope"
+
+
+class OutcomeError(ValidationError):
+    """An outcome cannot be recorded for this trace; nothing was changed."""
+
+    code = "outcome_error"
+
+
+class OutcomeWindowClosed(OutcomeError):
+    """The outcome arrived after the tracking window (seed 003 R14: 7 days)."""
+
+    code = "outcome_window_closed"
+
+    def __init__(self, trace_id: str, age_days: float, window_days: float) -> None:
+        super().__init__(
+            f"trace {trace_id!r} was decided {age_days:.1f} days ago; outcomes are accepted "
+            f"for {window_days:g} days (SalienceConfig.outcome_window_days), so this one is "
+            "refused and no salience changed"
+        )
+        self.trace_id = trace_id
+        self.age_days = age_days
+
+
+class OutcomeAlreadyRecorded(OutcomeError):
+    """The trace already has an outcome; each decision is judged once."""
+
+    code = "outcome_already_recorded"
+
+    def __init__(self, trace_id: str) -> None:
+        super().__init__(
+            f"trace {trace_id!r} already has an outcome; record a new decision to learn again"
+        )
+        self.trace_id = trace_id
+
+
+class PrivacyThresholdError(UserError):
+    """A pattern may not be shared: too few instances or users (seed 003)."""
+
+    code = "privacy_threshold"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class NotFoundError(UserError):
@@ -95,6 +148,13 @@ class SourceOfTruthError(UCMAError):
     that consulted it fails rather than silently trusting memory."""
 
     code = "source_of_truth_error"
+
+
+class PublishError(UCMAError):
+    """Forwarding events to NATS JetStream failed; the cursor was not advanced
+    past what the server acknowledged, so a restart resumes without loss."""
+
+    code = "publish_error"
 
 
 class StorageError(UCMAError):

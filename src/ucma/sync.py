@@ -120,6 +120,19 @@ class Memory:
     stats = _blocking(AsyncMemory.stats)
     export_jsonl = _blocking(AsyncMemory.export_jsonl)
     import_jsonl = _blocking(AsyncMemory.import_jsonl)
+    decide = _blocking(AsyncMemory.decide)
+    outcome = _blocking(AsyncMemory.outcome)
+    trace = _blocking(AsyncMemory.trace)
+    traces = _blocking(AsyncMemory.traces)
+    salience_history = _blocking(AsyncMemory.salience_history)
+    events = _blocking(AsyncMemory.events)
+    replay = _blocking(AsyncMemory.replay)
+    memory_influence = _blocking(AsyncMemory.memory_influence)
+    counterfactuals = _blocking(AsyncMemory.counterfactuals)
+    extract_patterns = _blocking(AsyncMemory.extract_patterns)
+    share_patterns = _blocking(AsyncMemory.share_patterns)
+    event_backlog = _blocking(AsyncMemory.event_backlog)
+    acknowledge_events = _blocking(AsyncMemory.acknowledge_events)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -334,5 +334,35 @@ def import_records(
     _stdout().print(f"imported {_plural(count, 'record')} from {path}", markup=False)
 
 
+events_app = typer.Typer(help="The event log (event sourcing).", no_args_is_help=True)
+app.add_typer(events_app, name="events")
+
+
+@events_app.command("publish")
+def events_publish(
+    nats_url: Annotated[
+        str, typer.Option("--nats", help="NATS server, e.g. nats://127.0.0.1:4222.")
+    ],
+    once: Annotated[bool, typer.Option("--once", help="Publish the backlog, then exit.")] = False,
+    poll: Annotated[float, typer.Option(min=0.05, help="Seconds between polls.")] = 1.0,
+    stream: Annotated[str, typer.Option(help="JetStream stream name.")] = "UCMA_EVENTS",
+    home: HomeOption = None,
+) -> None:
+    """Forward every scope's events to NATS JetStream, at least once; a durable
+    cursor in the database makes a restart resume where it stopped."""
+    from ucma.events.publisher import EventPublisher
+
+    database = _home(home) / DATABASE_NAME
+
+    async def work(memory: AsyncMemory) -> int:
+        async with EventPublisher(memory, nats_url, stream=stream) as publisher:
+            if once:
+                return await publisher.publish_pending()
+            return await publisher.run(poll_interval=poll)
+
+    count = _with_memory(database, work)
+    _stdout().print(f"published {_plural(count, 'event')} to {nats_url}", markup=False)
+
+
 if __name__ == "__main__":  # pragma: no cover - python -m ucma.cli.main
     app(prog_name="ucma")

@@ -38,6 +38,7 @@ from ucma.conflicts.reports import FactAssertion
 from ucma.conflicts.resolution import Belief, Decision, Side, decide_memory_vs_db
 from ucma.conflicts.resolution import decide_value_mismatch as decide
 from ucma.errors import NotFoundError, ValidationError
+from ucma.events.log import EventType, record
 from ucma.storage.base import Storage
 from ucma.types import (
     Conflict,
@@ -58,6 +59,44 @@ __all__ = ["ConflictResolver", "SourceMismatch", "belief"]
 logger = logging.getLogger(__name__)
 
 DEPENDENCY_EDGES = ("derived_from", "supports")
+
+
+def _log_conflict(
+    storage: Storage, scope: Scope, kind: EventType, conflict: Conflict, now: float
+) -> None:
+    record(
+        storage,
+        scope,
+        kind,
+        {
+            "conflict_id": conflict.id,
+            "conflict_type": conflict.conflict_type.value,
+            "existing_fact_id": conflict.existing_fact_id,
+            "new_fact_id": conflict.new_fact_id,
+            "strategy": conflict.resolution_strategy.value,
+            "status": conflict.status.value,
+            "chosen_value": conflict.chosen_value,
+            "resolved_by": conflict.resolved_by,
+        },
+        now,
+    )
+
+
+def _log_superseded(
+    storage: Storage, scope: Scope, loser: Fact, conflict_id: str, now: float
+) -> None:
+    record(
+        storage,
+        scope,
+        EventType.FACT_SUPERSEDED,
+        {
+            "memory_id": loser.id,
+            "superseded_by": loser.superseded_by,
+            "status": loser.status.value,
+            "conflict_id": conflict_id,
+        },
+        now,
+    )
 
 
 def _key(text: str) -> str:
@@ -240,6 +279,8 @@ class ConflictResolver:
                 resolved_by="user",
             )
             storage.conflicts.update(updated)
+            _log_superseded(storage, scope, loser, updated.id, now)
+            _log_conflict(storage, scope, EventType.CONFLICT_RESOLVED, updated, now)
             result = FactAssertion(winner, [updated])
             result.flagged += self._flag_dependents(storage, scope, loser, updated.id, now)
             self._retire_pending(storage, scope, [loser.id], now, result)
@@ -395,6 +436,7 @@ class ConflictResolver:
         loser is retired and its dependents flagged, or both become disputed."""
         if add:
             storage.conflicts.add(conflict)
+            _log_conflict(storage, scope, EventType.CONFLICT_DETECTED, conflict, now)
         else:
             storage.conflicts.update(conflict)
         result.conflicts.append(conflict)
@@ -409,6 +451,8 @@ class ConflictResolver:
         winner, loser = (new, existing) if decision.winner == Side.NEW else (existing, new)
         loser = self._lose(loser, winner, decision, now)
         storage.facts.update(loser)
+        _log_superseded(storage, scope, loser, conflict.id, now)
+        _log_conflict(storage, scope, EventType.CONFLICT_RESOLVED, conflict, now)
         self._settle(storage, scope, winner.id)
         result.flagged += self._flag_dependents(storage, scope, loser, conflict.id, now)
 
@@ -474,6 +518,7 @@ class ConflictResolver:
                 explanation=f"{conflict.explanation}; overtaken by a later value",
             )
             storage.conflicts.update(updated)
+            _log_conflict(storage, scope, EventType.CONFLICT_RESOLVED, updated, now)
             result.conflicts.append(updated)
             for side in sides:
                 self._settle(storage, scope, side)

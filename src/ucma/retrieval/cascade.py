@@ -79,6 +79,9 @@ class RecallResult:
     cascade_path: CascadePath
     low_confidence: bool
     explanation: dict[str, object] = field(default_factory=dict)
+    retrieval_id: str | None = None
+    """Id of the stored record of this recall (its memory ids and scores);
+    pass it to ``decide`` so the decision trace points at what was retrieved."""
 
     @property
     def confidence(self) -> float:

@@ -4,17 +4,21 @@ The engine validates the call, builds the ``QueryPlan`` and embeds the query
 (and a time anchor's event phrase); ``run_recall`` does the rest in one pass
 over the storage: resolves "before/after/during <event>" to a time range by
 finding the event, runs the cascade over the layers, records the retrieval as
-a review of what it returned, and explains what it did.
+a review of what it returned and stores it under a retrieval id (with a
+``memory.retrieved`` event, in the same transaction), and explains what it did.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from ucma.config import UCMAConfig
+from ucma.learning.decisions import record_retrieval
+from ucma.learning.records import Retrieval
 from ucma.retrieval.cascade import RecallResult, cascade
 from ucma.retrieval.retriever import Retriever, record_access
 from ucma.retrieval.router import Layer, QueryPlan
@@ -37,6 +41,8 @@ class RecallRequest:
     min_importance: float = 0.0
     layer: Layer | None = None
     explain: bool = False
+    retrieval_id: str | None = None
+    """When set, the recall is recorded under this id with a ``memory.retrieved`` event."""
 
 
 def _resolve_anchor(
@@ -105,10 +111,24 @@ def run_recall(
         max_depth=request.max_depth,
         config=config.cascade,
     )
-    if config.retrieval.reinforce_on_retrieval and hits:
-        record_access(
-            storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
-        )
+    with storage.transaction():
+        if config.retrieval.reinforce_on_retrieval and hits:
+            record_access(
+                storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
+            )
+        if request.retrieval_id is not None:
+            record_retrieval(
+                storage,
+                Retrieval(
+                    request.retrieval_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    hashlib.sha256(plan.text.encode("utf-8")).hexdigest()[:32],
+                    [h.id for h in hits],
+                    [float(h.score) for h in hits],
+                    now,
+                ),
+            )
     explanation: dict[str, object] = {}
     if request.explain:
         explanation = {
@@ -143,4 +163,5 @@ def run_recall(
         cascade_path=path,
         low_confidence=path.final_confidence < request.threshold,
         explanation=explanation,
+        retrieval_id=request.retrieval_id,
     )

@@ -357,6 +357,7 @@ class Retriever:
             inputs = RankInputs(
                 relevance=rel,
                 salience=record.effective_salience,
+                outcome_adjustment=record.outcome_adjustment,
                 age_days=(plan.reference_time - event_time(record)) / _DAY,
                 retention=(
                     retention(

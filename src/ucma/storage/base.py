@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ucma.events.log import Event
+from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.types import (
     Conflict,
     ConflictStatus,
@@ -51,6 +53,7 @@ __all__ = [
     "EmbeddingCacheStore",
     "EpisodeBrief",
     "EpisodicStore",
+    "EventStore",
     "GraphStore",
     "LearningStore",
     "MemoryCatalog",
@@ -59,6 +62,7 @@ __all__ = [
     "ScoredId",
     "SemanticStore",
     "Storage",
+    "TraceStore",
 ]
 
 ScoredId = tuple[str, float]
@@ -448,6 +452,106 @@ class EmbeddingCacheStore(ABC):
     def put_embeddings(self, model: str, items: Mapping[str, np.ndarray]) -> None: ...
 
 
+class TraceStore(ABC):
+    """Retrievals, decision traces, their outcomes and salience updates (seed 003).
+
+    A trace's outcome is written once: ``set_outcome`` on a trace that already
+    has one raises ``ValidationError`` and changes nothing.
+    """
+
+    @abstractmethod
+    def add_retrieval(self, retrieval: Retrieval) -> None: ...
+
+    @abstractmethod
+    def get_retrieval(self, scope: Scope, retrieval_id: str) -> Retrieval | None: ...
+
+    @abstractmethod
+    def add(self, trace: DecisionTrace) -> None:
+        """Insert a new trace (its memory scores become memory -> decision links)."""
+
+    @abstractmethod
+    def get(self, scope: Scope, trace_id: str) -> DecisionTrace | None: ...
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        observed: bool | None = None,
+        decision_type: str | None = None,
+        limit: int = 100,
+    ) -> list[DecisionTrace]:
+        """Traces of a scope, newest first; ``observed`` filters on the outcome."""
+
+    @abstractmethod
+    def involving(self, scope: Scope, memory_ids: Sequence[str]) -> list[DecisionTrace]:
+        """Traces that any of ``memory_ids`` fed, oldest first."""
+
+    @abstractmethod
+    def set_outcome(
+        self,
+        scope: Scope,
+        trace_id: str,
+        *,
+        quality: float,
+        signal: OutcomeSignal,
+        feedback: str | None,
+        observed_at: float,
+    ) -> None:
+        """Fill in the outcome; NotFoundError if unknown, ValidationError if
+        it was already recorded."""
+
+    @abstractmethod
+    def add_updates(self, scope: Scope, updates: Sequence[SalienceUpdate]) -> None: ...
+
+    @abstractmethod
+    def updates(
+        self, scope: Scope, *, memory_id: str | None = None, trace_id: str | None = None
+    ) -> list[SalienceUpdate]:
+        """Salience updates, oldest first, optionally of one memory or trace."""
+
+
+class EventStore(ABC):
+    """The append-only event log (event sourcing) and publisher cursors.
+
+    Contract: events are never changed or removed. ``seq`` numbers the events
+    of one scope 1, 2, 3 ... in commit order; ``position`` orders all events.
+    The backend itself appends ``memory.stored`` / ``memory.archived`` /
+    ``memory.restored`` / ``memory.deleted`` in the transaction of the memory
+    write (payload ``memory_id``, ``kind``; stored also carries
+    ``temporal_level``, ``base_salience`` and ``outcome_adjustment``).
+    """
+
+    @abstractmethod
+    def append(
+        self, scope: Scope, event_type: str, payload: Mapping[str, object], now: float
+    ) -> Event:
+        """Append one event to the scope's stream (inside the caller's transaction)."""
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        after_seq: int = 0,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        """A scope's events with ``seq > after_seq``, in ``seq`` order."""
+
+    @abstractmethod
+    def after(self, position: int, limit: int) -> list[Event]:
+        """Events of every scope with ``position`` greater than ``position``, in order."""
+
+    @abstractmethod
+    def cursor(self, name: str) -> int:
+        """The position a named consumer has acknowledged (0 when new)."""
+
+    @abstractmethod
+    def set_cursor(self, name: str, position: int, now: float) -> None:
+        """Advance a named cursor; it never moves backwards."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -460,6 +564,8 @@ class Storage(ABC):
     retention: RetentionStore
     embedding_cache: EmbeddingCacheStore
     conflicts: ConflictStore
+    traces: TraceStore
+    events: EventStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

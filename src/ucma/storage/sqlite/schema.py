@@ -414,3 +414,164 @@ def add_conflicts_and_record_time(conn: sqlite3.Connection) -> None:
     """Record time and status on facts, the conflicts table and review flags (issue 5)."""
     for statement in _CONFLICT_SCHEMA:
         conn.execute(statement)
+
+
+# -- migration 6: the learning loop and the event log (issue 6) ---------------
+#
+# ``events`` is append-only: triggers refuse UPDATE and DELETE. ``position`` is
+# the global order (what a publisher's cursor counts); ``seq`` is the order
+# within one scope (UNIQUE, gap-free, computed as max + 1 inside the write
+# transaction, so BEGIN IMMEDIATE serialises it). The memory lifecycle
+# (stored, archived / restored, deleted) is logged by triggers on ``memories``,
+# so every write path (observe, typed writes, facts, imports, the forgetting
+# engine) appends its event in its own transaction without knowing about it.
+# Decisions, outcomes, salience and conflicts are appended by the code that
+# makes them (``ucma.events.log.record``), also inside the write transaction.
+
+_NEXT_SEQ = (
+    "(SELECT COALESCE(MAX(e.seq), 0) + 1 FROM events e "
+    "WHERE e.user_id = {row}.user_id AND e.agent_id = {row}.agent_id)"
+)
+_EVENT_ID = "'evt_' || lower(hex(randomblob(16)))"
+_WALL_CLOCK = "((julianday('now') - 2440587.5) * 86400.0)"
+
+_LEARNING_SCHEMA = (
+    """
+    CREATE TABLE events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        occurred_at REAL NOT NULL,
+        UNIQUE (user_id, agent_id, seq)
+    )
+    """,
+    "CREATE INDEX events_type ON events (user_id, agent_id, type, seq)",
+    """
+    CREATE TRIGGER events_immutable_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
+    """,
+    """
+    CREATE TRIGGER events_immutable_delete BEFORE DELETE ON events
+    BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
+    """,
+    f"""
+    CREATE TRIGGER memories_event_stored AFTER INSERT ON memories
+    BEGIN
+        INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at)
+        VALUES ({_EVENT_ID}, NEW.user_id, NEW.agent_id, {_NEXT_SEQ.format(row="NEW")},
+                'memory.stored',
+                json_object('memory_id', NEW.id, 'kind', NEW.kind,
+                            'temporal_level', NEW.temporal_level,
+                            'base_salience', NEW.base_salience,
+                            'outcome_adjustment', NEW.outcome_adjustment,
+                            'content_chars', length(NEW.content)),
+                NEW.created_at);
+    END
+    """,
+    f"""
+    CREATE TRIGGER memories_event_deleted AFTER DELETE ON memories
+    BEGIN
+        INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at)
+        VALUES ({_EVENT_ID}, OLD.user_id, OLD.agent_id, {_NEXT_SEQ.format(row="OLD")},
+                'memory.deleted', json_object('memory_id', OLD.id, 'kind', OLD.kind),
+                {_WALL_CLOCK});
+    END
+    """,
+    f"""
+    CREATE TRIGGER memories_event_archived AFTER UPDATE OF archived_at ON memories
+    WHEN OLD.archived_at IS NOT NEW.archived_at
+    BEGIN
+        INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at)
+        VALUES ({_EVENT_ID}, NEW.user_id, NEW.agent_id, {_NEXT_SEQ.format(row="NEW")},
+                CASE WHEN NEW.archived_at IS NULL THEN 'memory.restored'
+                     ELSE 'memory.archived' END,
+                json_object('memory_id', NEW.id, 'kind', NEW.kind),
+                COALESCE(NEW.archived_at, {_WALL_CLOCK}));
+    END
+    """,
+    # Where a publisher stopped: the last event position it had acknowledged.
+    """
+    CREATE TABLE event_cursors (
+        name TEXT PRIMARY KEY,
+        position INTEGER NOT NULL,
+        updated_at REAL NOT NULL
+    ) WITHOUT ROWID
+    """,
+    # Seed 003 "RETRIEVE": what each recall returned, so a trace can point at it.
+    """
+    CREATE TABLE retrievals (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        query_hash TEXT NOT NULL,
+        memory_ids TEXT NOT NULL,
+        scores TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX retrievals_scope ON retrievals (user_id, agent_id, created_at)",
+    # Seed 003 DecisionTrace, with its outcome filled in once.
+    """
+    CREATE TABLE decision_traces (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        session_id TEXT,
+        retrieval_id TEXT,
+        memory_scores TEXT NOT NULL,
+        decision_type TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        alternatives_count INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        outcome_quality REAL,
+        outcome_signal TEXT,
+        outcome_feedback TEXT,
+        outcome_at REAL
+    )
+    """,
+    "CREATE INDEX decision_traces_scope ON decision_traces (user_id, agent_id, created_at)",
+    # Memory -> decision links (seed 003 INFLUENCED); history survives a deleted memory.
+    """
+    CREATE TABLE trace_memories (
+        trace_id TEXT NOT NULL REFERENCES decision_traces (id) ON DELETE CASCADE,
+        memory_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        score REAL NOT NULL,
+        PRIMARY KEY (trace_id, memory_id)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX trace_memories_memory ON trace_memories (user_id, agent_id, memory_id)",
+    # Seed 003 SalienceUpdate: one row per memory per outcome.
+    """
+    CREATE TABLE salience_updates (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        trace_id TEXT NOT NULL REFERENCES decision_traces (id) ON DELETE CASCADE,
+        memory_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        attribution REAL NOT NULL,
+        raw_delta REAL NOT NULL,
+        delta REAL NOT NULL,
+        previous_adjustment REAL NOT NULL,
+        new_adjustment REAL NOT NULL,
+        reason TEXT NOT NULL,
+        created_at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX salience_updates_memory ON salience_updates (user_id, agent_id, memory_id)",
+)
+
+
+@migrations.migration(6)
+def add_learning_loop_and_events(conn: sqlite3.Connection) -> None:
+    """Event log with lifecycle triggers, publisher cursors, retrievals, decision
+    traces, their memory links and salience updates (issue 6)."""
+    for statement in _LEARNING_SCHEMA:
+        conn.execute(statement)

@@ -14,6 +14,7 @@ from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
+from ucma.storage.sqlite.events import SQLiteEventStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.memories import MemoryRows
@@ -21,6 +22,7 @@ from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
 from ucma.storage.sqlite.semantic import SQLiteSemanticStore
+from ucma.storage.sqlite.traces import SQLiteTraceStore
 from ucma.storage.sqlite.vectors import VectorIndex
 
 __all__ = ["SQLiteStorage"]
@@ -65,6 +67,8 @@ class SQLiteStorage(Storage):
         self.retention = SQLiteRetentionStore(self._db)
         self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
         self.conflicts = SQLiteConflictStore(self._db)
+        self.traces = SQLiteTraceStore(self._db)
+        self.events = SQLiteEventStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,

@@ -1,0 +1,1 @@
+"""Event sourcing: the append-only event log, its projections and publishers."""

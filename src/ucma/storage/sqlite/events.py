@@ -1,0 +1,117 @@
+"""``EventStore`` over SQLite: the ``events`` table and ``event_cursors``.
+
+The schema (migration 6) makes ``events`` append-only with triggers and logs
+the memory lifecycle from triggers on ``memories``; ``append`` numbers a
+scope's events with ``max(seq) + 1`` inside the write transaction, which
+``BEGIN IMMEDIATE`` serialises across connections.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ucma.errors import ScopeError, ValidationError
+from ucma.events.log import Event
+from ucma.storage.base import EventStore
+from ucma.storage.sqlite.codec import dumps, ids_param, real
+from ucma.storage.sqlite.connection import Database
+from ucma.types import Scope
+
+__all__ = ["SQLiteEventStore"]
+
+_COLUMNS = "id, position, user_id, agent_id, seq, type, payload, occurred_at"
+
+
+def _event(row: Sequence[Any]) -> Event:
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
+
+
+class SQLiteEventStore(EventStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def append(
+        self, scope: Scope, event_type: str, payload: Mapping[str, object], now: float
+    ) -> Event:
+        if not scope.user_id or not scope.agent_id:
+            raise ScopeError("an event needs a scope")
+        if not isinstance(event_type, str) or not event_type:
+            raise ValidationError("an event needs a type")
+        event_id = f"evt_{uuid.uuid4().hex}"
+        body = dumps(dict(payload), "event payload")
+        with self._db.write() as conn:
+            row = conn.execute(
+                "INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at) "
+                "VALUES (?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events "
+                "WHERE user_id = ? AND agent_id = ?), ?, ?, ?) RETURNING position, seq",
+                (
+                    event_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    event_type,
+                    body,
+                    real(now, "now"),
+                ),
+            ).fetchone()
+        return Event(
+            event_id,
+            row[0],
+            scope.user_id,
+            scope.agent_id,
+            row[1],
+            event_type,
+            json.loads(body),
+            float(now),
+        )
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        after_seq: int = 0,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> builtins.list[Event]:
+        sql = [f"SELECT {_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
+        params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
+        if types:
+            sql.append("AND type IN (SELECT value FROM json_each(?))")
+            params.append(ids_param(types))
+        sql.append("ORDER BY seq")
+        if limit is not None:
+            sql.append("LIMIT ?")
+            params.append(max(int(limit), 0))
+        with self._db.read() as conn:
+            return [_event(r) for r in conn.execute(" ".join(sql), params)]
+
+    def after(self, position: int, limit: int) -> builtins.list[Event]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                (int(position), max(int(limit), 0)),
+            ).fetchall()
+        return [_event(r) for r in rows]
+
+    def cursor(self, name: str) -> int:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT position FROM event_cursors WHERE name = ?", (name,)
+            ).fetchone()
+        return int(row[0]) if row is not None else 0
+
+    def set_cursor(self, name: str, position: int, now: float) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ValidationError("a cursor needs a name")
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO event_cursors (name, position, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET position = max(position, excluded.position), "
+                "updated_at = excluded.updated_at",
+                (name, int(position), real(now, "now")),
+            )

@@ -1,0 +1,155 @@
+"""TraceStore and EventStore, on every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from ucma.errors import NotFoundError, ValidationError
+from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
+from ucma.types import Scope
+
+ALICE = Scope("alice", "assistant")
+BOB = Scope("bob", "assistant")
+
+
+def trace(scope: Scope, n: int, scores: dict[str, float], **fields) -> DecisionTrace:
+    values = {
+        "id": f"trc-{n}",
+        "user_id": scope.user_id,
+        "agent_id": scope.agent_id,
+        "session_id": "ses-1",
+        "memory_scores": scores,
+        "decision_type": "recommendation",
+        "summary": f"decision {n} ✓",
+        "confidence": 0.7,
+        "alternatives_count": 2,
+        "created_at": 1000.0 + n,
+        "metadata": {"n": n},
+    }
+    values.update(fields)
+    return DecisionTrace(**values)
+
+
+def test_trace_round_trip_and_single_outcome(storage) -> None:
+    storage.traces.add_retrieval(Retrieval("ret-1", "alice", "assistant", "h", ["m1"], [0.5], 9.0))
+    assert storage.traces.get_retrieval(ALICE, "ret-1").memory_ids == ["m1"]
+    assert storage.traces.get_retrieval(BOB, "ret-1") is None
+    original = trace(ALICE, 1, {"m1": 0.75, "m2": 0.25}, retrieval_id="ret-1")
+    storage.traces.add(original)
+    assert storage.traces.get(ALICE, "trc-1") == original
+    assert storage.traces.get(BOB, "trc-1") is None
+    with pytest.raises(ValidationError):
+        storage.traces.add(original)
+    storage.traces.set_outcome(
+        ALICE,
+        "trc-1",
+        quality=-0.5,
+        signal=OutcomeSignal.TASK_FAILED,
+        feedback="no",
+        observed_at=1100.0,
+    )
+    done = storage.traces.get(ALICE, "trc-1")
+    assert (done.outcome_quality, done.outcome_signal, done.outcome_at) == (
+        -0.5,
+        OutcomeSignal.TASK_FAILED,
+        1100.0,
+    )
+    with pytest.raises(ValidationError):
+        storage.traces.set_outcome(
+            ALICE,
+            "trc-1",
+            quality=1.0,
+            signal=OutcomeSignal.USER_ACCEPTED,
+            feedback=None,
+            observed_at=1200.0,
+        )
+    with pytest.raises(NotFoundError):
+        storage.traces.set_outcome(
+            BOB,
+            "trc-1",
+            quality=1.0,
+            signal=OutcomeSignal.USER_ACCEPTED,
+            feedback=None,
+            observed_at=1200.0,
+        )
+    assert storage.traces.get(ALICE, "trc-1").outcome_quality == -0.5
+
+
+def test_trace_listing_and_memory_links(storage) -> None:
+    storage.traces.add(trace(ALICE, 1, {"m1": 1.0}))
+    storage.traces.add(trace(ALICE, 2, {"m1": 0.5, "m2": 0.5}, decision_type="action"))
+    storage.traces.add(trace(BOB, 3, {"m1": 1.0}))
+    storage.traces.set_outcome(
+        ALICE,
+        "trc-2",
+        quality=0.8,
+        signal=OutcomeSignal.TASK_COMPLETED,
+        feedback=None,
+        observed_at=2000.0,
+    )
+    assert [t.id for t in storage.traces.list(ALICE)] == ["trc-2", "trc-1"]
+    assert [t.id for t in storage.traces.list(ALICE, observed=True)] == ["trc-2"]
+    assert [t.id for t in storage.traces.list(ALICE, observed=False)] == ["trc-1"]
+    assert [t.id for t in storage.traces.list(ALICE, decision_type="action")] == ["trc-2"]
+    assert [t.id for t in storage.traces.involving(ALICE, ["m2"])] == ["trc-2"]
+    assert [t.id for t in storage.traces.involving(ALICE, ["m1"])] == ["trc-1", "trc-2"]
+
+
+def test_salience_updates_round_trip(storage) -> None:
+    storage.traces.add(trace(ALICE, 1, {"m1": 1.0}))
+    update = SalienceUpdate("m1", "trc-1", 1.0, 0.08, 0.08, 0.0, 0.08, "positive_outcome", 5.0)
+    storage.traces.add_updates(ALICE, [update])
+    assert storage.traces.updates(ALICE) == [update]
+    assert storage.traces.updates(ALICE, memory_id="m1") == [update]
+    assert storage.traces.updates(ALICE, trace_id="trc-x") == []
+    assert storage.traces.updates(BOB) == []
+
+
+def test_events_are_numbered_per_scope(storage) -> None:
+    a1 = storage.events.append(ALICE, "x.one", {"k": "ü"}, 1.0)
+    b1 = storage.events.append(BOB, "x.one", {}, 2.0)
+    a2 = storage.events.append(ALICE, "x.two", {"n": [1, 2]}, 3.0)
+    assert (a1.seq, b1.seq, a2.seq) == (1, 1, 2)
+    assert a1.position < b1.position < a2.position
+    assert storage.events.list(ALICE) == [a1, a2]
+    assert storage.events.list(ALICE, after_seq=1) == [a2]
+    assert storage.events.list(ALICE, types=["x.two"]) == [a2]
+    assert storage.events.list(ALICE, limit=1) == [a1]
+    assert storage.events.after(a1.position, 10) == [b1, a2]
+
+
+def test_memory_lifecycle_is_logged_by_the_backend(storage, make) -> None:
+    episode = make.episode(ALICE)
+    storage.episodes.add([episode], make.vectors(1))
+    storage.memories.set_archived(ALICE, [episode.id], 5000.0)
+    storage.memories.set_archived(ALICE, [episode.id], None)
+    storage.memories.delete(ALICE, episode.id)
+    events = storage.events.list(ALICE)
+    assert [e.type for e in events] == [
+        "memory.stored",
+        "memory.archived",
+        "memory.restored",
+        "memory.deleted",
+    ]
+    stored = events[0].payload
+    assert stored["memory_id"] == episode.id
+    assert stored["outcome_adjustment"] == episode.outcome_adjustment
+    assert stored["temporal_level"] == episode.temporal_level
+    assert [e.seq for e in events] == [1, 2, 3, 4]
+
+
+def test_events_roll_back_with_their_transaction(storage, make) -> None:
+    with pytest.raises(RuntimeError), storage.transaction():
+        storage.events.append(ALICE, "x.lost", {}, 1.0)
+        storage.episodes.add([make.episode(ALICE)], make.vectors(1))
+        raise RuntimeError("boom")
+    assert storage.events.list(ALICE) == []
+    assert storage.events.append(ALICE, "x.kept", {}, 2.0).seq == 1
+
+
+def test_cursors_only_move_forward(storage, backend) -> None:
+    assert storage.events.cursor("pub") == 0
+    storage.events.set_cursor("pub", 7, 1.0)
+    storage.events.set_cursor("pub", 3, 2.0)
+    assert storage.events.cursor("pub") == 7
+    assert backend.open().events.cursor("pub") == 7
