@@ -14,6 +14,7 @@ import importlib.metadata
 from ucma.config import UCMAConfig
 from ucma.engine import AsyncMemory
 from ucma.errors import (
+    AuthenticationError,
     ConfigError,
     EmbeddingError,
     MigrationError,
@@ -27,10 +28,12 @@ from ucma.errors import (
 )
 from ucma.sync import Memory
 from ucma.types import (
+    ApiKey,
     Episode,
     Fact,
     GraphEdge,
     Hit,
+    ImportReport,
     Learning,
     LearningType,
     MemoryKind,
@@ -51,13 +54,16 @@ except importlib.metadata.PackageNotFoundError:  # a source tree that was not in
     __version__ = "0.0.0"
 
 __all__ = [
+    "ApiKey",
     "AsyncMemory",
+    "AuthenticationError",
     "ConfigError",
     "EmbeddingError",
     "Episode",
     "Fact",
     "GraphEdge",
     "Hit",
+    "ImportReport",
     "Learning",
     "LearningType",
     "Memory",

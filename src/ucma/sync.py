@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -85,6 +85,18 @@ class Memory:
     def session_id(self, **scope: Any) -> str:
         return self._async.session_id(**scope)
 
+    def export_lines(self, **scope: Any) -> Iterator[str]:
+        """The scope's export line by line, read a page at a time (see AsyncMemory)."""
+        lines = self._async.export_lines(**scope)
+        try:
+            while True:
+                try:
+                    yield self._portal.call(lines.__anext__)
+                except StopAsyncIteration:
+                    return
+        finally:
+            self._portal.call(lines.aclose)
+
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)
@@ -108,6 +120,12 @@ class Memory:
     stats = _blocking(AsyncMemory.stats)
     export_jsonl = _blocking(AsyncMemory.export_jsonl)
     import_jsonl = _blocking(AsyncMemory.import_jsonl)
+    import_lines = _blocking(AsyncMemory.import_lines)
+    create_key = _blocking(AsyncMemory.create_key)
+    list_keys = _blocking(AsyncMemory.list_keys)
+    count_keys = _blocking(AsyncMemory.count_keys)
+    revoke_key = _blocking(AsyncMemory.revoke_key)
+    authenticate = _blocking(AsyncMemory.authenticate)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

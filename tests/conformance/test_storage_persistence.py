@@ -141,7 +141,9 @@ def test_dimension_mismatch_on_reopen_is_refused(backend, make) -> None:
 def test_migrations_are_recorded_once(backend) -> None:
     backend.open().close()
     rows = backend.raw("SELECT version, name, applied_at FROM migrations ORDER BY version")
-    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    versions = [r[0] for r in rows]
+    # Unique and ascending from 1; numbers may be reserved for other work (gaps are allowed).
+    assert versions[0] == 1 and versions == sorted(set(versions))
     assert all(r[1] and r[2] > 0 for r in rows)
     backend.open().close()
     backend.open().close()

@@ -10,6 +10,9 @@ Contracts common to every store:
 - Every read takes a ``Scope`` and never returns another scope's records; an
   id that exists only in another scope behaves exactly like an unknown id.
 - Records returned are fresh copies: mutating them changes nothing stored.
+- Memory ids are unique across scopes: adding a record whose id is in use (in
+  any scope, or twice in one batch) raises ``ValidationError`` and writes
+  nothing of the batch; the message does not say who holds the id.
 - Writes issued inside ``Storage.transaction()`` commit together or not at
   all. Outside a transaction each write commits on its own.
 - Backend exceptions are translated to ``StorageError`` (``from exc``).
@@ -30,6 +33,7 @@ from contextlib import AbstractContextManager
 import numpy as np
 
 from ucma.types import (
+    ApiKey,
     Episode,
     Fact,
     GraphEdge,
@@ -46,6 +50,7 @@ __all__ = [
     "EmbeddingCacheStore",
     "EpisodicStore",
     "GraphStore",
+    "KeyStore",
     "LearningStore",
     "MemoryCatalog",
     "ProceduralStore",
@@ -328,6 +333,35 @@ class EmbeddingCacheStore(ABC):
     def put_embeddings(self, model: str, items: Mapping[str, np.ndarray]) -> None: ...
 
 
+class KeyStore(ABC):
+    """API keys of the service: not scoped (an administration store).
+
+    Only a hash of each token is stored; the token itself is shown once, when the key is
+    created. ``lookup`` returns the stored hash so the caller can compare it in constant
+    time. Revoking is permanent and idempotent.
+    """
+
+    @abstractmethod
+    def add(self, key: ApiKey, token_hash: str) -> None:
+        """Store a new key; StorageError if its id exists."""
+
+    @abstractmethod
+    def lookup(self, key_id: str) -> tuple[ApiKey, str] | None:
+        """The key and its token hash, revoked or not; None if unknown."""
+
+    @abstractmethod
+    def list(self, *, include_revoked: bool = False) -> list[ApiKey]:
+        """Keys ordered by creation time, then id."""
+
+    @abstractmethod
+    def revoke(self, key_id: str, now: float) -> ApiKey | None:
+        """Mark a key revoked (keeping the first revocation time); None if unknown."""
+
+    @abstractmethod
+    def count(self, *, include_revoked: bool = False) -> int:
+        """Number of keys."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -339,6 +373,7 @@ class Storage(ABC):
     graph: GraphStore
     retention: RetentionStore
     embedding_cache: EmbeddingCacheStore
+    keys: KeyStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -14,6 +14,7 @@ from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
+from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
@@ -63,6 +64,7 @@ class SQLiteStorage(Storage):
         self.graph = SQLiteGraphStore(self._db)
         self.retention = SQLiteRetentionStore(self._db)
         self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
+        self.keys = SQLiteKeyStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
