@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ucma.errors import NotFoundError, StorageError, UCMAError, ValidationError
+from ucma.errors import NotFoundError, UCMAError, ValidationError
 from ucma.types import (
     Episode,
     Fact,
