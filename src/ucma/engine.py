@@ -1210,6 +1210,21 @@ class AsyncMemory:
         logger.info("revoked API key %s", key.id)
         return key
 
+    async def scopes(self, *, limit: int = 1000) -> list[tuple[Scope, dict[str, int]]]:
+        """Scopes that hold memories, with their counts per kind (administration: this
+        lists every user, so only local tools and the local-mode inspector call it)."""
+        storage = await self._ready()
+        maximum = check_limit(limit, 100_000)
+
+        def gather() -> list[tuple[Scope, dict[str, int]]]:
+            found = sorted(storage.memories.scopes(), key=lambda s: (s.user_id, s.agent_id))
+            return [
+                (scope, {k.value: n for k, n in storage.memories.count(scope).items()})
+                for scope in found[:maximum]
+            ]
+
+        return await self._run(gather)
+
     async def authenticate(self, token: str) -> ApiKey:
         """The live key a token belongs to; AuthenticationError otherwise (the same
         message whatever was wrong, so a caller learns nothing from it)."""

@@ -126,6 +126,7 @@ class Memory:
     count_keys = _blocking(AsyncMemory.count_keys)
     revoke_key = _blocking(AsyncMemory.revoke_key)
     authenticate = _blocking(AsyncMemory.authenticate)
+    scopes = _blocking(AsyncMemory.scopes)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:
