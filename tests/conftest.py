@@ -70,7 +70,7 @@ def sync_memory(db_path: Path, local_embedder: LocalEmbedder) -> Iterator[object
         yield mem
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def live_server() -> Iterator[Callable[[object], AbstractContextManager[str]]]:
     """Run an ASGI app with uvicorn on a free loopback port for the length of a ``with``.
 

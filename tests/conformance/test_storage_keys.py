@@ -59,4 +59,3 @@ def test_keys_survive_reopening(backend) -> None:
     first.keys.add(key("aaaaaaaaaaaa"), "a" * 64)
     first.close()
     assert backend.open().keys.lookup("aaaaaaaaaaaa") == (key("aaaaaaaaaaaa"), "a" * 64)
-

@@ -24,15 +24,18 @@ Seed 003's ``mind_remember(user_id, ...)`` therefore loses its first argument he
 agent cannot write into another user's memory by naming it.
 """
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 import ucma
 from ucma.engine import AsyncMemory
+from ucma.errors import UserError
 from ucma.types import Hit, LearningType
 
 __all__ = ["TOOL_NAMES", "ScopeResolver", "create_mcp_server", "fixed_scope"]
@@ -74,6 +77,16 @@ def fixed_scope(user_id: str, agent_id: str | None = None) -> ScopeResolver:
         return dict(scope)
 
     return resolve
+
+
+@contextmanager
+def _told_to_the_agent() -> Iterator[None]:
+    """A mistake the caller can fix reaches the agent as a tool error with UCMA's message;
+    anything else stays a crash whose text is only in the server log."""
+    try:
+        yield
+    except UserError as exc:
+        raise ToolError(f"{exc.code}: {exc}") from exc
 
 
 def _hit(hit: Hit) -> dict[str, Any]:
@@ -118,15 +131,18 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ] = "user",
         tags: Annotated[list[str] | None, Field(description="Optional topic tags.")] = None,
     ) -> dict[str, Any]:
-        observation = await memory.observe(content, source=source, tags=tags, **await scope(ctx))
-        return {
-            "id": observation.id,
-            "stored": observation.stored,
-            "importance": round(observation.importance, 3),
-            "note": "stored in long-term memory"
-            if observation.stored
-            else "judged too unimportant to keep long-term; rephrase with why it matters",
-        }
+        with _told_to_the_agent():
+            observation = await memory.observe(
+                content, source=source, tags=tags, **await scope(ctx)
+            )
+            return {
+                "id": observation.id,
+                "stored": observation.stored,
+                "importance": round(observation.importance, 3),
+                "note": "stored in long-term memory"
+                if observation.stored
+                else "judged too unimportant to keep long-term; rephrase with why it matters",
+            }
 
     async def recall(
         query: Annotated[
@@ -139,8 +155,9 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ctx: Context,
         limit: Annotated[int, Field(ge=1, le=50, description="Most memories to return.")] = 5,
     ) -> dict[str, Any]:
-        hits = await memory.remember(query, limit=limit, **await scope(ctx))
-        return {"results": [_hit(hit) for hit in hits]}
+        with _told_to_the_agent():
+            hits = await memory.remember(query, limit=limit, **await scope(ctx))
+            return {"results": [_hit(hit) for hit in hits]}
 
     async def learn(
         insight: Annotated[
@@ -162,15 +179,16 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ] = [],  # noqa: B006
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
     ) -> dict[str, Any]:
-        learning = await memory.learn(
-            insight,
-            learning_type=learning_type,
-            applicability=applicability,
-            evidence_ids=evidence_ids,
-            confidence=confidence,
-            **await scope(ctx),
-        )
-        return {"id": learning.id, "title": learning.title, "confidence": learning.confidence}
+        with _told_to_the_agent():
+            learning = await memory.learn(
+                insight,
+                learning_type=learning_type,
+                applicability=applicability,
+                evidence_ids=evidence_ids,
+                confidence=confidence,
+                **await scope(ctx),
+            )
+            return {"id": learning.id, "title": learning.title, "confidence": learning.confidence}
 
     async def facts(
         entity: Annotated[
@@ -178,19 +196,20 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ],
         ctx: Context,
     ) -> dict[str, Any]:
-        found = await memory.facts_about(entity, **await scope(ctx))
-        return {
-            "facts": [
-                {
-                    "id": f.id,
-                    "subject": f.subject,
-                    "predicate": f.predicate,
-                    "object": f.object,
-                    "confidence": round(f.confidence, 3),
-                }
-                for f in found
-            ]
-        }
+        with _told_to_the_agent():
+            found = await memory.facts_about(entity, **await scope(ctx))
+            return {
+                "facts": [
+                    {
+                        "id": f.id,
+                        "subject": f.subject,
+                        "predicate": f.predicate,
+                        "object": f.object,
+                        "confidence": round(f.confidence, 3),
+                    }
+                    for f in found
+                ]
+            }
 
     async def assert_fact(
         subject: Annotated[str, Field(description='e.g. "Alice"')],
@@ -199,25 +218,27 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ctx: Context,
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8,
     ) -> dict[str, Any]:
-        fact = await memory.assert_fact(
-            subject, predicate, object, confidence=confidence, **await scope(ctx)
-        )
-        return {
-            "id": fact.id,
-            "confidence": round(fact.confidence, 3),
-            "reinforcement_count": fact.reinforcement_count,
-        }
+        with _told_to_the_agent():
+            fact = await memory.assert_fact(
+                subject, predicate, object, confidence=confidence, **await scope(ctx)
+            )
+            return {
+                "id": fact.id,
+                "confidence": round(fact.confidence, 3),
+                "reinforcement_count": fact.reinforcement_count,
+            }
 
     async def health(ctx: Context) -> dict[str, Any]:
-        stats = await memory.stats(**await scope(ctx))
-        return {
-            "status": "ok",
-            "version": ucma.__version__,
-            "embedder": memory.embedder.model_id,
-            "user_id": stats["user_id"],
-            "agent_id": stats["agent_id"],
-            "memories": stats["memories"],
-        }
+        with _told_to_the_agent():
+            stats = await memory.stats(**await scope(ctx))
+            return {
+                "status": "ok",
+                "version": ucma.__version__,
+                "embedder": memory.embedder.model_id,
+                "user_id": stats["user_id"],
+                "agent_id": stats["agent_id"],
+                "memories": stats["memories"],
+            }
 
     remember_text = (
         "Save something to the user's long-term memory: a preference, a decision, a fact "
