@@ -108,10 +108,9 @@ async def test_import_of_an_export_reproduces_the_store(
         assert any("Friday" in h.content for h in hits)
 
 
-async def test_import_streams_in_chunks_and_resumes_after_an_interruption(
-    tmp_path: Path, local_embedder: LocalEmbedder
-) -> None:
-    async with AsyncMemory(tmp_path / "a.db", user_id="alice", embedder=local_embedder) as source:
+async def test_import_streams_in_chunks_and_resumes_after_an_interruption(tmp_path: Path) -> None:
+    fake = CountingFakeEmbedder()  # the same model on both sides: nothing is re-embedded
+    async with AsyncMemory(tmp_path / "a.db", user_id="alice", embedder=fake) as source:
         await source.observe_many(
             [f"Note {i}: the meeting about topic {i} went well." for i in range(1200)]
         )
@@ -128,7 +127,8 @@ async def test_import_streams_in_chunks_and_resumes_after_an_interruption(
         if len(seen) == 2:
             raise Interrupted
 
-    async with AsyncMemory(tmp_path / "b.db", user_id="alice", embedder=local_embedder) as copy:
+    embedded = fake.texts
+    async with AsyncMemory(tmp_path / "b.db", user_id="alice", embedder=fake) as copy:
         with pytest.raises(Interrupted):
             await copy.import_lines(exported, progress=stop_after_two_chunks)
         assert [r.imported for r in seen] == [exchange.CHUNK, 2 * exchange.CHUNK]
@@ -144,6 +144,7 @@ async def test_import_streams_in_chunks_and_resumes_after_an_interruption(
 
         again = await copy.import_lines(exported)
         assert (again.imported, again.skipped) == (0, 1200)
+        assert fake.texts == embedded  # vectors of the same model are used as they are
 
 
 async def test_async_input_and_records_of_another_model_are_re_embedded(

@@ -47,7 +47,7 @@ def base_url(
 
 @SCHEMA.parametrize()
 @settings(
-    max_examples=6,
+    max_examples=4,
     deadline=None,
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=list(HealthCheck),
