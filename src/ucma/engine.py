@@ -14,6 +14,11 @@ failure at any step leaves nothing half-written.
 Scope: every method takes ``user_id`` / ``agent_id``; the values given when
 the memory was opened are the defaults. A call with no user_id at all raises
 ``ScopeError``.
+
+Administration: ``create_key``, ``list_keys``, ``count_keys``, ``revoke_key``,
+``authenticate`` and ``scopes`` are not scoped. They manage the API keys of the service
+(``ucma keys``, ``ucma.server.auth``) and list the scopes a database holds (the local-mode
+inspector page); the server and CLI reach the key store only through them.
 """
 
 from __future__ import annotations

@@ -156,3 +156,20 @@ async def test_http_with_api_keys_and_tenant_isolation(
             assert [
                 f["object"] for f in (await call(alice, "facts", entity="Nightjar"))["facts"]
             ] == ["3 June"]
+
+
+async def test_http_in_local_mode_takes_the_scope_from_headers(
+    tmp_path: Path, live_server: LiveServer
+) -> None:
+    app = create_app(home=tmp_path, require_keys=False, mcp=True)
+    with live_server(app) as url:
+        for headers, user in (({"x-ucma-user-id": "carol"}, "carol"), ({}, None)):
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=60) as http,
+                Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+            ):
+                result = await client.call_tool("health", {})
+                if user is None:
+                    assert result.is_error and "missing_scope" in result.content[0].text
+                else:
+                    assert result.structured_content["user_id"] == user

@@ -18,6 +18,7 @@ from ucma.engine import AsyncMemory
 from ucma.errors import ValidationError
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import AgentQuery, UserQuery
+from ucma.validation import check_scope
 
 __all__ = ["JSONL_TYPES", "MAX_LINE_BYTES", "router"]
 
@@ -56,7 +57,7 @@ async def export(
 ) -> StreamingResponse:
     """The scope's memories, vectors, retention and edges as JSON Lines (streamed)."""
     scope = scope_for(key, user_id, agent_id)
-    engine.session_id(**scope)  # validates the scope before the first byte is sent
+    check_scope(scope["user_id"], scope.get("agent_id"))  # refuse before the first byte
     return StreamingResponse(
         _export(engine, scope),
         media_type="application/x-ndjson",
