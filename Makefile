@@ -9,9 +9,9 @@ PIP    := $(PY) -m pip --disable-pip-version-check
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-## run: install the server extra and start the memory service on 127.0.0.1:8765
+## run: install the server and mcp extras and start the memory service on 127.0.0.1:8765
 run: $(PY)
-	$(PIP) install -q -e '.[server]'
+	$(PIP) install -q -e '.[server,mcp]'
 	$(VENV)/bin/ucma serve
 
 ## test: install the dev extra and run the whole test suite
@@ -19,10 +19,11 @@ test: $(PY)
 	$(PIP) install -q -e '.[dev]'
 	$(PY) -m pytest -q
 
-## bench: run the core benchmark, writing bench/results/core.json
+## bench: run the core and import benchmarks, writing bench/results/{core,import}.json
 bench: $(PY)
 	$(PIP) install -q -e '.[dev]'
 	$(PY) bench/core.py --out bench/results/core.json
+	$(PY) bench/import_throughput.py --out bench/results/import.json
 
 ## lint: ruff over the package, tests and benchmarks
 lint: $(PY)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
@@ -66,3 +68,39 @@ def sync_memory(db_path: Path, local_embedder: LocalEmbedder) -> Iterator[object
 
     with Memory(db_path, user_id="alice", embedder=local_embedder) as mem:
         yield mem
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[Callable[[object], AbstractContextManager[str]]]:
+    """Run an ASGI app with uvicorn on a free loopback port for the length of a ``with``.
+
+    Yields a function: ``with live_server(app) as base_url: ...``. The server runs in a
+    thread with its lifespan (unlike ASGI test transports) and is stopped at the end.
+    """
+    import threading
+
+    import uvicorn
+
+    @contextmanager
+    def serve(app: object) -> Iterator[str]:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.should_exit = True
+            thread.join(timeout=15)
+            sock.close()
+
+    yield serve

@@ -22,6 +22,7 @@ from ucma.conflicts import (
 )
 from ucma.engine import AsyncMemory
 from ucma.errors import (
+    AuthenticationError,
     ConfigError,
     EmbeddingError,
     MigrationError,
@@ -54,6 +55,7 @@ from ucma.retrieval.confidence import Confidence
 from ucma.retrieval.router import Layer, QueryClass
 from ucma.sync import Memory
 from ucma.types import (
+    ApiKey,
     Conflict,
     ConflictStatus,
     ConflictType,
@@ -62,6 +64,7 @@ from ucma.types import (
     FactStatus,
     GraphEdge,
     Hit,
+    ImportReport,
     Learning,
     LearningType,
     MemoryKind,
@@ -85,7 +88,9 @@ except importlib.metadata.PackageNotFoundError:  # a source tree that was not in
 
 __all__ = [
     "Answer",
+    "ApiKey",
     "AsyncMemory",
+    "AuthenticationError",
     "CascadePath",
     "Confidence",
     "ConfigError",
@@ -106,6 +111,7 @@ __all__ = [
     "FactStatus",
     "GraphEdge",
     "Hit",
+    "ImportReport",
     "Layer",
     "Learning",
     "LearningType",

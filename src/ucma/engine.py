@@ -16,6 +16,11 @@ failure at any step leaves nothing half-written.
 Scope: every method takes ``user_id`` / ``agent_id``; the values given when
 the memory was opened are the defaults. A call with no user_id at all raises
 ``ScopeError``.
+
+Administration: ``create_key``, ``list_keys``, ``count_keys``, ``revoke_key``,
+``authenticate`` and ``scopes`` are not scoped. They manage the API keys of the service
+(``ucma keys``, ``ucma.server.auth``) and list the scopes a database holds (the local-mode
+inspector page); the server and CLI reach the key store only through them.
 """
 
 from __future__ import annotations
@@ -27,14 +32,14 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
-from ucma import exchange
+from ucma import apikeys, exchange
 from ucma.config import UCMAConfig
 from ucma.conflicts.answer import Answer, compose_answer
 from ucma.conflicts.predicates import PredicateRegistry
@@ -42,7 +47,7 @@ from ucma.conflicts.reports import FactAssertion, FactList
 from ucma.conflicts.resolver import ConflictResolver, SourceMismatch
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings import CachedEmbedder, Embedder, TokenCounter
-from ucma.errors import ConfigError, NotFoundError, ValidationError
+from ucma.errors import AuthenticationError, ConfigError, NotFoundError, ValidationError
 from ucma.events.log import Event, SalienceProjection, replay_salience
 from ucma.learning import causal, patterns
 from ucma.learning.decisions import (
@@ -63,12 +68,14 @@ from ucma.retrieval.recall import RecallRequest, run_recall
 from ucma.retrieval.router import Layer, route
 from ucma.storage.base import Storage
 from ucma.types import (
+    ApiKey,
     Conflict,
     ConflictStatus,
     Episode,
     Fact,
     GraphEdge,
     Hit,
+    ImportReport,
     Learning,
     LearningType,
     MemoryKind,
@@ -1748,9 +1755,35 @@ class AsyncMemory:
         Archived memories are included. Returns the number of memories exported."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
+        embedder = self._inner_embedder
         return await self._run(
-            exchange.export_scope, storage, scope, Path(path), self._inner_embedder.model_id
+            exchange.export_scope, storage, scope, Path(path), embedder.model_id, embedder.dimension
         )
+
+    async def export_lines(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> AsyncIterator[str]:
+        """The scope's export, line by line (each ends with a newline), read a page at a
+        time: the header, each memory followed by its retention state, then the edges.
+
+        Pages are read by offset, so records written or deleted while an export streams
+        may be missed or repeated; import skips repeats.
+        """
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        embedder = self._inner_embedder
+        yield exchange.export_header(scope, embedder.model_id, embedder.dimension)
+        offset = 0
+        while True:
+            page = await self._run(exchange.export_page, storage, scope, offset)
+            for line in page.lines:
+                yield line
+            offset += page.count
+            if page.count < exchange.CHUNK:
+                break
+        for line in await self._run(exchange.export_edges, storage, scope):
+            yield line
+        logger.info("export: %d records of %s", offset, scope)
 
     async def import_jsonl(
         self,
@@ -1759,21 +1792,152 @@ class AsyncMemory:
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> int:
-        """Load an export into the scope, keeping ids; records already present
-        are skipped, so re-running an interrupted import resumes it. Vectors
-        from another embedding model are recomputed. Returns records imported."""
+        """Load an export file into the scope (see ``import_lines``); returns records imported."""
+        report = await self.import_lines(
+            exchange.iter_lines(Path(path)),
+            source=os.fspath(path),
+            user_id=user_id,
+            agent_id=agent_id,
+        )
+        return report.imported
+
+    async def import_lines(
+        self,
+        lines: Iterable[str | bytes] | AsyncIterable[str | bytes],
+        *,
+        source: str = "input",
+        progress: Callable[[ImportReport], object] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> ImportReport:
+        """Load an export into the scope, streaming: a chunk of records at a time is
+        validated, embedded if needed and written in one transaction.
+
+        Ids are kept; records already present are skipped (neither embedded nor
+        written), so re-running an interrupted import resumes it. Vectors from another
+        embedding model are recomputed. ``progress`` is called after each chunk with
+        the totals so far. A bad line raises ValidationError naming it; the chunks
+        before it stay written.
+        """
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        parsed = await asyncio.to_thread(exchange.read_export, Path(path), self.config.limits)
-        missing = parsed.records_needing_vectors(
-            self._inner_embedder.model_id, self._inner_embedder.dimension
+        reader = exchange.LineReader(self.config.limits, source=source)
+        totals = {"records": 0, "imported": 0, "skipped": 0}
+        written: set[str] = set()
+
+        async def write(chunk: exchange.ImportChunk) -> None:
+            new = await self._run(exchange.new_ids, storage, scope, chunk)
+            same_model = reader.model == self._inner_embedder.model_id
+            missing = chunk.needing_vectors(new, same_model, self._inner_embedder.dimension)
+            if missing:
+                vectors = await self._embed([r.content for r in missing])
+                chunk.vectors.update(zip((r.id for r in missing), vectors, strict=True))
+            written.update(r.id for r in new)
+            states = [s for memory_id, s in chunk.retention.items() if memory_id in written]
+            await self._run(exchange.write_chunk, storage, scope, new, chunk.vectors, states)
+            totals["records"] += len(chunk.records)
+            totals["imported"] += len(new)
+            totals["skipped"] += len(chunk.records) - len(new)
+            if progress is not None:
+                progress(ImportReport(lines=reader.number, **totals))
+
+        if isinstance(lines, AsyncIterable):
+            async for raw in lines:
+                ready = reader.feed(raw)
+                if ready is not None:
+                    await write(ready)
+        else:
+            for raw in lines:
+                ready = reader.feed(raw)
+                if ready is not None:
+                    await write(ready)
+        last = reader.finish()
+        await write(last)
+        edges = await self._run(exchange.write_edges, storage, scope, last.edges)
+        report = ImportReport(lines=reader.number, edges=edges, **totals)
+        if progress is not None:
+            progress(report)
+        logger.info(
+            "import: %d records into %s (%d new, %d present)",
+            report.records,
+            scope,
+            report.imported,
+            report.skipped,
         )
-        if missing:
-            vectors = await self._embed([r.content for r in missing])
-            parsed.set_vectors(missing, vectors)
-        count = await self._run(exchange.import_scope, storage, scope, parsed)
-        logger.info("import: %d records into %s", count, scope)
-        return count
+        return report
+
+    # -- administration: API keys of the service ------------------------------------
+
+    async def create_key(
+        self, user_id: str, *, agent_id: str | None = None, label: str | None = None
+    ) -> tuple[ApiKey, str]:
+        """A new API key bound to ``user_id`` (and to ``agent_id`` when given).
+
+        Returns the key and its token; the token is not stored (only its sha256) and
+        cannot be shown again.
+        """
+        scope = check_scope(user_id, agent_id)
+        if label is not None:
+            label = check_content(label, self.config.limits, "label")
+        key = ApiKey(
+            id=apikeys.new_key_id(),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id if agent_id is not None else None,
+            label=label,
+            created_at=self._clock(),
+        )
+        token = apikeys.new_token(key.id)
+        storage = await self._ready()
+        await self._run(storage.keys.add, key, apikeys.hash_token(token))
+        logger.info("created API key %s for user %s", key.id, key.user_id)
+        return key, token
+
+    async def list_keys(self, *, include_revoked: bool = False) -> list[ApiKey]:
+        """API keys, oldest first (never their tokens)."""
+        storage = await self._ready()
+        return await self._run(storage.keys.list, include_revoked=include_revoked)
+
+    async def count_keys(self) -> int:
+        """Number of API keys that are not revoked."""
+        storage = await self._ready()
+        return await self._run(storage.keys.count)
+
+    async def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key for good; NotFoundError if unknown. Revoking twice is harmless."""
+        storage = await self._ready()
+        key = await self._run(storage.keys.revoke, check_id(key_id, "key_id"), self._clock())
+        if key is None:
+            raise NotFoundError("API key", key_id)
+        logger.info("revoked API key %s", key.id)
+        return key
+
+    async def scopes(self, *, limit: int = 1000) -> list[tuple[Scope, dict[str, int]]]:
+        """Scopes that hold memories, with their counts per kind (administration: this
+        lists every user, so only local tools and the local-mode inspector call it)."""
+        storage = await self._ready()
+        maximum = check_limit(limit, 100_000)
+
+        def gather() -> list[tuple[Scope, dict[str, int]]]:
+            found = sorted(storage.memories.scopes(), key=lambda s: (s.user_id, s.agent_id))
+            return [
+                (scope, {k.value: n for k, n in storage.memories.count(scope).items()})
+                for scope in found[:maximum]
+            ]
+
+        return await self._run(gather)
+
+    async def authenticate(self, token: str) -> ApiKey:
+        """The live key a token belongs to; AuthenticationError otherwise (the same
+        message whatever was wrong, so a caller learns nothing from it)."""
+        key_id = apikeys.parse_key_id(token) if isinstance(token, str) else None
+        if key_id is not None:
+            storage = await self._ready()
+            found = await self._run(storage.keys.lookup, key_id)
+            if found is not None:
+                key, stored_hash = found
+                if apikeys.token_matches(token, stored_hash) and not key.revoked:
+                    return key
+        raise AuthenticationError("invalid or revoked API key")
 
 
 class _Prepared:

@@ -14,6 +14,7 @@ model and provider exceptions are translated at the boundary and chained with
     │   │       └── OutcomeAlreadyRecorded  the trace already has its outcome
     │   ├── PrivacyThresholdError  a shared pattern below seed 003's privacy thresholds
     │   ├── NotFoundError          an id that does not exist in the caller's scope
+    │   ├── AuthenticationError    a missing, malformed, unknown or revoked API key
     │   └── ConfigError            an invalid UCMAConfig or provider string
     ├── EmbeddingError             the embedder failed; nothing was stored
     ├── ProviderError              an optional LLM provider failed or answered badly
@@ -28,6 +29,7 @@ Not-found errors carry the id (``NotFoundError.memory_id``) so callers can act o
 from __future__ import annotations
 
 __all__ = [
+    "AuthenticationError",
     "ConfigError",
     "EmbeddingError",
     "MigrationError",
@@ -123,6 +125,12 @@ class NotFoundError(UserError):
         super().__init__(f"no {kind} with id {memory_id!r} in this scope")
         self.kind = kind
         self.memory_id = memory_id
+
+
+class AuthenticationError(UserError):
+    """A request to the service without a valid API key (missing, unknown or revoked)."""
+
+    code = "unauthorized"
 
 
 class ConfigError(UserError):

@@ -1,17 +1,22 @@
-"""Export and import of one scope as JSON Lines.
+"""Export and import of one scope as JSON Lines, streamed a chunk at a time.
 
 Format (one JSON object a line, UTF-8)::
 
     {"type": "header", "format": "ucma-jsonl", "version": 1, "model": ..., "dimension": ...}
     {"type": "memory", "record": {...record_to_dict...}, "vector": "<base64 float32>"}
-    {"type": "edge", "source_id": ..., "target_id": ..., "edge_type": ..., "weight": ...}
     {"type": "retention", "memory_id": ..., "stability": ..., "last_reviewed": ...}
+    {"type": "edge", "source_id": ..., "target_id": ..., "edge_type": ..., "weight": ...}
 
-Archived memories are exported too. Vectors travel with their records so an
-import needs no embedding when the model matches; otherwise the engine
-re-embeds. Import keeps ids, skips records that already exist (so an
-interrupted import can simply be run again) and writes in chunks of one
-transaction each. These functions run on the storage thread.
+The exporter writes each memory's retention line right after it and the edges last, so
+neither side ever holds a whole scope in memory: export reads the store a page at a time,
+import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the lines in
+any order after the header (older files put every retention line at the end).
+
+Archived memories are exported too. Vectors travel with their records so an import needs
+no embedding when the model matches; otherwise the engine re-embeds. Import keeps ids and
+skips records that already exist, so an interrupted import is resumed by running it again;
+each chunk is written in one transaction. Functions taking a ``Storage`` run on the
+storage thread.
 """
 
 from __future__ import annotations
@@ -47,192 +52,294 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["ParsedExport", "export_scope", "import_scope", "read_export"]
+__all__ = [
+    "CHUNK",
+    "ExportPage",
+    "ImportChunk",
+    "LineReader",
+    "export_edges",
+    "export_header",
+    "export_page",
+    "export_scope",
+    "iter_lines",
+    "new_ids",
+    "write_chunk",
+    "write_edges",
+]
 
 FORMAT = "ucma-jsonl"
 VERSION = 1
-_PAGE = 1000
-_CHUNK = 500
+#: Memories per export page and per import chunk (one transaction each).
+CHUNK = 500
 
 
 def _encode_vector(vector: np.ndarray) -> str:
     return base64.b64encode(np.asarray(vector, dtype="<f4").tobytes()).decode("ascii")
 
 
-def _decode_vector(text: str) -> np.ndarray:
+def _decode_vector(text: object) -> np.ndarray:
+    if not isinstance(text, str):
+        raise TypeError("a vector is a base64 string")
     return np.frombuffer(base64.b64decode(text, validate=True), dtype="<f4").astype(np.float32)
 
 
-def _records(storage: Storage, scope: Scope) -> Iterator[MemoryRecord]:
-    offset = 0
-    while True:
-        page = storage.memories.list(scope, limit=_PAGE, offset=offset, include_archived=True)
-        yield from page
-        if len(page) < _PAGE:
-            return
-        offset += _PAGE
+# ------------------------------------------------------------------------------- export
 
 
-def export_scope(storage: Storage, scope: Scope, path: Path, model: str) -> int:
+def export_header(scope: Scope, model: str, dimension: int) -> str:
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "version": VERSION,
+        "model": model,
+        "dimension": dimension,
+        "user_id": scope.user_id,
+        "agent_id": scope.agent_id,
+    }
+    return json.dumps(header) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportPage:
+    """Memory and retention lines of one page of records; ``count`` records in it."""
+
+    lines: list[str]
+    count: int
+
+
+def export_page(storage: Storage, scope: Scope, offset: int, size: int = CHUNK) -> ExportPage:
+    """Lines for the records ``[offset, offset + size)`` of the scope (archived included)."""
+    with storage.transaction():  # one consistent view of the records and their vectors
+        records = storage.memories.list(scope, limit=size, offset=offset, include_archived=True)
+        ids = [r.id for r in records]
+        vectors = storage.memories.vectors(scope, ids)
+        states = storage.retention.get_many(scope, ids)
+    lines = []
+    for record in records:
+        line: dict[str, Any] = {"type": "memory", "record": record_to_dict(record)}
+        if record.id in vectors:
+            line["vector"] = _encode_vector(vectors[record.id])
+        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+        if record.id in states:
+            lines.append(json.dumps({"type": "retention", **retention_to_dict(states[record.id])}))
+            lines[-1] += "\n"
+    return ExportPage(lines, len(records))
+
+
+def export_edges(storage: Storage, scope: Scope) -> list[str]:
+    return [
+        json.dumps({"type": "edge", **edge_to_dict(e)}) + "\n"
+        for e in storage.graph.all_edges(scope)
+    ]
+
+
+def export_scope(storage: Storage, scope: Scope, path: Path, model: str, dimension: int) -> int:
     """Write the scope to ``path`` (atomically, via a temporary file beside it);
     returns the number of memories exported."""
-    dimension = None
     tmp = path.with_name(path.name + ".partial")
     try:
         out = tmp.open("w", encoding="utf-8")
     except OSError as exc:
         raise ValidationError(f"cannot write {path}: {exc.strerror}") from exc
+    total = 0
     with out:
-        records = list(_records(storage, scope))
-        ids = [r.id for r in records]
-        vectors: dict[str, np.ndarray] = {}
-        for start in range(0, len(ids), _PAGE):
-            vectors.update(storage.memories.vectors(scope, ids[start : start + _PAGE]))
-        if vectors:
-            dimension = int(next(iter(vectors.values())).shape[0])
-        header = {
-            "type": "header",
-            "format": FORMAT,
-            "version": VERSION,
-            "model": model,
-            "dimension": dimension,
-            "user_id": scope.user_id,
-            "agent_id": scope.agent_id,
-        }
-        out.write(json.dumps(header) + "\n")
-        for record in records:
-            line: dict[str, Any] = {"type": "memory", "record": record_to_dict(record)}
-            if record.id in vectors:
-                line["vector"] = _encode_vector(vectors[record.id])
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        for edge in storage.graph.all_edges(scope):
-            out.write(json.dumps({"type": "edge", **edge_to_dict(edge)}) + "\n")
-        states: dict[str, RetentionInfo] = {}
-        for start in range(0, len(ids), _PAGE):
-            states.update(storage.retention.get_many(scope, ids[start : start + _PAGE]))
-        for state in states.values():
-            out.write(json.dumps({"type": "retention", **retention_to_dict(state)}) + "\n")
+        out.write(export_header(scope, model, dimension))
+        while True:
+            page = export_page(storage, scope, total)
+            out.writelines(page.lines)
+            total += page.count
+            if page.count < CHUNK:
+                break
+        out.writelines(export_edges(storage, scope))
     tmp.replace(path)
-    return len(records)
+    return total
+
+
+# ------------------------------------------------------------------------------- import
 
 
 @dataclass
-class ParsedExport:
-    """A validated export file, ready to be written into a scope."""
+class ImportChunk:
+    """Validated lines ready to be written: up to ``CHUNK`` memories, plus what hangs off them."""
 
-    model: str | None
-    dimension: int | None
     records: list[MemoryRecord] = field(default_factory=list)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    retention: dict[str, RetentionInfo] = field(default_factory=dict)
     edges: list[GraphEdge] = field(default_factory=list)
-    retention: list[RetentionInfo] = field(default_factory=list)
 
-    def records_needing_vectors(self, model: str, dimension: int) -> list[MemoryRecord]:
-        """Records whose vector is missing or from another model or width."""
-        if self.model != model:
-            return list(self.records)
+    def needing_vectors(
+        self, records: Sequence[MemoryRecord], same_model: bool, dimension: int
+    ) -> list[MemoryRecord]:
+        """Of ``records``, those whose vector is missing or from another model or width."""
+        if not same_model:
+            return list(records)
         return [
             r
-            for r in self.records
+            for r in records
             if r.id not in self.vectors or self.vectors[r.id].shape != (dimension,)
         ]
 
-    def set_vectors(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
-        for record, vector in zip(records, vectors, strict=True):
-            self.vectors[record.id] = vector
 
+class LineReader:
+    """Parses an export line by line and hands out a chunk every ``CHUNK`` memories.
 
-def read_export(path: Path, limits: LimitsConfig) -> ParsedExport:
-    """Parse and validate an export; ValidationError names the bad line."""
-    try:
-        handle = path.open("r", encoding="utf-8", errors="strict")
-    except OSError as exc:
-        raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
-    parsed: ParsedExport | None = None
-    with handle:
-        number = 0
+    ``feed`` returns a full chunk when one is ready (cut just before the memory line that
+    would overflow it, so a memory's retention line lands in its chunk); ``finish``
+    returns the rest and every edge. ValidationError names the bad line.
+    """
+
+    def __init__(self, limits: LimitsConfig, *, source: str = "input", chunk: int = CHUNK) -> None:
+        self.limits = limits
+        self.source = source
+        self.chunk_size = chunk
+        self.model: str | None = None
+        self.dimension: int | None = None
+        self.number = 0
+        self._header = False
+        self._current = ImportChunk()
+        self._edges: list[GraphEdge] = []
+
+    def feed(self, raw: str | bytes) -> ImportChunk | None:
+        self.number += 1
+        where = f"{self.source}:{self.number}"
+        if isinstance(raw, bytes):
+            try:
+                raw = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValidationError(f"{where}: invalid UTF-8") from exc
+        if not raw.strip():
+            return None
         try:
-            for number, raw in enumerate(handle, start=1):  # noqa: B007 - used in errors
-                if not raw.strip():
-                    continue
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise ValidationError(f"{path}:{number}: invalid JSON ({exc.msg})") from exc
-                if not isinstance(line, dict):
-                    raise ValidationError(f"{path}:{number}: each line must be a JSON object")
-                parsed = _take(parsed, line, f"{path}:{number}", limits)
-        except UnicodeDecodeError as exc:
-            raise ValidationError(f"{path}: invalid UTF-8 after line {number}") from exc
-    if parsed is None:
-        raise ValidationError(f"{path}: empty file, expected a {FORMAT} header")
-    return parsed
+            line = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValidationError(f"{where}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(line, dict):
+            raise ValidationError(f"{where}: each line must be a JSON object")
+        kind = line.pop("type", None)
+        if not self._header:
+            self._read_header(kind, line, where)
+            return None
+        ready = None
+        if kind == "memory":
+            if len(self._current.records) >= self.chunk_size:
+                ready, self._current = self._current, ImportChunk()
+            self._read_memory(line, where)
+        elif kind == "edge":
+            self._edges.append(_checked(edge_from_dict, line, where, "edge"))
+        elif kind == "retention":
+            state = _checked(retention_from_dict, line, where, "retention")
+            self._current.retention[state.memory_id] = state
+        else:
+            raise ValidationError(f"{where}: unknown line type {kind!r}")
+        return ready
 
+    def finish(self) -> ImportChunk:
+        if not self._header:
+            raise ValidationError(f"{self.source}: empty input, expected a {FORMAT} header")
+        last, self._current = self._current, ImportChunk()
+        last.edges, self._edges = self._edges, []
+        return last
 
-def _take(
-    parsed: ParsedExport | None, line: dict[str, Any], where: str, limits: LimitsConfig
-) -> ParsedExport:
-    kind = line.pop("type", None)
-    if parsed is None:
+    def _read_header(self, kind: object, line: dict[str, Any], where: str) -> None:
         if kind != "header" or line.get("format") != FORMAT:
             raise ValidationError(f"{where}: not a {FORMAT} file (first line must be its header)")
         if line.get("version") != VERSION:
             raise ValidationError(f"{where}: unsupported version {line.get('version')!r}")
-        return ParsedExport(model=line.get("model"), dimension=line.get("dimension"))
-    if kind == "memory":
+        model, dimension = line.get("model"), line.get("dimension")
+        self.model = model if isinstance(model, str) else None
+        self.dimension = dimension if isinstance(dimension, int) else None
+        self._header = True
+
+    def _read_memory(self, line: dict[str, Any], where: str) -> None:
         data = line.get("record")
         if not isinstance(data, dict):
             raise ValidationError(f"{where}: memory line without a record object")
-        record = record_from_dict(data)
-        if (
-            not isinstance(record.content, str)
-            or not record.content.strip()
-            or (len(record.content) > limits.max_content_chars)
-        ):
-            raise ValidationError(f"{where}: record content is empty or too long")
-        parsed.records.append(record)
+        try:
+            record = record_from_dict(data)
+        except ValidationError as exc:
+            raise ValidationError(f"{where}: {exc}") from exc
+        content = record.content
+        if not isinstance(content, str) or not content.strip():
+            raise ValidationError(f"{where}: record content is empty")
+        if len(content) > self.limits.max_content_chars:
+            raise ValidationError(
+                f"{where}: record content has {len(content)} characters; "
+                f"the limit is {self.limits.max_content_chars}"
+            )
+        if not isinstance(record.id, str) or not record.id.strip() or len(record.id) > 256:
+            raise ValidationError(f"{where}: record id must be a non-empty string")
+        self._current.records.append(record)
         if "vector" in line:
             try:
-                parsed.vectors[record.id] = _decode_vector(line["vector"])
+                self._current.vectors[record.id] = _decode_vector(line["vector"])
             except (ValueError, TypeError) as exc:
                 raise ValidationError(f"{where}: invalid vector encoding") from exc
-    elif kind == "edge":
-        parsed.edges.append(edge_from_dict(line))
-    elif kind == "retention":
-        parsed.retention.append(retention_from_dict(line))
-    else:
-        raise ValidationError(f"{where}: unknown line type {kind!r}")
-    return parsed
 
 
-def import_scope(storage: Storage, scope: Scope, parsed: ParsedExport) -> int:
-    """Write parsed records into ``scope``; returns how many were new."""
-    written = 0
-    records = [replace(r, user_id=scope.user_id, agent_id=scope.agent_id) for r in parsed.records]
-    for start in range(0, len(records), _CHUNK):
-        chunk = records[start : start + _CHUNK]
-        present = storage.memories.get_many(scope, [r.id for r in chunk])
-        new = [r for r in chunk if r.id not in present]
-        if not new:
-            continue
-        with storage.transaction():
-            episodes = [r for r in new if isinstance(r, Episode)]
-            if episodes:
-                storage.episodes.add(episodes, np.stack([parsed.vectors[e.id] for e in episodes]))
-            for record in new:
-                vector = parsed.vectors[record.id]
-                if isinstance(record, Fact):
-                    storage.facts.add(record, vector)
-                elif isinstance(record, Procedure):
-                    storage.procedures.add(record, vector)
-                elif isinstance(record, Learning):
-                    storage.learnings.add(record, vector)
-            ids = {r.id for r in new}
-            storage.retention.put_many(scope, [s for s in parsed.retention if s.memory_id in ids])
-        written += len(new)
+def _checked(build: Any, line: dict[str, Any], where: str, what: str) -> Any:
+    try:
+        return build(line)
+    except ValidationError as exc:
+        raise ValidationError(f"{where}: {exc}") from exc
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: invalid {what} line: {exc}") from exc
+
+
+def new_ids(storage: Storage, scope: Scope, chunk: ImportChunk) -> list[MemoryRecord]:
+    """The chunk's records not yet in the scope, moved into it (ids kept)."""
+    present = storage.memories.get_many(scope, [r.id for r in chunk.records])
+    return [
+        replace(r, user_id=scope.user_id, agent_id=scope.agent_id)
+        for r in chunk.records
+        if r.id not in present
+    ]
+
+
+def write_chunk(
+    storage: Storage,
+    scope: Scope,
+    records: Sequence[MemoryRecord],
+    vectors: dict[str, np.ndarray],
+    retention: Sequence[RetentionInfo],
+) -> int:
+    """Write new records (with vectors) and retention states in one transaction.
+
+    ``retention`` may name records written by earlier chunks of the same import (older
+    files put retention lines last); the caller passes only states of records it wrote.
+    """
     with storage.transaction():
-        storage.graph.add_edges(scope, parsed.edges)
-        archived = [r for r in records if r.archived_at is not None]
-        for record in archived:
-            storage.memories.set_archived(scope, [record.id], record.archived_at)
+        episodes = [r for r in records if isinstance(r, Episode)]
+        if episodes:
+            storage.episodes.add(episodes, np.stack([vectors[e.id] for e in episodes]))
+        for record in records:
+            if isinstance(record, Fact):
+                storage.facts.add(record, vectors[record.id])
+            elif isinstance(record, Procedure):
+                storage.procedures.add(record, vectors[record.id])
+            elif isinstance(record, Learning):
+                storage.learnings.add(record, vectors[record.id])
+        if retention:
+            storage.retention.put_many(scope, list(retention))
+        for record in records:
+            if record.archived_at is not None:
+                storage.memories.set_archived(scope, [record.id], record.archived_at)
+    return len(records)
+
+
+def write_edges(storage: Storage, scope: Scope, edges: Sequence[GraphEdge]) -> int:
+    """Upsert edges whose two ends are in the scope, a chunk per transaction."""
+    written = 0
+    for start in range(0, len(edges), CHUNK * 10):
+        with storage.transaction():
+            written += storage.graph.add_edges(scope, edges[start : start + CHUNK * 10])
     return written
+
+
+def iter_lines(path: Path) -> Iterator[bytes]:
+    """The lines of a file, as bytes (decoded by ``LineReader``, which names bad lines)."""
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
+    with handle:
+        yield from handle

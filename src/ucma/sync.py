@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -88,6 +88,17 @@ class Memory:
 
     def add_source_of_truth(self, source: SourceOfTruth) -> None:
         self._async.add_source_of_truth(source)
+    def export_lines(self, **scope: Any) -> Iterator[str]:
+        """The scope's export line by line, read a page at a time (see AsyncMemory)."""
+        lines = self._async.export_lines(**scope)
+        try:
+            while True:
+                try:
+                    yield self._portal.call(lines.__anext__)
+                except StopAsyncIteration:
+                    return
+        finally:
+            self._portal.call(lines.aclose)
 
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
@@ -133,6 +144,13 @@ class Memory:
     share_patterns = _blocking(AsyncMemory.share_patterns)
     event_backlog = _blocking(AsyncMemory.event_backlog)
     acknowledge_events = _blocking(AsyncMemory.acknowledge_events)
+    import_lines = _blocking(AsyncMemory.import_lines)
+    create_key = _blocking(AsyncMemory.create_key)
+    list_keys = _blocking(AsyncMemory.list_keys)
+    count_keys = _blocking(AsyncMemory.count_keys)
+    revoke_key = _blocking(AsyncMemory.revoke_key)
+    authenticate = _blocking(AsyncMemory.authenticate)
+    scopes = _blocking(AsyncMemory.scopes)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

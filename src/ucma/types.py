@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 __all__ = [
+    "ApiKey",
     "Conflict",
     "ConflictStatus",
     "ConflictType",
@@ -29,6 +30,7 @@ __all__ = [
     "FactStatus",
     "GraphEdge",
     "Hit",
+    "ImportReport",
     "Learning",
     "LearningType",
     "MemoryKind",
@@ -507,3 +509,35 @@ class ReviewFlag:
     reason: str
     flagged_at: float
     cleared_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """An API key of the service, without its secret (only a hash of the token is stored).
+
+    A key is bound to one user and, when ``agent_id`` is set, to one agent of that user;
+    with ``agent_id`` None it may act for every agent of the user.
+    """
+
+    id: str
+    user_id: str
+    agent_id: str | None
+    label: str | None
+    created_at: float
+    revoked_at: float | None = None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """Progress or outcome of an import: input lines read, memory records read, records
+    written (``imported``), records already present (``skipped``), edges upserted."""
+
+    lines: int = 0
+    records: int = 0
+    imported: int = 0
+    skipped: int = 0
+    edges: int = 0

@@ -10,7 +10,21 @@ from typer.testing import CliRunner
 
 from ucma.cli.main import app
 
-COMMANDS = ["serve", "demo", "observe", "recall", "stats", "export", "import"]
+COMMANDS = [
+    "serve",
+    "mcp",
+    "demo",
+    "observe",
+    "recall",
+    "facts",
+    "stats",
+    "export",
+    "import",
+    "keys",
+    "bench",
+    "events",
+]
+SUBCOMMANDS = [("keys", "create"), ("keys", "list"), ("keys", "revoke"), ("events", "publish")]
 
 runner = CliRunner()
 
@@ -27,11 +41,18 @@ def test_help_lists_every_command() -> None:
         assert command in out
 
 
-@pytest.mark.parametrize("command", COMMANDS)
-def test_help_of_each_command_runs(command: str) -> None:
-    code, out, err = run(command, "--help")
+@pytest.mark.parametrize("command", [(c,) for c in COMMANDS] + SUBCOMMANDS)
+def test_help_of_each_command_runs(command: tuple[str, ...]) -> None:
+    code, out, err = run(*command, "--help")
     assert code == 0, err
     assert "Usage" in out
+
+
+def test_every_registered_command_is_checked() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+    assert set(group.commands) == set(COMMANDS)  # type: ignore[attr-defined]
 
 
 @pytest.mark.integration
@@ -157,3 +178,137 @@ def test_serve_prints_the_database_and_binds_loopback(
     assert "127.0.0.1" in out
     assert served["host"] == "127.0.0.1" and served["port"] == 9999
     assert served["app"].state.memory.path == home / "ucma.db"  # type: ignore[attr-defined]
+
+
+def fake_uvicorn(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    import uvicorn
+
+    served: dict[str, object] = {}
+
+    def fake_run(app: object, *, host: str, port: int) -> None:
+        served.update(app=app, host=host, port=port)
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    return served
+
+
+def test_serve_refuses_a_public_host_without_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = fake_uvicorn(monkeypatch)
+    for extra in ((), ("--no-auth",)):
+        code, out, err = run("serve", "--home", str(tmp_path), "--host", "0.0.0.0", *extra)
+        assert code == 1
+        assert "refusing to bind 0.0.0.0 without API keys" in err.replace("\n", " ")
+    assert served == {}
+
+
+def test_keys_lifecycle_and_serve_requires_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = ("--home", str(tmp_path))
+    code, out, err = run("keys", "list", *home)
+    assert code == 0 and "no API keys" in out
+
+    code, out, err = run("keys", "create", "--user", "alice", "--label", "laptop", *home)
+    assert code == 0, err
+    token = out.strip().splitlines()[-1]
+    assert token.startswith("ucma_") and "not stored" in err
+    code, out, err = run("keys", "create", "--user", "bob", "--agent", "planner", *home, "--json")
+    assert code == 0, err
+    bob = json.loads(out)
+    assert bob["user_id"] == "bob" and bob["agent_id"] == "planner" and bob["token"]
+    assert token.encode() not in (tmp_path / "ucma.db").read_bytes()  # only its hash is stored
+
+    code, out, err = run("keys", "list", *home, "--json")
+    listed = json.loads(out)
+    assert [k["user_id"] for k in listed] == ["alice", "bob"]
+    assert all("token" not in k for k in listed)
+    code, out, err = run("keys", "list", *home)
+    assert "alice" in out and "laptop" in out
+
+    served = fake_uvicorn(monkeypatch)
+    code, out, err = run("serve", *home, "--host", "0.0.0.0", "--port", "9001")
+    assert code == 0, err
+    assert "API keys required (2 active" in out
+    assert served["host"] == "0.0.0.0"
+    assert served["app"].state.access.require_keys is True  # type: ignore[attr-defined]
+
+    code, out, err = run("keys", "revoke", bob["id"], *home)
+    assert code == 0 and "revoked" in out
+    code, out, err = run("keys", "revoke", "nope", *home)
+    assert code == 1 and err.startswith("error: ")
+    code, out, err = run("keys", "list", "--all", *home, "--json")
+    assert [k["revoked_at"] is not None for k in json.loads(out)] == [False, True]
+
+    code, out, err = run("serve", *home, "--no-auth")
+    assert code == 0 and "local mode" in out
+    assert served["app"].state.access.require_keys is False  # type: ignore[attr-defined]
+
+
+@pytest.mark.integration
+def test_import_shows_progress_and_resumes_after_an_interruption(tmp_path: Path) -> None:
+    from ucma import exchange
+    from ucma.embeddings import LocalEmbedder
+    from ucma.sync import Memory
+
+    source = tmp_path / "source.db"
+    with Memory(source, user_id="alice", embedder=LocalEmbedder()) as memory:
+        memory.observe_many(
+            [f"Meeting note {i}: we agreed on plan {i} for the launch." for i in range(520)]
+        )
+        lines = list(memory.export_lines())
+    dump = tmp_path / "alice.jsonl"
+    dump.write_text("".join(lines), encoding="utf-8")
+    # An interrupted run: the first chunk's worth of lines only.
+    cut = 1 + 2 * exchange.CHUNK  # header, then a memory and its retention line each
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("".join(lines[:cut]), encoding="utf-8")
+    home = ("--home", str(tmp_path / "copy"))
+
+    code, out, err = run("import", str(partial), "--user", "alice", *home, "--json")
+    assert code == 0, err
+    assert json.loads(out)["imported"] == exchange.CHUNK
+
+    code, out, err = run("import", str(dump), "--user", "alice", *home)
+    assert code == 0, err
+    assert "import" in err and "100%" in err  # the progress bar, on stderr
+    assert f"imported 20 records from {dump} ({exchange.CHUNK} already present" in out.replace(
+        "\n", ""
+    )
+    code, out, err = run("stats", "--user", "alice", *home, "--json")
+    assert json.loads(out)["memories"]["episodic"] == 520
+
+    code, out, err = run("export", str(tmp_path / "again.jsonl"), "--user", "alice", *home)
+    assert code == 0, err
+    assert (tmp_path / "again.jsonl").read_text(encoding="utf-8") == dump.read_text(
+        encoding="utf-8"
+    )
+
+
+@pytest.mark.integration
+def test_facts_command(tmp_path: Path) -> None:
+    from ucma.embeddings import LocalEmbedder
+    from ucma.sync import Memory
+
+    with Memory(tmp_path / "ucma.db", user_id="alice", embedder=LocalEmbedder()) as memory:
+        memory.assert_fact("staging database", "listens on", "port 5433")
+        memory.assert_fact("port 5433", "serves", "postgres")
+    home = ("--home", str(tmp_path))
+    code, out, err = run("facts", "Staging Database", "--user", "alice", *home, "--json")
+    assert code == 0, err
+    assert [f["object"] for f in json.loads(out)["facts"]] == ["port 5433"]
+    code, out, err = run("facts", "staging database", "--user", "alice", "--hops", "2", *home)
+    assert code == 0 and "postgres" in out
+    code, out, err = run("facts", "nothing", "--user", "alice", *home)
+    assert code == 0 and "no facts" in out
+
+
+def test_bench_refuses_an_unknown_benchmark() -> None:
+    code, out, err = run("bench", "nonsense")
+    assert code == 1 and "unknown benchmark" in err
+
+
+def test_mcp_needs_a_user(tmp_path: Path) -> None:
+    code, out, err = run("mcp", "--user", " ", "--home", str(tmp_path))
+    assert code == 1 and err.startswith("error: ")

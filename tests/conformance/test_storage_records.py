@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ucma.errors import NotFoundError, StorageError, UCMAError, ValidationError
+from ucma.errors import NotFoundError, UCMAError, ValidationError
 from ucma.types import (
     Episode,
     Fact,
@@ -294,7 +294,7 @@ def test_duplicate_id_fails_and_rolls_back_the_whole_batch(storage, make) -> Non
     first = make.episode(ALICE)
     storage.episodes.add([first], make.vectors(1))
     batch = [make.episode(ALICE), make.episode(ALICE, id=first.id)]
-    with pytest.raises(StorageError):
+    with pytest.raises(ValidationError, match="already in use"):
         storage.episodes.add(batch, make.vectors(2))
     assert storage.memories.get(ALICE, batch[0].id) is None
     assert storage.memories.count(ALICE)[MemoryKind.EPISODIC] == 1

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from ucma.errors import NotFoundError, StorageError
+from ucma.errors import NotFoundError, ValidationError
 from ucma.types import GraphEdge, MemoryKind, RetentionInfo, Scope
 
 ALICE = Scope("alice", "assistant")
@@ -138,10 +138,12 @@ def test_edges_touching_another_scope_are_skipped(storage, make, other, theirs) 
     assert storage.graph.all_edges(other) == [GraphEdge(episode.id, theirs[1].id, "mentions")]
 
 
-def test_the_same_id_cannot_be_reused_by_another_scope(storage, make, theirs) -> None:
+def test_the_same_id_cannot_be_reused_by_another_scope(storage, make, other, theirs) -> None:
     # Ids are unique across the store; the collision fails instead of merging records.
-    with pytest.raises(StorageError):
+    with pytest.raises(ValidationError, match="already in use") as raised:
         storage.episodes.add([make.episode(ALICE, id=theirs[0].id)], make.vectors(1))
+    assert f"{other.user_id}'" not in str(raised.value)  # the holder is not revealed
+    assert storage.memories.get(ALICE, theirs[0].id) is None
 
 
 def test_fact_ids_differ_per_scope_for_the_same_triple(storage, make, other, theirs) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ucma.errors import StorageError
+from ucma.errors import StorageError, ValidationError
 from ucma.types import GraphEdge, MemoryKind, RetentionInfo, Scope
 
 ALICE = Scope("alice", "assistant")
@@ -95,7 +95,7 @@ def test_a_failed_write_inside_a_transaction_rolls_it_back(storage, make) -> Non
     existing = make.episode(ALICE)
     storage.episodes.add([existing], make.vectors(1))
     fresh = make.episode(ALICE)
-    with pytest.raises(StorageError), storage.transaction():
+    with pytest.raises(ValidationError, match="already in use"), storage.transaction():
         storage.episodes.add([fresh], make.vectors(1))
         storage.episodes.add([make.episode(ALICE, id=existing.id)], make.vectors(1))
     assert storage.memories.get(ALICE, fresh.id) is None

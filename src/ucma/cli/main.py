@@ -1,4 +1,4 @@
-"""``ucma``: run the memory service, the seed demo, and scoped memory operations.
+"""``ucma``: run the memory service (REST and MCP), the seed demo, and scoped operations.
 
 Every command works on ``<home>/ucma.db``; ``--home`` defaults to ``$UCMA_HOME`` or
 ``~/.ucma`` (the CLI reads the environment, the library never does). Commands that touch
@@ -9,31 +9,41 @@ JSON on stdout. A UCMA error prints one red line on stderr and exits with status
 from __future__ import annotations
 
 import dataclasses
-import json
+import ipaddress
+import subprocess
+import sys
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
-import anyio
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ucma.errors import UCMAError
+from ucma.cli.context import (
+    DATABASE_NAME,
+    LOCAL_HOST,
+    AgentOption,
+    HomeOption,
+    JsonOption,
+    UserOption,
+    database,
+    fail,
+    home_folder,
+    plural,
+    print_json,
+    reported_errors,
+    stdout,
+    with_memory,
+)
+from ucma.cli.keys import count_keys, keys_app
+from ucma.cli.transfer import export_command, import_command
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
-    from ucma.types import Hit
+    from ucma.types import Fact, Hit
 
 __all__ = ["app"]
-
-T = TypeVar("T")
-
-DATABASE_NAME = "ucma.db"
-LOCAL_HOST = "127.0.0.1"
 
 app = typer.Typer(
     name="ucma",
@@ -42,80 +52,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
+app.add_typer(keys_app)
+app.command("export")(export_command)
+app.command("import")(import_command)
 
-HomeOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--home",
-        envvar="UCMA_HOME",
-        file_okay=False,
-        show_default=False,
-        help="Data folder holding ucma.db [default: $UCMA_HOME or ~/.ucma].",
-    ),
-]
-UserOption = Annotated[
-    str, typer.Option("--user", "-u", help="user_id: whose memory (required).", show_default=False)
-]
-AgentOption = Annotated[str, typer.Option("--agent", "-a", help="agent_id within that user.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+#: Benchmarks ``ucma bench`` can run, in the source checkout's bench/ folder.
+BENCHMARKS = {"core": "core.py", "import": "import_throughput.py"}
 
 
 # ------------------------------------------------------------------------------ helpers
-
-
-def _stdout() -> Console:
-    return Console(highlight=False)
-
-
-def _fail(message: str) -> NoReturn:
-    """Print one red line on stderr and exit 1."""
-    line = " ".join(message.split()) or "unknown error"
-    Console(stderr=True, highlight=False).print(
-        Text.assemble(("error: ", "bold red"), (line, "red")), soft_wrap=True
-    )
-    raise typer.Exit(1)
-
-
-@contextmanager
-def _reported_errors() -> Iterator[None]:
-    """Turn UCMA and file-system errors into a one-line message and exit status 1."""
-    try:
-        yield
-    except UCMAError as exc:
-        _fail(str(exc) or type(exc).__name__)
-    except OSError as exc:
-        _fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
-
-
-def _home(home: Path | None) -> Path:
-    path = (home if home is not None else Path.home() / ".ucma").expanduser()
-    with _reported_errors():
-        path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _with_memory(
-    database: Path,
-    work: Callable[[AsyncMemory], Awaitable[T]],
-    *,
-    user: str | None = None,
-    agent: str = "default",
-) -> T:
-    """Open the engine on ``database``, run ``work`` with it, close it; report UCMA errors."""
-
-    async def main() -> T:
-        from ucma.engine import AsyncMemory
-
-        async with AsyncMemory(database, user_id=user, agent_id=agent) as memory:
-            return await work(memory)
-
-    with _reported_errors():
-        return anyio.run(main)
-    raise AssertionError("unreachable")  # pragma: no cover - _reported_errors exits
-
-
-def _print_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 def _hits_table(hits: list[Hit], title: str) -> Table:
@@ -138,14 +83,19 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
 def _hits_json(hits: list[Hit]) -> list[dict[str, Any]]:
     from ucma.serialization import hit_to_dict
 
     return [hit_to_dict(hit) for hit in hits]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # ----------------------------------------------------------------------------- commands
@@ -156,27 +106,78 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = LOCAL_HOST,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
     home: HomeOption = None,
+    no_auth: Annotated[
+        bool,
+        typer.Option("--no-auth", help="Ignore API keys (local mode: loopback hosts only)."),
+    ] = False,
 ) -> None:
-    """Run the REST memory service (OpenAPI at /docs)."""
+    """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
+
+    With at least one API key in the database (ucma keys create) every request needs a
+    key. Without keys, or with --no-auth, the service runs in local mode and binds only a
+    loopback address.
+    """
     try:
         import uvicorn
 
         from ucma.server import create_app
     except ImportError as exc:
-        _fail(
+        fail(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
         )
-    folder = _home(home)
-    out = _stdout()
+    path = database(home)
+    keys = 0 if no_auth else count_keys(path)
+    if not keys and not _is_loopback(host):
+        fail(
+            f"refusing to bind {host} without API keys: anyone who can reach it could read "
+            "every memory. Create a key (ucma keys create --user <user_id>) or bind 127.0.0.1."
+        )
+    out = stdout()
     out.print("[bold]UCMA memory service[/bold]")
-    out.print(f"  database  {folder / DATABASE_NAME}", markup=False)
-    out.print(f"  listening http://{host}:{port}  (API docs at /docs)", markup=False)
-    if host == LOCAL_HOST:
-        out.print(f"  local mode: bound to {LOCAL_HOST} only, no authentication", markup=False)
+    out.print(f"  database  {path}", markup=False)
+    out.print(f"  listening http://{host}:{port}  (API docs at /docs, MCP at /mcp)", markup=False)
+    if keys:
+        out.print(f"  API keys required ({keys} active; manage with: ucma keys)", markup=False)
     else:
-        out.print(f"[yellow]  warning: bound to {host}; the API has no authentication yet[/yellow]")
-    with _reported_errors():
-        uvicorn.run(create_app(home=folder), host=host, port=port)
+        out.print(
+            f"  local mode: bound to {host} only, no authentication"
+            + (" (--no-auth)" if no_auth else " (no API keys exist)"),
+            markup=False,
+        )
+    with reported_errors():
+        app_ = create_app(home=home_folder(home), require_keys=bool(keys), host=host)
+        uvicorn.run(app_, host=host, port=port)
+
+
+@app.command()
+def mcp(
+    user: UserOption,
+    agent: AgentOption = "default",
+    home: HomeOption = None,
+) -> None:
+    """Serve the MCP tools over stdio for one user (for MCP clients such as Claude Desktop).
+
+    stdout carries the MCP protocol; logs go to stderr.
+    """
+    try:
+        from ucma.mcp import create_mcp_server, fixed_scope
+    except ImportError as exc:
+        fail(f"MCP needs the mcp extra ({exc.name} is missing): pip install 'ucma[mcp]'")
+    import anyio
+
+    from ucma.engine import AsyncMemory
+    from ucma.validation import check_scope
+
+    with reported_errors():
+        check_scope(user, agent)
+    path = database(home)
+
+    async def main() -> None:
+        async with AsyncMemory(path, user_id=user, agent_id=agent) as memory:
+            await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
+
+    with reported_errors():
+        anyio.run(main)
 
 
 @app.command()
@@ -198,19 +199,19 @@ def demo(
         raise typer.BadParameter("use either --home or --db, not both", param_hint="--db")
     with tempfile.TemporaryDirectory(prefix="ucma-demo-") as scratch:
         if db is not None:
-            database, keep = db.expanduser(), True
-            with _reported_errors():
-                database.parent.mkdir(parents=True, exist_ok=True)
+            target, keep = db.expanduser(), True
+            with reported_errors():
+                target.parent.mkdir(parents=True, exist_ok=True)
         elif home is not None:
-            database, keep = _home(home) / DATABASE_NAME, True
+            target, keep = database(home), True
         else:
-            database, keep = Path(scratch) / DATABASE_NAME, False
-        hits = _with_memory(database, run_demo)
+            target, keep = Path(scratch) / DATABASE_NAME, False
+        hits = with_memory(target, run_demo)
 
     if as_json:
-        _print_json(
+        print_json(
             {
-                "database": str(database) if keep else None,
+                "database": str(target) if keep else None,
                 "user_id": DEMO_USER,
                 "agent_id": DEMO_AGENT,
                 "query": DEMO_QUERY,
@@ -218,14 +219,14 @@ def demo(
             }
         )
         return
-    out = _stdout()
+    out = stdout()
     out.print("[bold]Session 1[/bold]: observed", len(SESSION_1), "inputs and stored a learning")
     for content, source in SESSION_1:
         out.print(Text(f"  {source:>11}  {content}"))
     out.print("  learning: JWT tokens expiring early? check clock skew, add a leeway")
     out.print(f"[bold]Session 2[/bold]: remember({DEMO_QUERY!r})", markup=True)
     out.print(_hits_table(hits, f"What session 2 remembers (user {DEMO_USER})"))
-    where = f"database: {database}" if keep else "database: throwaway (use --home or --db to keep)"
+    where = f"database: {target}" if keep else "database: throwaway (use --home or --db to keep)"
     out.print(where, markup=False)
 
 
@@ -242,23 +243,23 @@ def observe(
     as_json: JsonOption = False,
 ) -> None:
     """Observe one input; it is stored when it is important enough."""
-    database = _home(home) / DATABASE_NAME
-    observation = _with_memory(
-        database,
+    path = database(home)
+    observation = with_memory(
+        path,
         lambda memory: memory.observe(text, source=source, session_id=session),
         user=user,
         agent=agent,
     )
     if as_json:
-        _print_json(dataclasses.asdict(observation))
+        print_json(dataclasses.asdict(observation))
     elif observation.stored:
-        _stdout().print(
+        stdout().print(
             f"stored {observation.id} (importance {observation.importance:.2f}, "
             f"level {observation.temporal_level})",
             markup=False,
         )
     else:
-        _stdout().print(
+        stdout().print(
             f"not stored: importance {observation.importance:.2f} is below the storage "
             "threshold (kept in the sensory buffer only)",
             markup=False,
@@ -275,16 +276,16 @@ def recall(
     as_json: JsonOption = False,
 ) -> None:
     """Retrieve the memories most relevant to QUERY, best first."""
-    database = _home(home) / DATABASE_NAME
-    hits = _with_memory(
-        database, lambda memory: memory.remember(query, limit=limit), user=user, agent=agent
+    path = database(home)
+    hits = with_memory(
+        path, lambda memory: memory.remember(query, limit=limit), user=user, agent=agent
     )
     if as_json:
-        _print_json({"results": _hits_json(hits)})
+        print_json({"results": _hits_json(hits)})
     elif not hits:
-        _stdout().print("no memories match", markup=False)
+        stdout().print("no memories match", markup=False)
     else:
-        _stdout().print(_hits_table(hits, f"recall: {query}"))
+        stdout().print(_hits_table(hits, f"recall: {query}"))
 
 
 @app.command()
@@ -295,43 +296,76 @@ def stats(
     as_json: JsonOption = False,
 ) -> None:
     """Counts and sizes of one user's memory."""
-    database = _home(home) / DATABASE_NAME
-    numbers = _with_memory(database, lambda memory: memory.stats(), user=user, agent=agent)
+    path = database(home)
+    numbers = with_memory(path, lambda memory: memory.stats(), user=user, agent=agent)
     if as_json:
-        _print_json(numbers)
+        print_json(numbers)
         return
     table = Table(title=f"UCMA stats: {user} / {agent}", title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in _flatten(numbers):
         table.add_row(Text(key), Text(str(value)))
-    _stdout().print(table)
+    stdout().print(table)
 
 
 @app.command()
-def export(
-    path: Annotated[Path, typer.Argument(dir_okay=False, help="JSONL file to write.")],
+def facts(
+    entity: Annotated[str, typer.Argument(help="A subject or object, e.g. Alice.")],
     user: UserOption,
     agent: AgentOption = "default",
+    hops: Annotated[
+        int,
+        typer.Option(min=0, max=10, help="Also follow subject -> object links this far."),
+    ] = 0,
     home: HomeOption = None,
+    as_json: JsonOption = False,
 ) -> None:
-    """Write one user's memories to a JSONL file."""
-    database = _home(home) / DATABASE_NAME
-    count = _with_memory(database, lambda memory: memory.export_jsonl(path), user=user, agent=agent)
-    _stdout().print(f"exported {_plural(count, 'record')} to {path}", markup=False)
+    """Facts about ENTITY (as subject or object); --hops walks further along the links."""
+
+    async def work(memory: Any) -> list[Fact]:
+        if hops:
+            return await memory.traverse(entity, max_hops=hops)
+        return await memory.facts_about(entity)
+
+    found: list[Fact] = with_memory(database(home), work, user=user, agent=agent)
+    if as_json:
+        from ucma.serialization import record_to_dict
+
+        print_json({"facts": [record_to_dict(f) for f in found]})
+        return
+    if not found:
+        stdout().print(f"no facts about {entity!r}", markup=False)
+        return
+    table = Table(title=f"facts: {entity}", title_justify="left")
+    for column in ("subject", "predicate", "object", "confidence"):
+        table.add_column(column)
+    for fact in found:
+        table.add_row(
+            Text(fact.subject), Text(fact.predicate), Text(fact.object), f"{fact.confidence:.2f}"
+        )
+    stdout().print(table)
 
 
-@app.command("import")
-def import_records(
-    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSONL file to read.")],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def bench(
+    ctx: typer.Context,
+    name: Annotated[
+        str, typer.Argument(help=f"Which benchmark: {', '.join(BENCHMARKS)}.")
+    ] = "core",
 ) -> None:
-    """Load memories from a JSONL file (written by export) into one user's memory."""
-    database = _home(home) / DATABASE_NAME
-    count = _with_memory(database, lambda memory: memory.import_jsonl(path), user=user, agent=agent)
-    _stdout().print(f"imported {_plural(count, 'record')} from {path}", markup=False)
+    """Run a benchmark from the source checkout's bench/ folder; extra options are passed
+    on (e.g. ucma bench core --sizes 1000, ucma bench import --records 100000)."""
+    if name not in BENCHMARKS:
+        fail(f"unknown benchmark {name!r}; choose one of: {', '.join(BENCHMARKS)}")
+    script = Path(__file__).resolve().parents[3] / "bench" / BENCHMARKS[name]
+    if not script.is_file():
+        fail(f"{script} not found: benchmarks run from a source checkout of ucma")
+    result = subprocess.run([sys.executable, str(script), *ctx.args], check=False)
+    if result.returncode:
+        raise typer.Exit(result.returncode)
 
 
 events_app = typer.Typer(help="The event log (event sourcing).", no_args_is_help=True)
@@ -352,16 +386,14 @@ def events_publish(
     cursor in the database makes a restart resume where it stopped."""
     from ucma.events.publisher import EventPublisher
 
-    database = _home(home) / DATABASE_NAME
-
     async def work(memory: AsyncMemory) -> int:
         async with EventPublisher(memory, nats_url, stream=stream) as publisher:
             if once:
                 return await publisher.publish_pending()
             return await publisher.run(poll_interval=poll)
 
-    count = _with_memory(database, work)
-    _stdout().print(f"published {_plural(count, 'event')} to {nats_url}", markup=False)
+    count = with_memory(database(home), work)
+    stdout().print(f"published {plural(count, 'event')} to {nats_url}", markup=False)
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m ucma.cli.main

@@ -33,6 +33,7 @@ import numpy as np
 from ucma.events.log import Event
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.types import (
+    ApiKey,
     Conflict,
     ConflictStatus,
     Episode,
@@ -55,6 +56,7 @@ __all__ = [
     "EpisodicStore",
     "EventStore",
     "GraphStore",
+    "KeyStore",
     "LearningStore",
     "MemoryCatalog",
     "ProceduralStore",
@@ -552,6 +554,35 @@ class EventStore(ABC):
         """Advance a named cursor; it never moves backwards."""
 
 
+class KeyStore(ABC):
+    """API keys of the service: not scoped (an administration store).
+
+    Only a hash of each token is stored; the token itself is shown once, when the key is
+    created. ``lookup`` returns the stored hash so the caller can compare it in constant
+    time. Revoking is permanent and idempotent.
+    """
+
+    @abstractmethod
+    def add(self, key: ApiKey, token_hash: str) -> None:
+        """Store a new key; StorageError if its id exists."""
+
+    @abstractmethod
+    def lookup(self, key_id: str) -> tuple[ApiKey, str] | None:
+        """The key and its token hash, revoked or not; None if unknown."""
+
+    @abstractmethod
+    def list(self, *, include_revoked: bool = False) -> list[ApiKey]:
+        """Keys ordered by creation time, then id."""
+
+    @abstractmethod
+    def revoke(self, key_id: str, now: float) -> ApiKey | None:
+        """Mark a key revoked (keeping the first revocation time); None if unknown."""
+
+    @abstractmethod
+    def count(self, *, include_revoked: bool = False) -> int:
+        """Number of keys."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -563,6 +594,7 @@ class Storage(ABC):
     graph: GraphStore
     retention: RetentionStore
     embedding_cache: EmbeddingCacheStore
+    keys: KeyStore
     conflicts: ConflictStore
     traces: TraceStore
     events: EventStore

@@ -15,7 +15,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.errors import NotFoundError, ValidationError
-from ucma.storage.sqlite.codec import INSERT_MEMORY, UPDATE_MEMORY, memory_row, memory_update_row
+from ucma.storage.sqlite.codec import (
+    INSERT_MEMORY,
+    UPDATE_MEMORY,
+    ids_param,
+    memory_row,
+    memory_update_row,
+)
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
@@ -32,6 +38,18 @@ _INSERT_NODE = "INSERT INTO graph_nodes (memory_id) VALUES (?)"
 _FIND_SEQ = """
 SELECT seq FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
 """
+
+
+def _taken_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
+    rows = conn.execute(
+        "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+        (ids_param(dict.fromkeys(ids)),),
+    )
+    found = {row[0] for row in rows}
+    counts: dict[str, int] = defaultdict(int)
+    for memory_id in ids:
+        counts[memory_id] += 1
+    return sorted(found | {memory_id for memory_id, n in counts.items() if n > 1})
 
 
 def check_vectors(vectors: np.ndarray, count: int, dimension: int) -> np.ndarray:
@@ -87,9 +105,19 @@ class MemoryRows:
         """
         first = conn.execute(_LAST_SEQ).fetchone()[0] + 1
         seqs = list(range(first, first + len(records)))
-        conn.executemany(
-            INSERT_MEMORY, map(memory_row, records, seqs, contexts or [""] * len(records))
-        )
+        try:
+            conn.executemany(
+                INSERT_MEMORY, map(memory_row, records, seqs, contexts or [""] * len(records))
+            )
+        except sqlite3.IntegrityError as exc:
+            taken = _taken_ids(conn, [record.id for record in records])
+            if taken:
+                # Ids are global; one held by another scope is reported without its owner.
+                raise ValidationError(
+                    f"memory id {taken[0]!r} is already in use; records keep their ids, so "
+                    "import into the scope they came from or into a separate database"
+                ) from exc
+            raise
         conn.executemany(_INSERT_VECTOR, ((seq, matrix[i].tobytes()) for i, seq in enumerate(seqs)))
         conn.executemany(_INSERT_NODE, ((record.id,) for record in records))
 

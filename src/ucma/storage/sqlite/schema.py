@@ -21,6 +21,8 @@ Layout (DESIGN.md "One place to search"):
   the writes that change what dense search can return, per scope, so every
   connection can tell when its in-process vector cache is stale.
 - ``settings`` records the embedding dimension the file was created with.
+- ``api_keys`` (migration 4) holds the service's API keys: a sha256 of each token, never
+  the token.
 """
 
 from __future__ import annotations
@@ -575,3 +577,24 @@ def add_learning_loop_and_events(conn: sqlite3.Connection) -> None:
     traces, their memory links and salience updates (issue 6)."""
     for statement in _LEARNING_SCHEMA:
         conn.execute(statement)
+# Migrations 2 and 3 are reserved for work on other branches; the runner applies
+# every registered version that a file lacks, in order, so gaps are harmless.
+
+
+@migrations.migration(4)
+def create_api_keys(conn: sqlite3.Connection) -> None:
+    """API keys of the service: sha256 of the token, never the token itself."""
+    conn.execute(
+        """
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            token_hash TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            agent_id TEXT,
+            label TEXT,
+            created_at REAL NOT NULL,
+            revoked_at REAL
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE INDEX api_keys_created ON api_keys (created_at, id)")

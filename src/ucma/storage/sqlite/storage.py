@@ -16,6 +16,7 @@ from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.events import SQLiteEventStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
+from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
@@ -69,6 +70,7 @@ class SQLiteStorage(Storage):
         self.conflicts = SQLiteConflictStore(self._db)
         self.traces = SQLiteTraceStore(self._db)
         self.events = SQLiteEventStore(self._db)
+        self.keys = SQLiteKeyStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,

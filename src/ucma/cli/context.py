@@ -1,0 +1,128 @@
+"""What every ``ucma`` command shares: options, the data folder, the engine, output.
+
+Human output goes to stdout through rich; ``--json`` prints JSON on stdout instead;
+progress bars and errors go to stderr, so ``--json`` output stays parseable. A UCMA
+error prints one red line on stderr and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+
+import anyio
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ucma.errors import UCMAError
+
+if TYPE_CHECKING:
+    from ucma.engine import AsyncMemory
+
+__all__ = [
+    "DATABASE_NAME",
+    "LOCAL_HOST",
+    "AgentOption",
+    "HomeOption",
+    "JsonOption",
+    "UserOption",
+    "database",
+    "fail",
+    "home_folder",
+    "plural",
+    "print_json",
+    "reported_errors",
+    "stderr",
+    "stdout",
+    "with_memory",
+]
+
+T = TypeVar("T")
+
+DATABASE_NAME = "ucma.db"
+LOCAL_HOST = "127.0.0.1"
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--home",
+        envvar="UCMA_HOME",
+        file_okay=False,
+        show_default=False,
+        help="Data folder holding ucma.db [default: $UCMA_HOME or ~/.ucma].",
+    ),
+]
+UserOption = Annotated[
+    str, typer.Option("--user", "-u", help="user_id: whose memory (required).", show_default=False)
+]
+AgentOption = Annotated[str, typer.Option("--agent", "-a", help="agent_id within that user.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def stdout() -> Console:
+    return Console(highlight=False)
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def fail(message: str) -> NoReturn:
+    """Print one red line on stderr and exit 1."""
+    line = " ".join(message.split()) or "unknown error"
+    stderr().print(Text.assemble(("error: ", "bold red"), (line, "red")), soft_wrap=True)
+    raise typer.Exit(1)
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn UCMA and file-system errors into a one-line message and exit status 1."""
+    try:
+        yield
+    except UCMAError as exc:
+        fail(str(exc) or type(exc).__name__)
+    except OSError as exc:
+        fail(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc))
+
+
+def home_folder(home: Path | None) -> Path:
+    path = (home if home is not None else Path.home() / ".ucma").expanduser()
+    with reported_errors():
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def database(home: Path | None) -> Path:
+    return home_folder(home) / DATABASE_NAME
+
+
+def with_memory(
+    path: Path,
+    work: Callable[[AsyncMemory], Awaitable[T]],
+    *,
+    user: str | None = None,
+    agent: str = "default",
+) -> T:
+    """Open the engine on ``path``, run ``work`` with it, close it; report UCMA errors."""
+
+    async def main() -> T:
+        from ucma.engine import AsyncMemory
+
+        async with AsyncMemory(path, user_id=user, agent_id=agent) as memory:
+            return await work(memory)
+
+    with reported_errors():
+        return anyio.run(main)
+    raise AssertionError("unreachable")  # pragma: no cover - reported_errors exits
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")

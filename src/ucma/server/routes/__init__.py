@@ -1,0 +1,32 @@
+"""The ``/v1`` routes, one module per resource; ``ROUTERS`` is what the app includes.
+
+Adding an engine operation is one module with an ``APIRouter`` named ``router`` and one
+line here. Every route resolves its scope with ``scope_for(caller, user_id, agent_id)``
+and then calls one engine method: no route reaches below the engine.
+"""
+
+from fastapi import APIRouter
+
+from ucma.server.routes import (
+    exchange,
+    facts,
+    graph,
+    learnings,
+    memories,
+    procedures,
+    service,
+    sessions,
+)
+
+__all__ = ["ROUTERS"]
+
+ROUTERS: tuple[APIRouter, ...] = (
+    service.router,
+    memories.router,
+    facts.router,
+    procedures.router,
+    learnings.router,
+    graph.router,
+    sessions.router,
+    exchange.router,
+)

@@ -1,0 +1,116 @@
+"""Export and import of one scope as JSON Lines, streamed both ways.
+
+The server never reads or writes a path a client names: ``GET /v1/export`` streams the
+scope's export in the response, and ``POST /v1/import`` reads the export from the request
+body (``application/x-ndjson``) a chunk at a time, so neither side holds a whole scope in
+memory. Import bodies have their own size limit (``max_import_bytes``).
+"""
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from ucma.engine import AsyncMemory
+from ucma.errors import ValidationError
+from ucma.server.auth import Caller, Engine, scope_for
+from ucma.server.schemas import AgentQuery, UserQuery
+from ucma.validation import check_scope
+
+__all__ = ["JSONL_TYPES", "MAX_LINE_BYTES", "router"]
+
+router = APIRouter(prefix="/v1", tags=["exchange"])
+
+JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
+#: Longest line accepted in an import body (a record's content, metadata and vector fit
+#: well within it).
+MAX_LINE_BYTES = 4 * 1024 * 1024
+_EXAMPLE = (
+    '{"type": "header", "format": "ucma-jsonl", "version": 1, "model": "...", "dimension": 384}\n'
+    '{"type": "memory", "record": {"kind": "episodic", "id": "ep_...", "...": "..."}}\n'
+)
+
+
+class ImportResponse(BaseModel):
+    lines: int
+    records: int
+    imported: int
+    skipped: int
+    edges: int
+
+
+async def _export(engine: AsyncMemory, scope: dict[str, str]) -> AsyncIterator[bytes]:
+    async for line in engine.export_lines(**scope):
+        yield line.encode("utf-8")
+
+
+@router.get(
+    "/export",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}}},
+)
+async def export(
+    engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
+) -> StreamingResponse:
+    """The scope's memories, vectors, retention and edges as JSON Lines (streamed)."""
+    scope = scope_for(key, user_id, agent_id)
+    check_scope(scope["user_id"], scope.get("agent_id"))  # refuse before the first byte
+    return StreamingResponse(
+        _export(engine, scope),
+        media_type="application/x-ndjson",
+        headers={"content-disposition": 'attachment; filename="ucma-export.jsonl"'},
+    )
+
+
+async def _lines(request: Request) -> AsyncIterator[bytes]:
+    """The request body split into lines, without reading it whole."""
+    pending = b""
+    async for chunk in request.stream():
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for line in complete:
+            yield line
+        if len(pending) > MAX_LINE_BYTES:
+            raise ValidationError(f"an import line is longer than {MAX_LINE_BYTES} bytes")
+    if pending:
+        yield pending
+
+
+@router.post(
+    "/import",
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                media: {"schema": {"type": "string"}, "example": _EXAMPLE} for media in JSONL_TYPES
+            },
+        }
+    },
+)
+async def import_(
+    request: Request,
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+) -> ImportResponse:
+    """Load an export (the body, JSON Lines) into the scope, keeping ids.
+
+    Records already present are skipped, so re-sending an interrupted import resumes it;
+    vectors from another embedding model are recomputed. A bad line is a 422 naming it
+    (the chunks before it stay written).
+    """
+    scope = scope_for(key, user_id, agent_id)
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type not in JSONL_TYPES:
+        raise HTTPException(
+            415,
+            "send the export as JSON Lines with content-type: application/x-ndjson "
+            f"(got {media_type or 'none'!r})",
+        )
+    report = await engine.import_lines(_lines(request), source="request body", **scope)
+    fields: dict[str, Any] = {name: getattr(report, name) for name in ImportResponse.model_fields}
+    return ImportResponse(**fields)

@@ -1,0 +1,253 @@
+"""Episodic input and retrieval: observe (one or a batch), remember, and the records
+themselves (get, list a page at a time, delete, episodes in a time range)."""
+
+import dataclasses
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ucma import serialization
+from ucma.server.auth import Caller, Engine, scope_for
+from ucma.server.schemas import (
+    MAX_ID_CHARS,
+    AgentQuery,
+    Identifier,
+    JsonObject,
+    Page,
+    ScopedBody,
+    Text,
+    UserQuery,
+    page_of,
+)
+from ucma.types import MemoryKind, Provenance, QueryMode
+
+__all__ = ["MemoryId", "router"]
+
+router = APIRouter(prefix="/v1", tags=["memory"])
+
+MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, description="Memory id.")]
+
+
+class Observation(BaseModel):
+    """One input: what was said or seen, by whom, when."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: Text = Field(description="The text observed.")
+    source: Identifier = Field(
+        default="user", description='Who produced it: "user", "assistant", "tool_result"...'
+    )
+    timestamp: float | None = Field(
+        default=None, allow_inf_nan=False, description="When it happened, epoch seconds (UTC)."
+    )
+    metadata: JsonObject = None
+    session_id: Identifier | None = Field(
+        default=None, description="Session to file it under; default the current session."
+    )
+    tags: list[Identifier] | None = None
+    participants: list[Identifier] | None = None
+    provenance: Provenance | None = None
+
+
+class ObserveRequest(ScopedBody, Observation):
+    """One observation to remember."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "user_id": "alice",
+                    "content": "Alice prefers dark mode in every editor.",
+                    "source": "user",
+                }
+            ]
+        },
+    )
+
+
+class ObserveBatchRequest(ScopedBody):
+    """Many observations: one embedding call, one transaction, all or nothing."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "user_id": "alice",
+                    "items": [
+                        {"content": "The staging database moved to port 5433."},
+                        {"content": "Deploys are frozen on Fridays.", "source": "assistant"},
+                    ],
+                }
+            ]
+        },
+    )
+
+    items: list[Observation] = Field(min_length=1)
+
+
+class ObservationResponse(BaseModel):
+    id: str
+    stored: bool
+    importance: float
+    temporal_level: int
+
+
+class ObserveBatchResponse(BaseModel):
+    results: list[ObservationResponse]
+
+
+class RememberRequest(ScopedBody):
+    """A retrieval query."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"user_id": "alice", "query": "which theme does Alice like?", "limit": 3}]
+        },
+    )
+
+    query: Text
+    limit: int | None = Field(default=None, ge=1, description="Most results (engine default 10).")
+    mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
+    kinds: list[MemoryKind] | None = None
+    time_range: tuple[float, float] | None = Field(
+        default=None, description="[start, end] in epoch seconds; only memories in it."
+    )
+    entity: Text | None = None
+    tags: list[Identifier] | None = None
+    include_graph_neighbors: bool = True
+    min_importance: float = Field(default=0.0, ge=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _ordered_range(self) -> "RememberRequest":
+        if self.time_range is not None and self.time_range[0] > self.time_range[1]:
+            raise ValueError("time_range must be [start, end] with start <= end")
+        return self
+
+
+class RememberResponse(BaseModel):
+    results: list[dict[str, Any]]
+
+
+def _observation_fields(item: Observation) -> dict[str, Any]:
+    data = item.model_dump(exclude_none=True)
+    if "provenance" in data:
+        data["provenance"] = data["provenance"].value
+    return data
+
+
+@router.post("/observe", status_code=201)
+async def observe(body: ObserveRequest, engine: Engine, key: Caller) -> ObservationResponse:
+    """Observe one input; it is stored as an episode when it is important enough."""
+    fields = _observation_fields(body)
+    fields.pop("user_id", None)
+    fields.pop("agent_id", None)
+    content = fields.pop("content")
+    observation = await engine.observe(
+        content, **fields, **scope_for(key, body.user_id, body.agent_id)
+    )
+    return ObservationResponse(**dataclasses.asdict(observation))
+
+
+@router.post("/observe/batch", status_code=201)
+async def observe_batch(
+    body: ObserveBatchRequest, engine: Engine, key: Caller
+) -> ObserveBatchResponse:
+    """Observe many inputs at once (one embedding call, one transaction)."""
+    observations = await engine.observe_many(
+        [_observation_fields(item) for item in body.items],
+        **scope_for(key, body.user_id, body.agent_id),
+    )
+    return ObserveBatchResponse(
+        results=[ObservationResponse(**dataclasses.asdict(o)) for o in observations]
+    )
+
+
+@router.post("/remember")
+async def remember(body: RememberRequest, engine: Engine, key: Caller) -> RememberResponse:
+    """Retrieve the memories most relevant to a query, best first."""
+    hits = await engine.remember(
+        body.query,
+        limit=body.limit,
+        mode=body.mode,
+        kinds=body.kinds,
+        time_range=body.time_range,
+        entity=body.entity,
+        tags=body.tags,
+        include_graph_neighbors=body.include_graph_neighbors,
+        min_importance=body.min_importance,
+        **scope_for(key, body.user_id, body.agent_id),
+    )
+    return RememberResponse(results=[serialization.hit_to_dict(hit) for hit in hits])
+
+
+@router.get("/memories")
+async def list_memories(
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+    kind: MemoryKind | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    include_archived: bool = False,
+) -> Page:
+    """The scope's memories, oldest first, a page at a time."""
+    records = await engine.list(
+        kind=kind,
+        limit=limit + 1,
+        offset=offset,
+        include_archived=include_archived,
+        **scope_for(key, user_id, agent_id),
+    )
+    items = [serialization.record_to_dict(r) for r in records[:limit]]
+    return page_of(items, limit, offset, more=len(records) > limit)
+
+
+@router.get("/memories/{memory_id}")
+async def get_memory(
+    memory_id: MemoryId,
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+) -> dict[str, Any]:
+    """One memory of the scope, any kind; 404 if it is not in this scope."""
+    record = await engine.get(memory_id, **scope_for(key, user_id, agent_id))
+    return serialization.record_to_dict(record)
+
+
+@router.delete("/memories/{memory_id}", status_code=204)
+async def delete_memory(
+    memory_id: MemoryId,
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+) -> Response:
+    """Delete a memory and everything hanging off it; 404 if it is not in this scope."""
+    await engine.delete(memory_id, **scope_for(key, user_id, agent_id))
+    return Response(status_code=204)
+
+
+@router.get("/episodes")
+async def episodes_between(
+    engine: Engine,
+    key: Caller,
+    start: Annotated[float, Query(allow_inf_nan=False, description="Epoch seconds.")],
+    end: Annotated[float, Query(allow_inf_nan=False, description="Epoch seconds.")],
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> Page:
+    """Episodes that happened in [start, end], oldest first, a page at a time."""
+    episodes = await engine.episodes_between(
+        start, end, limit=offset + limit + 1, **scope_for(key, user_id, agent_id)
+    )
+    page = episodes[offset : offset + limit]
+    items = [serialization.record_to_dict(e) for e in page]
+    return page_of(items, limit, offset, more=len(episodes) > offset + limit)

@@ -1,0 +1,175 @@
+"""The MCP tools through the SDK's own client: in process, over stdio (a ``ucma mcp``
+subprocess) and over streamable HTTP (``ucma serve``'s app on a real uvicorn server)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+import ucma
+from ucma.embeddings import LocalEmbedder
+from ucma.engine import AsyncMemory
+from ucma.mcp import TOOL_NAMES, create_mcp_server, fixed_scope
+from ucma.server import create_app
+from ucma.sync import Memory
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+LiveServer = Callable[[object], AbstractContextManager[str]]
+FACT = "Alice's staging database moved to port 5433 after the upgrade."
+QUERY = "which port does the staging database use?"
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def round_trip(client: Client) -> None:
+    """List the tools, remember, then recall the memory."""
+    names = {tool.name for tool in (await client.list_tools()).tools}
+    assert set(TOOL_NAMES) <= names
+    assert not {"decide", "outcome", "mind_decide"} & names  # the engine has no decisions yet
+    stored = await call(client, "remember", content=FACT)
+    assert stored["stored"] is True
+    recalled = await call(client, "recall", query=QUERY, limit=3)
+    assert recalled["results"][0]["id"] == stored["id"]
+    assert "5433" in recalled["results"][0]["content"]
+
+
+async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -> None:
+    async with AsyncMemory(tmp_path / "ucma.db", embedder=local_embedder) as memory:
+        server = create_mcp_server(memory, fixed_scope("alice"))
+        async with Client(server) as client:
+            await round_trip(client)
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            for name in TOOL_NAMES:
+                assert len(tools[name].description or "") > 40, name
+            assert "remember" in (tools["recall"].description or "")  # says what it runs
+            seed = await call(client, "mind_retrieve", query=QUERY)
+            assert "5433" in seed["results"][0]["content"]
+            await call(client, "mind_remember", content="Alice's laptop is a ThinkPad X1.")
+
+            fact = await call(
+                client,
+                "assert_fact",
+                subject="staging database",
+                predicate="listens on",
+                object="port 5433",
+            )
+            found = await call(client, "facts", entity="Staging Database")
+            assert [f["id"] for f in found["facts"]] == [fact["id"]]
+            lesson = await call(
+                client,
+                "learn",
+                insight="Check the port after upgrades.",
+                evidence_ids=[seed["results"][0]["id"]],
+                applicability=["postgres"],
+                learning_type="failure_analysis",
+            )
+            assert lesson["id"].startswith("lrn_")
+            health = await call(client, "mind_health")
+            assert health["status"] == "ok" and health["user_id"] == "alice"
+            assert health["memories"]["episodic"] == 2
+
+            bad = await client.call_tool("remember", {"content": "   "})
+            assert bad.is_error and "content" in bad.content[0].text
+            unknown = await client.call_tool("learn", {"insight": "x", "evidence_ids": ["ep_x"]})
+            assert unknown.is_error
+        stats = await memory.stats(user_id="alice")
+        assert stats["memories"]["learning"] == 1
+
+
+async def test_stdio_server_round_trip(tmp_path: Path) -> None:
+    source = Path(ucma.__file__).resolve().parents[1]
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ucma.cli.main", "mcp", "--user", "alice", "--home", str(tmp_path)],
+        env={"PYTHONPATH": str(source)},
+    )
+    async with Client(parameters, read_timeout_seconds=60) as client:
+        await round_trip(client)
+        health = await call(client, "health")
+        assert (health["user_id"], health["agent_id"]) == ("alice", "default")
+    with Memory(tmp_path / "ucma.db", embedder=LocalEmbedder()) as memory:
+        assert memory.stats(user_id="alice")["memories"]["episodic"] == 1
+
+
+@asynccontextmanager
+async def keyed_client(url: str, token: str) -> AsyncIterator[Client]:
+    """An MCP client over streamable HTTP sending ``token`` as its API key."""
+    headers = {"authorization": f"Bearer {token}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        transport = streamable_http_client(f"{url}/mcp", http_client=http)
+        async with Client(transport, read_timeout_seconds=60) as client:
+            yield client
+
+
+async def test_http_with_api_keys_and_tenant_isolation(
+    tmp_path: Path, live_server: LiveServer
+) -> None:
+    with Memory(tmp_path / "ucma.db") as admin:
+        _, alice_token = admin.create_key("alice")
+        _, bob_token = admin.create_key("bob")
+    app = create_app(home=tmp_path, require_keys=True, mcp=True)
+    with live_server(app) as url:
+        async with keyed_client(url, alice_token) as alice:
+            await round_trip(alice)
+            await call(
+                alice, "assert_fact", subject="Nightjar", predicate="launches on", object="3 June"
+            )
+            health = await call(alice, "health")
+            assert health["user_id"] == "alice"
+
+        async with keyed_client(url, bob_token) as bob:
+            assert (await call(bob, "recall", query=QUERY))["results"] == []
+            assert (await call(bob, "mind_retrieve", query="Nightjar launch"))["results"] == []
+            assert (await call(bob, "facts", entity="Nightjar"))["facts"] == []
+            health = await call(bob, "health")
+            assert health["user_id"] == "bob" and sum(health["memories"].values()) == 0
+            guessed = await bob.call_tool("learn", {"insight": "x", "evidence_ids": ["ep_x"]})
+            assert guessed.is_error
+
+        # No key, or a wrong one: refused before the MCP transport sees the request.
+        async with httpx.AsyncClient(base_url=url) as plain:
+            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+            headers = {"accept": "application/json, text/event-stream"}
+            for extra in ({}, {"authorization": "Bearer ucma_000000000000_" + "A" * 43}):
+                response = await plain.post("/mcp", json=init, headers={**headers, **extra})
+                assert response.status_code == 401
+                assert response.json()["error"]["code"] == "unauthorized"
+
+        async with keyed_client(url, alice_token) as alice:
+            assert (await call(alice, "health"))["memories"]["episodic"] == 1
+            assert [
+                f["object"] for f in (await call(alice, "facts", entity="Nightjar"))["facts"]
+            ] == ["3 June"]
+
+
+async def test_http_in_local_mode_takes_the_scope_from_headers(
+    tmp_path: Path, live_server: LiveServer
+) -> None:
+    app = create_app(home=tmp_path, require_keys=False, mcp=True)
+    with live_server(app) as url:
+        for headers, user in (({"x-ucma-user-id": "carol"}, "carol"), ({}, None)):
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=60) as http,
+                Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+            ):
+                result = await client.call_tool("health", {})
+                if user is None:
+                    assert result.is_error and "missing_scope" in result.content[0].text
+                else:
+                    assert result.structured_content["user_id"] == user

@@ -1,0 +1,235 @@
+"""API keys and tenant isolation over the REST API.
+
+Two users with one key each share one database. Bob's key must not let him read, find,
+change, delete, link, export or import over Alice's records, even with her ids in hand:
+every attempt answers like an unknown id (404) or an empty result, and Alice's export is
+byte for byte the same afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from ucma.engine import AsyncMemory
+
+from .conftest import KeyedClient, error_of
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+async def test_keys_required_refuses_missing_wrong_and_revoked_keys(
+    keyed: KeyedClient, engine: AsyncMemory
+) -> None:
+    anonymous = await keyed(None)
+    health = await anonymous.get("/v1/health")
+    assert health.status_code == 200
+    assert health.json()["auth"] == "api_keys" and health.json()["database"] is None
+
+    for path in ("/v1/stats", "/v1/memories", "/v1/export", "/v1/sessions/current"):
+        response = await anonymous.get(path, params={"user_id": "alice"})
+        assert response.status_code == 401, path
+        assert error_of(response)["code"] == "unauthorized"
+        assert response.headers["www-authenticate"].startswith("Bearer")
+    post = await anonymous.post("/v1/observe", json={"user_id": "alice", "content": "hi"})
+    assert post.status_code == 401
+
+    alice = await keyed("alice")
+    token = alice.headers["authorization"].removeprefix("Bearer ")
+    for header in (
+        "Bearer ucma_000000000000_" + "A" * 43,  # well-formed, unknown
+        "Bearer " + token[:-1] + ("A" if token[-1] != "A" else "B"),  # right id, wrong secret
+        "Bearer nonsense",
+        "Basic " + token,
+        "Bearer",
+        token,
+    ):
+        response = await anonymous.get("/v1/stats", headers={"authorization": header})
+        assert response.status_code == 401, header
+        assert error_of(response)["message"]
+
+    assert (await alice.get("/v1/stats")).status_code == 200
+    [key] = [k for k in await engine.list_keys() if k.user_id == "alice"]
+    await engine.revoke_key(key.id)
+    revoked = await alice.get("/v1/stats")
+    assert revoked.status_code == 401 and error_of(revoked)["code"] == "unauthorized"
+
+
+async def test_the_scope_comes_from_the_key(keyed: KeyedClient) -> None:
+    alice = await keyed("alice")
+    observed = await alice.post("/v1/observe", json={"content": "Alice's cat is called Miso."})
+    assert observed.status_code == 201, observed.text
+    stats = (await alice.get("/v1/stats")).json()
+    assert (stats["user_id"], stats["agent_id"]) == ("alice", "default")
+    same = await alice.get("/v1/stats", params={"user_id": "alice"})
+    assert same.status_code == 200
+    other = await alice.get("/v1/stats", params={"user_id": "bob"})
+    assert other.status_code == 404 and error_of(other)["code"] == "not_found"
+    body = await alice.post("/v1/observe", json={"user_id": "bob", "content": "x y z"})
+    assert body.status_code == 404
+    # A key without an agent may act for any agent of its user.
+    planner = await alice.get("/v1/stats", params={"agent_id": "planner"})
+    assert planner.status_code == 200 and planner.json()["agent_id"] == "planner"
+
+
+async def test_a_key_bound_to_an_agent_stays_in_it(keyed: KeyedClient) -> None:
+    planner = await keyed("alice", agent="planner")
+    stats = (await planner.get("/v1/stats")).json()
+    assert (stats["user_id"], stats["agent_id"]) == ("alice", "planner")
+    assert (await planner.get("/v1/stats", params={"agent_id": "planner"})).status_code == 200
+    assert (await planner.get("/v1/stats", params={"agent_id": "default"})).status_code == 404
+    wrong = await planner.post(
+        "/v1/observe", json={"agent_id": "default", "content": "Deploys freeze on Fridays."}
+    )
+    assert wrong.status_code == 404
+
+
+async def test_local_mode_still_checks_a_key_that_is_sent(
+    local: httpx.AsyncClient, engine: AsyncMemory
+) -> None:
+    _, token = await engine.create_key("alice")
+    auth = {"authorization": f"Bearer {token}"}
+    assert (await local.get("/v1/stats", headers=auth)).json()["user_id"] == "alice"
+    assert (
+        await local.get("/v1/stats", params={"user_id": "bob"}, headers=auth)
+    ).status_code == 404
+    bad = await local.get("/v1/stats", headers={"authorization": "Bearer wrong"})
+    assert bad.status_code == 401
+
+
+async def alice_world(alice: httpx.AsyncClient) -> dict[str, str]:
+    """Alice's records of every kind, linked; returns their ids."""
+    batch = await alice.post(
+        "/v1/observe/batch",
+        json={
+            "items": [
+                {"content": "Alice's secret project Nightjar launches on 3 June."},
+                {"content": "Alice keeps the Nightjar deploy key in the red vault."},
+            ]
+        },
+    )
+    ep1, ep2 = (r["id"] for r in batch.json()["results"])
+    fact = await alice.post(
+        "/v1/facts",
+        json={
+            "subject": "Nightjar",
+            "predicate": "launches on",
+            "object": "3 June",
+            "source_episode_ids": [ep1],
+        },
+    )
+    proc = await alice.post(
+        "/v1/procedures",
+        json={
+            "name": "Launch Nightjar",
+            "description": "Launch checklist",
+            "trigger_tags": ["nightjar"],
+        },
+    )
+    lrn = await alice.post(
+        "/v1/learn",
+        json={
+            "insight": "Nightjar launches slip when QA is late.",
+            "applicability": ["nightjar"],
+            "evidence_ids": [ep2],
+            "confidence": 0.9,
+        },
+    )
+    await alice.post("/v1/links", json={"source_id": ep1, "target_id": ep2, "edge_type": "about"})
+    for response in (batch, fact, proc, lrn):
+        assert response.status_code == 201, response.text
+    return {
+        "ep1": ep1,
+        "ep2": ep2,
+        "fact": fact.json()["id"],
+        "procedure": proc.json()["id"],
+        "learning": lrn.json()["id"],
+    }
+
+
+async def test_tenant_isolation_on_every_endpoint(keyed: KeyedClient) -> None:
+    alice, bob = await keyed("alice"), await keyed("bob")
+    ids = await alice_world(alice)
+    alice_export = (await alice.get("/v1/export")).content
+    before = (await alice.get("/v1/stats")).json()["memories"]
+
+    as_alice = {"user_id": "alice"}
+    # Naming Alice's scope with Bob's key: 404 everywhere, GET and POST alike.
+    for path in (
+        "/v1/stats",
+        "/v1/memories",
+        "/v1/export",
+        "/v1/sessions/current",
+        "/v1/context",
+        f"/v1/memories/{ids['ep1']}",
+    ):
+        response = await bob.get(path, params=as_alice)
+        assert response.status_code == 404, path
+    for path, body in (
+        ("/v1/observe", {"content": "Bob writes into Alice's memory."}),
+        ("/v1/remember", {"query": "Nightjar"}),
+        ("/v1/facts", {"subject": "a", "predicate": "b", "object": "c"}),
+        ("/v1/sessions", {}),
+    ):
+        response = await bob.post(path, json={**as_alice, **body})
+        assert response.status_code == 404, path
+
+    # Guessing (knowing) Alice's ids with Bob's own scope: unknown ids.
+    for memory_id in ids.values():
+        assert (await bob.get(f"/v1/memories/{memory_id}")).status_code == 404
+        assert (await bob.delete(f"/v1/memories/{memory_id}")).status_code == 404
+        assert (await bob.get(f"/v1/memories/{memory_id}/related")).status_code == 404
+    assert (
+        await bob.post(f"/v1/procedures/{ids['procedure']}/outcome", json={"success": False})
+    ).status_code == 404
+    assert (
+        await bob.post(f"/v1/learnings/{ids['learning']}/validate", json={"success": False})
+    ).status_code == 404
+    assert (
+        await bob.post(
+            "/v1/links",
+            json={"source_id": ids["ep1"], "target_id": ids["ep2"], "edge_type": "stolen"},
+        )
+    ).status_code == 404
+    assert (
+        await bob.post(
+            "/v1/facts",
+            json={
+                "subject": "x",
+                "predicate": "y",
+                "object": "z",
+                "source_episode_ids": [ids["ep1"]],
+            },
+        )
+    ).status_code == 404
+    assert (
+        await bob.post("/v1/learn", json={"insight": "x", "evidence_ids": [ids["ep1"]]})
+    ).status_code == 404
+
+    # Searching and listing from Bob's scope finds nothing of Alice's.
+    search = await bob.post("/v1/remember", json={"query": "Nightjar launch deploy key vault"})
+    assert search.status_code == 200 and search.json()["results"] == []
+    assert (await bob.get("/v1/memories")).json()["items"] == []
+    assert (await bob.get("/v1/facts", params={"entity": "Nightjar"})).json()["items"] == []
+    assert (await bob.get("/v1/facts/traverse", params={"entity": "Nightjar"})).json()[
+        "items"
+    ] == []
+    assert (await bob.get("/v1/procedures", params={"tags": ["nightjar"]})).json()["items"] == []
+    assert (await bob.get("/v1/learnings", params={"tags": ["nightjar"]})).json()["items"] == []
+    assert (await bob.get("/v1/episodes", params={"start": 0, "end": 9e12})).json()["items"] == []
+    bob_export = (await bob.get("/v1/export")).text.splitlines()
+    assert [json.loads(line)["type"] for line in bob_export] == ["header"]
+    assert json.loads(bob_export[0])["user_id"] == "bob"
+
+    # Importing Alice's export into Bob's scope cannot take her ids over.
+    taken = await bob.post(
+        "/v1/import", content=alice_export, headers={"content-type": "application/x-ndjson"}
+    )
+    assert taken.status_code == 422 and "already in use" in error_of(taken)["message"]
+    assert (await bob.get("/v1/memories")).json()["items"] == []
+
+    # Alice's memory is exactly as it was.
+    assert (await alice.get("/v1/export")).content == alice_export
+    assert (await alice.get("/v1/stats")).json()["memories"] == before
