@@ -15,6 +15,7 @@ from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
+from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
@@ -63,6 +64,7 @@ class SQLiteStorage(Storage):
         self.graph = SQLiteGraphStore(self._db)
         self.retention = SQLiteRetentionStore(self._db)
         self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
+        self.lifecycle = SQLiteLifecycleStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
