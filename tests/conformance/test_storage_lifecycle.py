@@ -120,9 +120,7 @@ def test_vitals_describe_every_live_memory(storage, make) -> None:
     assert (vitals[fact.id].stability, vitals[fact.id].review_count) == (9.5, 2)
     assert vitals[fact.id].pagerank == 0.25
     assert vitals[fact.id].confidence == 0.4
-    assert math.isclose(
-        vitals[fact.id].effective_salience, fact.effective_salience
-    )
+    assert math.isclose(vitals[fact.id].effective_salience, fact.effective_salience)
     assert (vitals[procedure.id].status, vitals[procedure.id].success_rate) == ("active", 0.75)
     assert vitals[learning.id].validated and vitals[learning.id].confidence == 0.7
     assert storage.lifecycle.vitals(BOB) == []

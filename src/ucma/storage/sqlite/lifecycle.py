@@ -271,9 +271,7 @@ class SQLiteLifecycleStore(LifecycleStore):
             )
         return True
 
-    def finish_job(
-        self, job: str, owner: str, now: float, summary: Mapping[str, object]
-    ) -> None:
+    def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
         with self._db.write() as conn:
             conn.execute(
                 "UPDATE gardener_jobs SET last_run_at = ?, last_summary = ?, locked_by = NULL,"
