@@ -85,6 +85,19 @@ class Memory:
     def session_id(self, **scope: Any) -> str:
         return self._async.session_id(**scope)
 
+    def interrupt_consolidation(self) -> None:
+        """Ask a running sleep cycle to stop after its current phase."""
+        self._portal.call(self._async.interrupt_consolidation)
+
+    @property
+    def clock(self) -> Any:
+        """The engine's clock (``ucma.lifecycle.clock``)."""
+        return self._async.clock
+
+    @property
+    def consolidation_task(self) -> Any:
+        return self._async.consolidation_task
+
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)
@@ -108,6 +121,14 @@ class Memory:
     stats = _blocking(AsyncMemory.stats)
     export_jsonl = _blocking(AsyncMemory.export_jsonl)
     import_jsonl = _blocking(AsyncMemory.import_jsonl)
+    sleep = _blocking(AsyncMemory.sleep)
+    sleep_all = _blocking(AsyncMemory.sleep_all)
+    forget = _blocking(AsyncMemory.forget)
+    run_gardener = _blocking(AsyncMemory.run_gardener)
+    history = _blocking(AsyncMemory.history)
+    sources = _blocking(AsyncMemory.sources)
+    duplicates = _blocking(AsyncMemory.duplicates)
+    retention = _blocking(AsyncMemory.retention)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -29,7 +29,11 @@ async def test_session_2_recalls_the_clock_skew_lesson(
     assert 1 <= len(hits) <= 5
     top = [(hit.kind, hit.content) for hit in hits[:3]]
     assert (MemoryKind.LEARNING, CLOCK_SKEW_LEARNING) in top, top
-    assert (MemoryKind.EPISODIC, CLOCK_SKEW_EPISODE) in top, top
+    # new_session consolidates session 1 (issue 4), so facts abstracted from it now
+    # compete with the raw episodes; the clock-skew episode stays in the top five.
+    everything = [(hit.kind, hit.content) for hit in hits]
+    assert (MemoryKind.EPISODIC, CLOCK_SKEW_EPISODE) in everything, everything
+    assert any(hit.kind is MemoryKind.SEMANTIC for hit in hits), everything
     scores = [hit.score for hit in hits]
     assert scores == sorted(scores, reverse=True)
 
