@@ -33,6 +33,7 @@ are built per app from its configured limits, and FastAPI resolves endpoint anno
 eagerly.
 """
 
+import asyncio
 import dataclasses
 import html
 import json
@@ -70,6 +71,7 @@ from ucma.errors import (
     UserError,
     ValidationError,
 )
+from ucma.lifecycle.gardener import maintenance_loop
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "create_app"]
 
@@ -352,6 +354,7 @@ def create_app(
     home: Path | None = None,
     config: UCMAConfig | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    maintenance: bool = True,
 ) -> FastAPI:
     """Build the REST app over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
@@ -360,7 +363,9 @@ def create_app(
     ASGI test transports do not run the lifespan: open the engine before the first request.
     ``config`` applies to an engine the app creates; the request limits come from the
     engine's own config. ``home`` defaults to ``~/.ucma``; the library reads no environment
-    variables, the CLI does (``UCMA_HOME``).
+    variables, the CLI does (``UCMA_HOME``). With ``maintenance`` the lifespan also runs
+    the consolidation / gardener scheduler (``ucma.lifecycle.gardener.maintenance_loop``,
+    every ``ConsolidationConfig.interval_seconds``) until shutdown.
     """
     owned = memory is None
     if memory is not None and config is not None:
@@ -374,9 +379,19 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await engine.open()
+        stop = asyncio.Event()
+        scheduler = (
+            asyncio.create_task(maintenance_loop(engine, stop), name="ucma-maintenance")
+            if maintenance
+            else None
+        )
         try:
             yield
         finally:
+            stop.set()
+            if scheduler is not None:
+                engine.interrupt_consolidation()
+                await asyncio.gather(scheduler, return_exceptions=True)
             if owned:
                 await engine.close()
 
