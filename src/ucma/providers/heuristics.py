@@ -18,7 +18,8 @@ Rule facts are ``inferred``, confidence 0.6 unless stated above.
 
 ``ExtractiveSummarizer`` keeps the most central sentences (sum of TF-IDF
 cosine similarity to the other sentences, LexRank's degree centrality) within
-a token budget, in their original order.
+a token budget, in their original order; sentences less than half as central
+as the average are off-topic and never used to fill the budget.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ _GENERIC_SPEAKERS = frozenset({"user", "system", "assistant", "tool_result", "en
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y)\b)")
 _LABEL = re.compile(r"^[A-Z][\w -]{0,20}:\s+")
+_LEAD_IN = re.compile(
+    r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+forget(?:\s+that)?|"
+    r"do\s+not\s+forget(?:\s+that)?|fyi|btw|by\s+the\s+way|just\s+so\s+you\s+know)[,:]?\s+",
+    re.IGNORECASE,
+)
 _NAME = r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|de|van|von))*"
 _PHRASE = r"(?:[Tt]he|[Oo]ur|[Tt]his|[Tt]hat)\s+[\w-]+(?:\s+[\w-]+){0,3}?"
 _SUBJECT = rf"(?P<subject>{_PHRASE}|{_NAME}|I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)"
@@ -107,7 +113,7 @@ class RuleFactExtractor:
         last_name: str | None = None
         clauses = [c for raw in _SENTENCE.split(content) for c in _CLAUSE.split(raw)]
         for raw in clauses:
-            sentence = _LABEL.sub("", raw.strip())
+            sentence = _LEAD_IN.sub("", _LABEL.sub("", raw.strip()))
             if not sentence:
                 continue
             when, sentence = _take_date(sentence, reference_time)
@@ -279,7 +285,12 @@ class ExtractiveSummarizer:
             return text
         sentences = [s.strip() for s in _SENTENCE.split(content) if s.strip()]
         scores = _centrality(sentences)
-        order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+        # Sentences far less central than average are off-topic: never used as filler.
+        floor = 0.5 * sum(scores) / len(scores)
+        order = sorted(
+            (i for i in range(len(sentences)) if scores[i] >= floor),
+            key=lambda i: (-scores[i], i),
+        )
         chosen: list[int] = []
         used = 0
         for i in order:
