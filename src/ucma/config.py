@@ -212,6 +212,9 @@ class ForgettingConfig:
     # R20: an outcome of quality q in [-1, 1] multiplies stability by
     # (1 + gain * q * dampening(level)) when q > 0 and divides by (1 + gain * |q| * ...) when q < 0.
     outcome_stability_gain: float = 0.5
+    # Importance weighting: the retention threshold is multiplied by
+    # max(this, 2 * (1 - effective salience)) (1 at salience 0.5).
+    salience_weight_floor: float = 0.1
     # False turns forgetting off: nothing is archived or purged (compression then
     # promotes every expired episode instead of archiving the unimportant ones).
     enabled: bool = True

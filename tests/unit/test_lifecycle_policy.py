@@ -137,3 +137,14 @@ def test_clocks() -> None:
     assert isinstance(wrapped, FunctionClock) and wrapped.now() == 42.0
     with pytest.raises(ValidationError):
         as_clock(3)  # type: ignore[arg-type]
+
+
+def test_threshold_is_importance_weighted() -> None:
+    # Neutral at salience 0.5; explicit statements (1.0) need only a tenth of the retention.
+    assert retention_threshold(vitals(effective_salience=0.5), CFG) == pytest.approx(0.10)
+    assert retention_threshold(vitals(effective_salience=1.0), CFG) == pytest.approx(0.01)
+    assert retention_threshold(vitals(effective_salience=0.0), CFG) == pytest.approx(0.20)
+    explicit = vitals(effective_salience=1.0, last_reviewed=days_ago(30))
+    background = vitals(effective_salience=0.2, last_reviewed=days_ago(18))
+    assert not assess(explicit, NOW, CFG, node_count=1000).forget
+    assert assess(background, NOW, CFG, node_count=1000).forget

@@ -13,7 +13,12 @@ Policy (``assess``), first matching rule wins; every verdict carries its reason:
 7. Ebbinghaus: retention ``exp(-t / S)`` below the threshold (0.10) is pruned (the
    daily "retention" rule). For facts the threshold is divided by the fact's
    confidence (floor 0.1): a fact held at confidence 0.3 must be three times as
-   well retained to survive (seed 001 chapter 20).
+   well retained to survive (seed 001 chapter 20). Forgetting is importance-
+   weighted (seed 001): the threshold is also multiplied by
+   ``max(0.1, 2 * (1 - effective salience))``, neutral at salience 0.5, so an
+   unreviewed level-1 observation of salience 0.4 goes after about 20 days and
+   an explicit statement (salience 1.0) after about 44. The decay itself (the
+   R19 rates) does not depend on salience.
 
 Stability starts at the temporal level's R19 value (``ucma.memory.retention``),
 so unreviewed memories lose 10 % a day (level 1), 5 % a week (2), 2 % a month
@@ -50,6 +55,7 @@ __all__ = [
     "forgetting_pass",
     "outcome_stability",
     "retention_threshold",
+    "salience_factor",
 ]
 
 logger = logging.getLogger(__name__)
@@ -88,12 +94,21 @@ class ForgettingReport:
         }
 
 
+def salience_factor(effective_salience: float, floor: float) -> float:
+    """Importance weighting of the threshold: ``max(floor, 2 * (1 - salience))``,
+    1 at salience 0.5 (neutral), 2 at 0, ``floor`` for explicit statements (1.0)."""
+    return max(floor, 2.0 * (1.0 - effective_salience))
+
+
 def retention_threshold(vitals: MemoryVitals, config: ForgettingConfig) -> float:
-    """The retention below which ``vitals``' memory is forgotten (confidence-scaled for facts)."""
-    base = config.retention_threshold
+    """The retention below which ``vitals``' memory is forgotten: the base threshold,
+    divided by confidence for facts, weighted by effective salience."""
+    base = config.retention_threshold * salience_factor(
+        vitals.effective_salience, config.salience_weight_floor
+    )
     if vitals.kind is MemoryKind.SEMANTIC and vitals.confidence is not None:
         return min(1.0, base / max(vitals.confidence, 0.10))
-    return base
+    return min(1.0, base)
 
 
 def _pagerank_protected(vitals: MemoryVitals, node_count: int, config: ForgettingConfig) -> bool:
