@@ -25,11 +25,13 @@ from ucma.errors import (
     UserError,
     ValidationError,
 )
+from ucma.lifecycle.clock import SimulatedClock, SystemClock
 from ucma.sync import Memory
 from ucma.types import (
     Episode,
     Fact,
     GraphEdge,
+    HistoryEntry,
     Hit,
     Learning,
     LearningType,
@@ -57,6 +59,7 @@ __all__ = [
     "Episode",
     "Fact",
     "GraphEdge",
+    "HistoryEntry",
     "Hit",
     "Learning",
     "LearningType",
@@ -74,7 +77,9 @@ __all__ = [
     "QueryMode",
     "Scope",
     "ScopeError",
+    "SimulatedClock",
     "StorageError",
+    "SystemClock",
     "Tier",
     "UCMAConfig",
     "UCMAError",
