@@ -3,7 +3,9 @@
 Seed 001's controller API (observe, remember, learn, new_session, stats) plus
 the typed writes and reads a user needs (assert_fact, facts_about,
 add_procedure, record_procedure_outcome, find_procedures, get, list, delete,
-export and import). ``ucma.sync.Memory`` wraps every method one-to-one.
+export and import), and the lifecycle (sleep, forget, run_gardener, history;
+the logic lives in ``ucma.lifecycle``, docs/lifecycle.md). ``ucma.sync.Memory``
+wraps every method one-to-one. Every notion of "now" comes from ``self.clock``.
 
 Threading model: storage calls run on one dedicated worker thread (SQLite
 connections are single-writer), embeddings on the embedder's own threads, so
