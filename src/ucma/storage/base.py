@@ -399,9 +399,7 @@ class LifecycleStore(ABC):
         last ran at or before ``due_before`` (never counts as due). True if taken."""
 
     @abstractmethod
-    def finish_job(
-        self, job: str, owner: str, now: float, summary: Mapping[str, object]
-    ) -> None:
+    def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
         """Record a successful run at ``now`` and release the lock held by ``owner``."""
 
     @abstractmethod
