@@ -2,14 +2,15 @@
 
 Streams at least 50,000 short synthetic observations over 90 simulated days
 (a ``SimulatedClock``) into a fresh SQLite file, with the maintenance the
-server runs: every ``--tick-hours`` (6) a sleep cycle for every scope and the
+server runs: every ``--tick-hours`` (12) a sleep cycle for every scope and the
 gardener's due jobs (daily decay, weekly consolidate + prune, monthly
-identity). Mixed into the stream are ``--important`` explicit statements
-("Remember that my <thing> is <value>.") at random days in the first 75; like
-real important facts they come up again: each is recalled once, two to three
-weeks after it was stated. At the end every important fact is asked about
-("what is my <thing>?") and counts as recalled when its value appears in one
-of the top five hits.
+identity). Mixed into the stream are ``--important`` (up to 100) explicit
+statements, "Remember that my <attribute> is <value>." with every attribute
+and value unique, at random days in the first 75; like real important facts
+they come up again: each is recalled once, two to three weeks after it was
+stated. At the end every important fact is asked about ("what is my
+<attribute>?") and counts as recalled when its value appears in one of the
+top five hits.
 
 The run is done twice on the same stream, forgetting on (the defaults) and
 off (``ForgettingConfig(enabled=False)``: nothing archived or purged), and
@@ -58,16 +59,29 @@ OBJECTS = [
     "the kitchen lamp", "the weekend hike", "a pottery class", "the tax forms",
 ]  # fmt: skip
 TAILS = ["after lunch", "this morning", "before the meeting", "late at night", "on the bus"]
-THINGS = [
-    "gym locker code", "dentist's name", "car plate", "wifi password", "favourite tea",
-    "sister's birthday", "bank branch", "passport number", "bike lock code", "cat's name",
-    "landlord's name", "blood type", "shoe size", "doctor's name", "office floor",
-    "parking spot", "insurance number", "router brand", "piano teacher", "childhood street",
+ATTRIBUTES = [
+    "gym locker code", "dentist", "blood type", "car plate", "wifi password", "favourite tea",
+    "bank branch", "passport office", "bike lock combination", "cat's name", "landlord",
+    "shoe size", "family doctor", "office floor", "parking spot", "insurance company",
+    "router brand", "piano teacher", "childhood street", "sister's name", "brother's job",
+    "mother's home town", "father's favourite band", "best friend's birthday", "dog's vet",
+    "allergy", "middle name", "favourite pizza topping", "running club", "book club host",
+    "tax advisor", "electricity supplier", "mobile carrier", "favourite beach", "yoga studio",
+    "barber", "plumber", "locksmith", "guitar brand", "laptop model", "coffee grinder",
+    "preferred airline", "frequent flyer number", "seat preference", "hotel chain",
+    "rental car company", "favourite museum", "wine region", "cheese shop", "bakery",
+    "florist", "tailor", "optician", "pharmacy", "physiotherapist", "swimming pool",
+    "chess opponent", "tennis partner", "climbing gym", "ski resort", "camping spot",
+    "fishing lake", "garden centre", "hardware store", "bookshop", "record store",
+    "cinema", "theatre", "concert hall", "football team", "cricket club", "rugby team",
+    "podcast", "newspaper", "magazine subscription", "streaming service", "video game",
+    "board game", "card game", "crossword setter", "poet", "painter", "sculptor",
+    "architect", "composer", "violin maker", "pottery teacher", "language tutor",
+    "driving instructor", "mortgage broker", "accountant", "lawyer", "notary", "dentist's nurse",
+    "children's school", "nursery teacher", "babysitter", "cleaner", "window washer",
+    "chimney sweep",
 ]  # fmt: skip
-VALUES = [
-    "Zephyrine", "Quillbrook", "Marrowfax", "Tobiah", "Vellacourt", "Oristano", "Kestrelmoor",
-    "Brindlewick", "Solvang", "Averill", "Calloway", "Dunmore", "Everhart", "Fenwick",
-]  # fmt: skip
+SYLLABLES = ["zeph", "quill", "mar", "tob", "vel", "ori", "kes", "brin", "sol", "ave", "cal", "dun"]
 
 
 class MemoEmbedder(Embedder):
@@ -101,9 +115,12 @@ def stream(total: int, important: int, seed: int) -> tuple[list[list[str]], list
                 f"{rng.choice(TAILS)}, note {counter}."
             )
     facts = []
-    for i in range(important):
-        thing = f"{THINGS[i % len(THINGS)]} number {i // len(THINGS) + 1}"
-        value = f"{rng.choice(VALUES)}{rng.randint(10, 99)}"
+    values: set[str] = set()
+    while len(values) < important:
+        values.add("".join(rng.choice(SYLLABLES) for _ in range(3)).capitalize())
+    ordered = sorted(values)
+    rng.shuffle(ordered)
+    for thing, value in zip(ATTRIBUTES[:important], ordered, strict=True):
         stated = rng.randint(0, 75)
         facts.append(
             {
@@ -178,8 +195,8 @@ async def simulate(
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--observations", type=int, default=50_000)
-    parser.add_argument("--important", type=int, default=100)
-    parser.add_argument("--tick-hours", type=float, default=6.0)
+    parser.add_argument("--important", type=int, default=100, help="at most 100")
+    parser.add_argument("--tick-hours", type=float, default=12.0)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

@@ -39,7 +39,7 @@ from ucma.config import GraphConfig, UCMAConfig
 from ucma.lifecycle.clock import Clock
 from ucma.lifecycle.forgetting import forgetting_pass
 from ucma.memory.graph_maths import pagerank
-from ucma.memory.levels import initial_salience, select_temporal_level
+from ucma.memory.levels import select_temporal_level
 from ucma.memory.retention import initial_stability
 from ucma.providers.base import ExtractedFact, Providers
 from ucma.storage.base import Storage
@@ -323,12 +323,10 @@ class SleepCycle:
         now: float,
         source_salience: dict[str, float],
     ) -> Fact:
-        # R2 rates an inference at 0.6; an inference is never more salient than the
-        # strongest evidence it was drawn from.
-        evidence = max(source_salience.get(s, 0.0) for s in sources)
-        salience = min(
-            initial_salience(raw.content, raw.provenance.value, raw.confidence), evidence
-        )
+        # An extracted fact restates its evidence, so it is exactly as salient as the
+        # strongest episode it came from (not R2's flat 0.6 for inferences: a fact drawn
+        # from an explicit statement keeps 1.0, one drawn from chatter stays low).
+        salience = max(source_salience.get(s, 0.0) for s in sources)
         return Fact(
             id=fact_id,
             user_id=scope.user_id,
