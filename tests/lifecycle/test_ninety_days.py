@@ -90,7 +90,9 @@ async def test_ninety_days_of_decay_reinforcement_archive_and_purge(
                 ninety = _decay(start["level4"], await memory.retention(ids["level4"]))
                 measured[4] = 1.0 - (1.0 - ninety) ** (365.0 / 90.0)  # per year
             if day % 10 == 0:
-                hits = await memory.remember("where is the spare house key hidden", limit=1)
+                hits = await memory.remember(
+                    "where is the spare house key hidden", limit=1, kinds=["episodic"]
+                )
                 assert [h.id for h in hits] == [ids["reinforced"]]
             stats = await memory.stats()
             sizes.append(sum(stats["memories"].values()))
