@@ -50,6 +50,7 @@ from ucma.learning.records import (
     Retrieval,
     SalienceUpdate,
 )
+from ucma.lifecycle.clock import SimulatedClock, SystemClock
 from ucma.retrieval.cascade import CascadePath, RecallResult
 from ucma.retrieval.confidence import Confidence
 from ucma.retrieval.router import Layer, QueryClass
@@ -63,6 +64,7 @@ from ucma.types import (
     Fact,
     FactStatus,
     GraphEdge,
+    HistoryEntry,
     Hit,
     ImportReport,
     Learning,
@@ -110,6 +112,7 @@ __all__ = [
     "FactList",
     "FactStatus",
     "GraphEdge",
+    "HistoryEntry",
     "Hit",
     "ImportReport",
     "Layer",
@@ -148,9 +151,11 @@ __all__ = [
     "ScopeError",
     "SharedPattern",
     "SharingReport",
+    "SimulatedClock",
     "SourceOfTruth",
     "SourceOfTruthError",
     "StorageError",
+    "SystemClock",
     "Tier",
     "UCMAConfig",
     "UCMAError",

@@ -76,6 +76,9 @@ class EpisodicConfig:
     bucket_seconds: int = 3600
     # observe() stores an episode only above this heuristic importance (seed 001: 0.2).
     min_importance_to_store: float = 0.2
+    # Seed 003 R4: a new episode more similar than this (cosine) to a live episode of the
+    # scope reinforces that episode instead of being stored. Above 1.0 disables the check.
+    duplicate_similarity: float = 0.95
 
     def __post_init__(self) -> None:
         _check(self)
@@ -90,9 +93,43 @@ class ConsolidationConfig:
     fact_extraction_batch: int = 10
     compression_importance_base: float = 0.30
     compression_volume_penalty_max: float = 0.40
+    # Episodes whose facts are extracted per sleep cycle (the rest wait for the next one).
+    abstraction_batch: int = 2000
+    # Hebb's rule: each joint retrieval adds this much weight to a co_retrieved edge ...
+    hebbian_rate: float = 0.1
+    # ... up to this cap.
+    hebbian_max_weight: float = 0.9
+    # remember() counts the top this-many hits of a query as retrieved together.
+    co_retrieval_top_k: int = 5
+    # What new_session does: "sync" (consolidate the scope before returning),
+    # "background" (an asyncio task; see AsyncMemory.consolidation_task) or "off".
+    on_new_session: str = "sync"
+    # Provider for summaries and fact extraction: "heuristic" (offline) or
+    # "<provider>:<model>" such as "ollama:llama3.1" (needs ucma[openai]).
+    llm: str = "heuristic"
+    llm_base_url: str | None = None
+    llm_timeout_seconds: float = 60.0
+    llm_attempts: int = 2
+    # Also ask the LLM to score importance of expired episodes during compression.
+    llm_classify_importance: bool = False
+    # Gardener: a job's lock expires after this long (a crashed process cannot block it).
+    gardener_lease_seconds: float = 3600.0
+    # Monthly identity job: facts reinforced this often over at least this many days
+    # move up one temporal level (preferences and identity predicates up to level 4).
+    identity_min_reinforcements: int = 3
+    identity_min_span_days: float = 7.0
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.on_new_session not in ("sync", "background", "off"):
+            raise ConfigError(
+                "ConsolidationConfig.on_new_session must be 'sync', 'background' or 'off', "
+                f"got {self.on_new_session!r}"
+            )
+        if self.llm_attempts < 1:
+            raise ConfigError("ConsolidationConfig.llm_attempts must be at least 1")
+        if not 0 < self.hebbian_max_weight <= 1:
+            raise ConfigError("ConsolidationConfig.hebbian_max_weight must be in (0, 1]")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -244,6 +281,20 @@ class ForgettingConfig:
     # Protection thresholds (issue 4 / seed 001 chapter 20).
     protect_procedure_success_rate: float = 0.5
     protect_learning_confidence: float = 0.6
+    # PageRank protection: a memory is protected when its PageRank exceeds both
+    # ``importance_protection`` (seed 001's absolute 0.01) and this multiple of the
+    # uniform share 1/n. The absolute test alone protects every node of a graph of
+    # fewer than 100 nodes; the relative one keeps the rule meaningful at any size.
+    pagerank_protection_ratio: float = 3.0
+    # R20: an outcome of quality q in [-1, 1] multiplies stability by
+    # (1 + gain * q * dampening(level)) when q > 0 and divides by (1 + gain * |q| * ...) when q < 0.
+    outcome_stability_gain: float = 0.5
+    # Importance weighting: the retention threshold is multiplied by
+    # max(this, 2 * (1 - effective salience)) (1 at salience 0.5).
+    salience_weight_floor: float = 0.1
+    # False turns forgetting off: nothing is archived or purged (compression then
+    # promotes every expired episode instead of archiving the unimportant ones).
+    enabled: bool = True
 
     def __post_init__(self) -> None:
         _check(self)

@@ -3,9 +3,13 @@
 Seed 001's controller API (observe, remember, learn, new_session, stats) plus
 the typed writes and reads a user needs (assert_fact, facts_about,
 add_procedure, record_procedure_outcome, find_procedures, get, list, delete,
-export and import), and seed 002's conflict resolution (assert_fact_detailed,
+export and import), seed 002's conflict resolution (assert_fact_detailed,
 conflicts, resolve_conflict, sources of truth, answer; logic in
-``ucma.conflicts``). ``ucma.sync.Memory`` wraps every method one-to-one.
+``ucma.conflicts``), seed 004's cascading recall (``ucma.retrieval``), seed
+003's learning loop (decide, outcome, events; ``ucma.learning``), and the
+lifecycle (sleep, forget, run_gardener, history; ``ucma.lifecycle``).
+``ucma.sync.Memory`` wraps every method one-to-one. Every notion of "now"
+comes from ``self.clock``.
 
 Threading model: storage calls run on one dedicated worker thread (SQLite
 connections are single-writer), embeddings on the embedder's own threads, so
@@ -30,7 +34,6 @@ import dataclasses
 import functools
 import logging
 import os
-import time
 import uuid
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -57,12 +60,19 @@ from ucma.learning.decisions import (
     track_decision,
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
-from ucma.memory.graph_maths import best_first_related, pagerank
+from ucma.lifecycle.clock import Clock, as_clock
+from ucma.lifecycle.consolidation import PHASES, SleepCycle, SleepReport, graph_importance
+from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
+from ucma.lifecycle.forgetting import ForgettingReport, forgetting_pass
+from ucma.lifecycle.gardener import Gardener, GardenerReport, promote_identity_patterns
+from ucma.memory.graph_maths import best_first_related
 from ucma.memory.importance import classify_importance
 from ucma.memory.levels import initial_salience, select_temporal_level
-from ucma.memory.retention import initial_stability
+from ucma.memory.retention import SECONDS_PER_DAY, initial_stability, retention
 from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
+from ucma.providers.base import Providers
+from ucma.providers.registry import providers_from_config
 from ucma.retrieval.cascade import RecallResult
 from ucma.retrieval.recall import RecallRequest, run_recall
 from ucma.retrieval.router import Layer, route
@@ -71,15 +81,18 @@ from ucma.types import (
     ApiKey,
     Conflict,
     ConflictStatus,
+    DuplicateAttempt,
     Episode,
     Fact,
     GraphEdge,
+    HistoryEntry,
     Hit,
     ImportReport,
     Learning,
     LearningType,
     MemoryKind,
     MemoryRecord,
+    MemorySource,
     Observation,
     Procedure,
     ProcedureStatus,
@@ -140,7 +153,8 @@ class AsyncMemory:
         agent_id: str = "default",
         embedder: Embedder | None = None,
         storage: Storage | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | Callable[[], float] | None = None,
+        providers: Providers | None = None,
         sources: Sequence[SourceOfTruth] = (),
     ) -> None:
         self.path = Path(path)
@@ -152,7 +166,13 @@ class AsyncMemory:
             self.add_source_of_truth(source)
         self._default_user = user_id
         self._default_agent = agent_id
-        self._clock = clock
+        # Every notion of "now" comes from here (ucma.lifecycle.clock).
+        self.clock: Clock = as_clock(clock)
+        self._clock = self.clock
+        self._providers = providers
+        self._interrupt = asyncio.Event()
+        self._consolidation: asyncio.Task[SleepReport] | None = None
+        self._gardener_owner = _new_id("gardener")
         self._inner_embedder = embedder or _embedder_from_config(self.config)
         self._owns_embedder = embedder is None
         self._storage: Storage | None = storage
@@ -160,7 +180,7 @@ class AsyncMemory:
         self._executor: ThreadPoolExecutor | None = None
         self._open_lock = asyncio.Lock()
         self._closed = False
-        self.sensory = SensoryBuffer(self.config.sensory.capacity, clock=clock)
+        self.sensory = SensoryBuffer(self.config.sensory.capacity, clock=self.clock)
         self._tokens = TokenCounter()
         self._working: dict[Scope, WorkingMemory] = {}
         self._sessions: dict[Scope, str] = {}
@@ -199,6 +219,9 @@ class AsyncMemory:
             if self._closed:
                 return
             self._closed = True
+            if self._consolidation is not None and not self._consolidation.done():
+                self._interrupt.set()
+                await asyncio.gather(self._consolidation, return_exceptions=True)
             if self._executor is not None:
                 if self._storage is not None:
                     await self._run(self._storage.close)
@@ -333,22 +356,27 @@ class AsyncMemory:
             await self.sensory.ingest(p.content, p.source, metadata={"memory_id": p.id})
         threshold = self.config.episodic.min_importance_to_store
         stored = [p for p in prepared if p.base_importance > threshold]
+        merged: dict[str, str] = {}
         if stored:
-            vectors = await self._embed([_embedding_text(p) for p in stored])
-            edges = self._session_edges(scope, stored)
+            vectors = await self._embed([p.content for p in stored])
             storage = await self._ready()
-            await self._run(self._write_episodes, storage, scope, stored, vectors, edges, now)
+            merged = await self._run(self._write_episodes, storage, scope, stored, vectors, now)
             for p in stored:
-                self._last_episode[(scope, p.session_id)] = p.id
+                self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
         logger.info(
-            "observe: %d items, %d stored (user=%s)", len(prepared), len(stored), scope.user_id
+            "observe: %d items, %d stored, %d merged (user=%s)",
+            len(prepared),
+            len(stored) - len(merged),
+            len(merged),
+            scope.user_id,
         )
         return [
             Observation(
-                id=p.id,
+                id=merged.get(p.id, p.id),
                 stored=p.base_importance > threshold,
                 importance=p.base_importance,
                 temporal_level=p.temporal_level,
+                merged_into=merged.get(p.id),
             )
             for p in prepared
         ]
@@ -399,28 +427,47 @@ class AsyncMemory:
             salience=initial_salience(content, provenance.value, importance),
         )
 
-    def _session_edges(self, scope: Scope, batch: Sequence[_Prepared]) -> list[GraphEdge]:
-        """``followed_by`` edges between consecutive episodes of a session."""
+    def _session_edges(
+        self, scope: Scope, batch: Sequence[_Prepared], merged: Mapping[str, str]
+    ) -> list[GraphEdge]:
+        """``followed_by`` edges between consecutive episodes of a session (a merged
+        duplicate stands for the episode it reinforced)."""
         weight = self.config.graph.session_edge_weight
-        last = {}
+        last: dict[tuple[Scope, str], str] = {}
         edges = []
         for p in batch:
             key = (scope, p.session_id)
+            current = merged.get(p.id, p.id)
             previous = last.get(key) or self._last_episode.get(key)
-            if previous is not None:
-                edges.append(GraphEdge(previous, p.id, "followed_by", weight, p.timestamp))
-            last[key] = p.id
+            if previous is not None and previous != current:
+                edges.append(GraphEdge(previous, current, "followed_by", weight, p.timestamp))
+            last[key] = current
         return edges
 
     def _write_episodes(
         self,
         storage: Storage,
         scope: Scope,
-        batch: Sequence[_Prepared],
-        vectors: np.ndarray,
-        edges: Sequence[GraphEdge],
+        all_items: Sequence[_Prepared],
+        all_vectors: np.ndarray,
         now: float,
-    ) -> None:
+    ) -> dict[str, str]:
+        """Write a batch in one transaction; near-duplicates (R4, ``ucma.lifecycle.dedup``)
+        reinforce what they duplicate instead. Returns {duplicate id: existing id}."""
+        duplicates = find_duplicates(
+            storage,
+            scope,
+            [p.id for p in all_items],
+            [p.content for p in all_items],
+            [p.source for p in all_items],
+            all_vectors,
+            self.config.episodic.duplicate_similarity,
+        )
+        merged = {d.attempted_id: d.existing_id for d in duplicates}
+        keep = [i for i, p in enumerate(all_items) if p.id not in merged]
+        batch = [all_items[i] for i in keep]
+        vectors = all_vectors[keep]
+        edges = self._session_edges(scope, all_items, merged)
         episodes = [
             Episode(
                 id=p.id,
@@ -446,6 +493,10 @@ class AsyncMemory:
             storage.retention.put_many(scope, [_initial_retention(e, now) for e in episodes])
             if edges:
                 storage.graph.add_edges(scope, edges)
+            merge_duplicates(
+                storage, scope, duplicates, now, self.config.forgetting.stability_boost_base
+            )
+        return merged
 
     async def learn(
         self,
@@ -877,6 +928,7 @@ class AsyncMemory:
         working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
         cleared = working.clear_zone("active") + working.clear_zone("staging")
         logger.info("new_session %s (was %s), cleared %d working items", new, old, cleared)
+        await self._consolidate_on_new_session(scope)
         return new
 
     async def delete(
@@ -1364,31 +1416,7 @@ class AsyncMemory:
         """Recompute PageRank over the scope's memory graph and store it."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        graph_cfg = self.config.graph
-
-        def compute() -> dict[str, float]:
-            nodes = storage.graph.node_ids(scope)
-            if not nodes:
-                return {}
-            index = {n: i for i, n in enumerate(nodes)}
-            edges = [
-                e
-                for e in storage.graph.all_edges(scope)
-                if e.source_id in index and e.target_id in index
-            ]
-            scores = pagerank(
-                len(nodes),
-                np.array([index[e.source_id] for e in edges], dtype=np.int64),
-                np.array([index[e.target_id] for e in edges], dtype=np.int64),
-                np.array([e.weight for e in edges], dtype=np.float64),
-                damping=graph_cfg.pagerank_damping,
-                iterations=graph_cfg.pagerank_iterations,
-            )
-            result = {n: float(scores[i]) for n, i in index.items()}
-            storage.graph.set_pagerank(scope, result)
-            return result
-
-        return await self._run(compute)
+        return await self._run(graph_importance, storage, scope, self.config.graph)
 
     def context(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
         """The scope's working memory rendered as LLM context."""
@@ -1742,6 +1770,197 @@ class AsyncMemory:
         storage = await self._ready()
         await self._run(storage.events.set_cursor, name, position, self._clock())
 
+    # -- lifecycle: sleep, forgetting, gardener (issue 4; logic in ucma.lifecycle) -------
+
+    def _lifecycle_providers(self) -> Providers:
+        if self._providers is None:
+            cfg = self.config.consolidation
+            self._providers = providers_from_config(
+                cfg.llm,
+                base_url=cfg.llm_base_url,
+                classify_importance=cfg.llm_classify_importance,
+                timeout=cfg.llm_timeout_seconds,
+                attempts=cfg.llm_attempts,
+            )
+        return self._providers
+
+    def _sleep_cycle(
+        self, storage: Storage, progress: Callable[[str, int, int], None] | None
+    ) -> SleepCycle:
+        return SleepCycle(
+            storage=storage,
+            run=self._run,
+            embed=self._embed,
+            providers=self._lifecycle_providers(),
+            config=self.config,
+            clock=self.clock,
+            interrupt=self._interrupt,
+            progress=progress,
+        )
+
+    async def sleep(
+        self,
+        *,
+        phases: Sequence[str] | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> SleepReport:
+        """Run one sleep cycle for a scope: compress, abstract, reinforce, prune, clean
+        (``ucma.lifecycle.consolidation``). ``progress(phase, number, total)`` is called
+        as each phase starts; ``interrupt_consolidation()`` stops the cycle between
+        phases. A provider failure raises ``ProviderError``; the phases before it stay
+        committed, nothing of the failing phase is written."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        self._interrupt.clear()
+        return await self._sleep_cycle(storage, progress).run(scope, phases or PHASES)
+
+    async def sleep_all(
+        self, *, progress: Callable[[str, int, int], None] | None = None
+    ) -> list[SleepReport]:
+        """A sleep cycle for every scope of the database (``ucma sleep``, the server)."""
+        storage = await self._ready()
+        self._interrupt.clear()
+        reports = []
+        for scope in await self._run(storage.memories.scopes):
+            report = await self._sleep_cycle(storage, progress).run(scope)
+            reports.append(report)
+            if report.interrupted:
+                break
+        return reports
+
+    def interrupt_consolidation(self) -> None:
+        """Ask a running sleep cycle to stop after its current phase."""
+        self._interrupt.set()
+
+    @property
+    def consolidation_task(self) -> asyncio.Task[SleepReport] | None:
+        """The background cycle started by ``new_session`` (``on_new_session="background"``)."""
+        return self._consolidation
+
+    async def _consolidate_on_new_session(self, scope: Scope) -> None:
+        mode = self.config.consolidation.on_new_session
+        if mode == "off":
+            return
+        storage = await self._ready()
+        if mode == "sync":
+            self._interrupt.clear()
+            await self._sleep_cycle(storage, None).run(scope)
+        elif self._consolidation is None or self._consolidation.done():
+            self._interrupt.clear()
+            self._consolidation = asyncio.create_task(
+                self._sleep_cycle(storage, None).run(scope), name="ucma-consolidation"
+            )
+
+    async def forget(
+        self,
+        *,
+        dry_run: bool = False,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> ForgettingReport:
+        """Run the forgetting engine for a scope (``ucma.lifecycle.forgetting``): archive
+        what it forgets, purge archives past the retention period. ``dry_run=True``
+        lists what would be archived and purged, with the reason for each, and
+        changes nothing."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            forgetting_pass,
+            storage,
+            scope,
+            self.clock.now(),
+            self.config.forgetting,
+            dry_run=bool(dry_run),
+        )
+
+    async def run_gardener(self, job: str | None = None) -> GardenerReport:
+        """Run the gardener's due jobs over every scope, or only ``job`` ("decay",
+        "consolidate", "prune", "identity"; run whether due or not). Jobs that
+        another process holds are skipped (``ucma.lifecycle.gardener``)."""
+        storage = await self._ready()
+        now = self.clock.now
+        forgetting = self.config.forgetting
+
+        async def decay(scope: Scope) -> dict[str, Any]:
+            report = await self._run(
+                forgetting_pass, storage, scope, now(), forgetting, rules={"retention"}
+            )
+            return {"archived": len(report.archived), "purged": len(report.purged)}
+
+        async def prune(scope: Scope) -> dict[str, Any]:
+            report = await self._run(
+                forgetting_pass, storage, scope, now(), forgetting, rules={"salience"}, purge=False
+            )
+            return {"archived": len(report.archived)}
+
+        async def consolidate(scope: Scope) -> dict[str, Any]:
+            report = await self._sleep_cycle(storage, None).run(scope)
+            return {
+                "episodes": report.episodes_processed,
+                "facts": report.abstract.get("facts_new", 0),
+            }
+
+        async def identity(scope: Scope) -> dict[str, Any]:
+            return await self._run(
+                promote_identity_patterns, storage, scope, now(), self.config.consolidation
+            )
+
+        gardener = Gardener(
+            storage=storage,
+            run=self._run,
+            clock=self.clock,
+            jobs={"decay": decay, "consolidate": consolidate, "prune": prune, "identity": identity},
+            config=self.config.consolidation,
+            owner=self._gardener_owner,
+        )
+        self._interrupt.clear()
+        return await gardener.run(job)
+
+    async def history(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[HistoryEntry]:
+        """Lifecycle events of a memory, oldest first: merged (R4 duplicates), promoted,
+        derived, reinforced, archived, purged, level_promoted, outcome. Readable after
+        the memory itself was purged."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(storage.lifecycle.history, scope, check_id(memory_id))
+
+    async def sources(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[MemorySource]:
+        """The occurrences merged into a memory (its source list), oldest first."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(storage.lifecycle.sources, scope, check_id(memory_id))
+
+    async def duplicates(
+        self, *, limit: int = 100, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[DuplicateAttempt]:
+        """The duplicate-attempt log (seed 003 R4), newest first."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            storage.lifecycle.duplicates, scope, limit=check_limit(limit, 10_000)
+        )
+
+    async def retention(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> float:
+        """Current Ebbinghaus retention of a memory, in [0, 1], at the engine's clock."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        key = check_id(memory_id)
+        states = await self._run(storage.retention.get_many, scope, [key])
+        if key not in states:
+            raise NotFoundError("memory", key)
+        state = states[key]
+        return retention(
+            state.stability, (self.clock.now() - state.last_reviewed) / SECONDS_PER_DAY
+        )
+
     # -- exchange -----------------------------------------------------------------
 
     async def export_jsonl(
@@ -1961,12 +2180,6 @@ class _Prepared:
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
-
-
-def _embedding_text(p: _Prepared) -> str:
-    """What an episode's vector encodes: who said it, then what was said, so a
-    question about a person matches what that person said."""
-    return f"{p.source}: {p.content}"
 
 
 def _initial_retention(record: MemoryRecord, now: float) -> RetentionInfo:

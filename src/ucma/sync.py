@@ -99,6 +99,18 @@ class Memory:
                     return
         finally:
             self._portal.call(lines.aclose)
+    def interrupt_consolidation(self) -> None:
+        """Ask a running sleep cycle to stop after its current phase."""
+        self._portal.call(self._async.interrupt_consolidation)
+
+    @property
+    def clock(self) -> Any:
+        """The engine's clock (``ucma.lifecycle.clock``)."""
+        return self._async.clock
+
+    @property
+    def consolidation_task(self) -> Any:
+        return self._async.consolidation_task
 
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
@@ -151,6 +163,14 @@ class Memory:
     revoke_key = _blocking(AsyncMemory.revoke_key)
     authenticate = _blocking(AsyncMemory.authenticate)
     scopes = _blocking(AsyncMemory.scopes)
+    sleep = _blocking(AsyncMemory.sleep)
+    sleep_all = _blocking(AsyncMemory.sleep_all)
+    forget = _blocking(AsyncMemory.forget)
+    run_gardener = _blocking(AsyncMemory.run_gardener)
+    history = _blocking(AsyncMemory.history)
+    sources = _blocking(AsyncMemory.sources)
+    duplicates = _blocking(AsyncMemory.duplicates)
+    retention = _blocking(AsyncMemory.retention)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -25,16 +25,21 @@ __all__ = [
     "Conflict",
     "ConflictStatus",
     "ConflictType",
+    "DuplicateAttempt",
     "Episode",
     "Fact",
     "FactStatus",
     "GraphEdge",
+    "HistoryEntry",
     "Hit",
     "ImportReport",
+    "JobRun",
     "Learning",
     "LearningType",
     "MemoryKind",
     "MemoryRecord",
+    "MemorySource",
+    "MemoryVitals",
     "Observation",
     "Procedure",
     "ProcedureStatus",
@@ -382,6 +387,9 @@ class Observation:
     stored: bool
     importance: float
     temporal_level: int
+    merged_into: str | None = None
+    """Set when the input was a near-duplicate (seed 003 R4) of this existing memory,
+    which was reinforced instead of storing a second copy; ``id`` is then that memory's id."""
 
 
 @dataclass(slots=True)
@@ -541,3 +549,73 @@ class ImportReport:
     imported: int = 0
     skipped: int = 0
     edges: int = 0
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One lifecycle event of a memory: merged, promoted, archived, purged, promoted_level ...
+
+    ``details`` says what changed and why (JSON-serialisable). History outlives the
+    memory: a purged memory's history is still readable.
+    """
+
+    memory_id: str
+    event: str
+    at: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateAttempt:
+    """A write that seed 003 R4 turned into a reinforcement of ``existing_id``."""
+
+    existing_id: str
+    content: str
+    similarity: float
+    source: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySource:
+    """One occurrence behind a memory: where it came from (``source``) and when.
+
+    ``reference`` is the id the occurrence would have had (or its source episode)."""
+
+    reference: str
+    source: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """Persisted state of one gardener job (shared by every process on the database)."""
+
+    job: str
+    last_run_at: float | None = None
+    last_summary: dict[str, Any] = field(default_factory=dict)
+    locked_by: str | None = None
+    lock_expires_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryVitals:
+    """What the forgetting policy needs to know about one memory, read in one pass.
+
+    ``confidence`` is set for facts and learnings, ``status`` and ``success_rate``
+    for procedures, ``validated`` for learnings, ``tier`` for episodes. Retention
+    fields are None when the memory has no retention state.
+    """
+
+    memory_id: str
+    kind: MemoryKind
+    temporal_level: int
+    effective_salience: float
+    created_at: float
+    pagerank: float = 0.0
+    stability: float | None = None
+    last_reviewed: float | None = None
+    review_count: int = 0
+    confidence: float | None = None
+    validated: bool = False
+    status: str | None = None
+    success_rate: float | None = None
+    tier: str | None = None

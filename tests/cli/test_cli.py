@@ -23,8 +23,17 @@ COMMANDS = [
     "keys",
     "bench",
     "events",
+    "sleep",
+    "gardener",
+    "forget",
 ]
-SUBCOMMANDS = [("keys", "create"), ("keys", "list"), ("keys", "revoke"), ("events", "publish")]
+SUBCOMMANDS = [
+    ("keys", "create"),
+    ("keys", "list"),
+    ("keys", "revoke"),
+    ("events", "publish"),
+    ("gardener", "run"),
+]
 
 runner = CliRunner()
 

@@ -33,6 +33,7 @@ from ucma.cli.context import (
     plural,
     print_json,
     reported_errors,
+    stderr,
     stdout,
     with_memory,
 )
@@ -394,6 +395,122 @@ def events_publish(
 
     count = with_memory(database(home), work)
     stdout().print(f"published {plural(count, 'event')} to {nats_url}", markup=False)
+
+
+# ------------------------------------------------------------ lifecycle (issue 4)
+
+gardener_app = typer.Typer(help="The gardener: scheduled maintenance jobs.", no_args_is_help=True)
+app.add_typer(gardener_app, name="gardener")
+
+
+@app.command()
+def sleep(
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--user", "-u", help="Only this user [default: every scope].", show_default=False
+        ),
+    ] = None,
+    agent: AgentOption = "default",
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a sleep cycle: compress, abstract facts, reinforce, forget, clean up."""
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    db_path = database(home)
+    quiet = as_json
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[phase]}"),
+        console=stderr(), disable=quiet, transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("sleep", total=5, phase="")
+
+        def progress(phase: str, number: int, total: int) -> None:
+            bar.update(task, completed=number - 1, total=total, phase=phase)
+
+        async def work(memory: AsyncMemory) -> list[Any]:
+            if user is None:
+                return await memory.sleep_all(progress=progress)
+            return [await memory.sleep(progress=progress)]
+
+        reports = with_memory(db_path, work, user=user, agent=agent)
+        bar.update(task, completed=5, phase="done")
+    if as_json:
+        print_json([r.to_dict() for r in reports])
+        return
+    table = Table(title="Sleep cycle", title_justify="left")
+    for column in ("scope", "compressed", "promoted", "archived", "facts", "edges", "forgotten"):
+        table.add_column(column, justify="left" if column == "scope" else "right")
+    for r in reports:
+        table.add_row(
+            Text(f"{r.user_id}/{r.agent_id}"),
+            str(r.compress.get("expired", 0)),
+            str(r.compress.get("promoted", 0)),
+            str(r.compress.get("archived", 0)),
+            f"{r.abstract.get('facts_new', 0)} new, {r.abstract.get('facts_reinforced', 0)} again",
+            str(r.reinforce.get("edges_strengthened", 0)),
+            f"{r.prune.get('archived', 0)} archived, {r.prune.get('purged', 0)} purged",
+        )
+    out = stdout()
+    out.print(table)
+    if not reports:
+        out.print("nothing to consolidate: the database holds no memories", markup=False)
+    elif any(r.interrupted for r in reports):
+        out.print("interrupted: the next sleep resumes where this one stopped", markup=False)
+
+
+@gardener_app.command("run")
+def gardener_run(
+    job: Annotated[
+        str | None,
+        typer.Option(help="Run only this job now: decay, consolidate, prune or identity."),
+    ] = None,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run the gardener's due jobs (or one job) over every scope."""
+    db_path = database(home)
+    report = with_memory(db_path, lambda memory: memory.run_gardener(job))
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        out = stdout()
+        for name, summary in report.ran.items():
+            details = ", ".join(f"{k} {v}" for k, v in summary.items())
+            out.print(f"ran {name}: {details}", markup=False)
+        for name, why in report.skipped.items():
+            out.print(f"skipped {name}: {why}", markup=False)
+    if report.failed:
+        fail("; ".join(f"{name}: {error}" for name, error in report.failed.items()))
+
+
+@app.command()
+def forget(
+    user: UserOption,
+    agent: AgentOption = "default",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List, change nothing.")] = False,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Archive what the forgetting engine forgets; purge old archives."""
+    db_path = database(home)
+    report = with_memory(
+        db_path, lambda memory: memory.forget(dry_run=dry_run), user=user, agent=agent
+    )
+    if as_json:
+        print_json(report.to_dict())
+        return
+    out = stdout()
+    verb = "would archive" if dry_run else "archived"
+    for verdict in report.archived:
+        out.print(f"{verb} {verdict.memory_id}: {verdict.reason}", markup=False)
+    gone = "would purge" if dry_run else "purged"
+    out.print(
+        f"{verb} {len(report.archived)} memories, {gone} {len(report.purged)} "
+        f"of {report.examined} examined",
+        markup=False,
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m ucma.cli.main

@@ -116,6 +116,11 @@ def run_recall(
             record_access(
                 storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
             )
+        # Hebbian reinforcement (issue 4): memories retrieved together are counted
+        # here; the sleep cycle turns the counts into co_retrieved edge weight.
+        together = [h.id for h in hits[: config.consolidation.co_retrieval_top_k]]
+        if len(together) > 1:
+            storage.lifecycle.record_co_retrieval(scope, together, now)
         if request.retrieval_id is not None:
             record_retrieval(
                 storage,

@@ -40,7 +40,7 @@ from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import EpisodeBrief, Storage
-from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, RetentionInfo, Scope
+from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, Provenance, RetentionInfo, Scope
 
 __all__ = ["LAYER_KINDS", "Retriever", "record_access"]
 
@@ -387,7 +387,7 @@ class Retriever:
                 )
             )
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-        return hits
+        return _without_restatements(hits)
 
     def _cosines(
         self,
@@ -432,6 +432,33 @@ def record_access(
             for s in states.values()
         ]
         storage.retention.put_many(scope, updated)
+
+
+def _without_restatements(hits: list[Hit]) -> list[Hit]:
+    """Each piece of information once: a fact inferred from episodes restates
+    them, so of an inferred fact and its source episodes only the best-ranked
+    is returned (the graph still links them: ``related``, ``sources``)."""
+    derived: dict[str, set[str]] = {}
+    for hit in hits:
+        memory = hit.memory
+        if isinstance(memory, Fact) and memory.provenance is Provenance.INFERRED:
+            for source in memory.source_episode_ids:
+                derived.setdefault(source, set()).add(memory.id)
+    if not derived:
+        return hits
+    kept: list[Hit] = []
+    shown: set[str] = set()
+    for hit in hits:
+        memory = hit.memory
+        if isinstance(memory, Fact) and memory.provenance is Provenance.INFERRED:
+            partners = set(memory.source_episode_ids)
+        else:
+            partners = derived.get(memory.id, set())
+        if partners & shown:
+            continue
+        kept.append(hit)
+        shown.add(memory.id)
+    return kept
 
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:

@@ -9,6 +9,7 @@ This package deliberately has no ``from __future__ import annotations``: FastAPI
 endpoint annotations eagerly.
 """
 
+import asyncio
 import importlib.util
 import logging
 import os
@@ -25,6 +26,7 @@ import ucma
 from ucma.config import UCMAConfig
 from ucma.engine import AsyncMemory
 from ucma.errors import AuthenticationError, ConfigError
+from ucma.lifecycle.gardener import maintenance_loop
 from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
 from ucma.server.inspector import render_page
@@ -60,6 +62,7 @@ def create_app(
     max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
     mcp: bool | None = None,
     host: str = "127.0.0.1",
+    maintenance: bool = True,
 ) -> FastAPI:
     """Build the service over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
@@ -74,7 +77,10 @@ def create_app(
     in stays the caller's to close. ASGI test transports do not run the lifespan: open the
     engine before the first request (MCP needs the lifespan and a real server). ``config``
     applies to an engine the app creates. ``home`` defaults to ``~/.ucma``; the library
-    reads no environment variables, the CLI does (``UCMA_HOME``).
+    reads no environment variables, the CLI does (``UCMA_HOME``). With ``maintenance`` the
+    lifespan also runs the consolidation / gardener scheduler
+    (``ucma.lifecycle.gardener.maintenance_loop``, every
+    ``ConsolidationConfig.interval_seconds``) until shutdown.
     """
     owned = memory is None
     if memory is not None and config is not None:
@@ -91,12 +97,22 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await engine.open()
+        stop = asyncio.Event()
+        scheduler = (
+            asyncio.create_task(maintenance_loop(engine, stop), name="ucma-maintenance")
+            if maintenance
+            else None
+        )
         try:
             async with AsyncExitStack() as stack:
                 if mcp_server is not None:
                     await stack.enter_async_context(mcp_server.session_manager.run())
                 yield
         finally:
+            stop.set()
+            if scheduler is not None:
+                engine.interrupt_consolidation()
+                await asyncio.gather(scheduler, return_exceptions=True)
             if owned:
                 await engine.close()
 

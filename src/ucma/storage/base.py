@@ -36,13 +36,18 @@ from ucma.types import (
     ApiKey,
     Conflict,
     ConflictStatus,
+    DuplicateAttempt,
     Episode,
     Fact,
     GraphEdge,
+    HistoryEntry,
+    JobRun,
     Learning,
     LearningType,
     MemoryKind,
     MemoryRecord,
+    MemorySource,
+    MemoryVitals,
     Procedure,
     RetentionInfo,
     ReviewFlag,
@@ -58,6 +63,7 @@ __all__ = [
     "GraphStore",
     "KeyStore",
     "LearningStore",
+    "LifecycleStore",
     "MemoryCatalog",
     "ProceduralStore",
     "RetentionStore",
@@ -442,6 +448,95 @@ class ConflictStore(ABC):
     @abstractmethod
     def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
         """Close the open flags of one memory; returns how many were closed."""
+class LifecycleStore(ABC):
+    """State of the memory lifecycle (issue 4): history, duplicates, sources,
+    co-retrieval counts, abstraction marks, forgetting inputs, gardener jobs.
+
+    Scoped like every store, except the gardener's job table, which belongs to
+    the database (one schedule shared by every process that opens it).
+    """
+
+    # -- history and provenance ---------------------------------------------------
+
+    @abstractmethod
+    def add_history(self, scope: Scope, entries: Sequence[HistoryEntry]) -> None:
+        """Append lifecycle events; they outlive the memory (kept after a purge)."""
+
+    @abstractmethod
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        """Events of one memory, oldest first (empty if none)."""
+
+    @abstractmethod
+    def log_duplicate(self, scope: Scope, attempt: DuplicateAttempt) -> None:
+        """Record a write that R4 turned into a reinforcement."""
+
+    @abstractmethod
+    def duplicates(self, scope: Scope, *, limit: int = 100) -> list[DuplicateAttempt]:
+        """Logged duplicate attempts, newest first."""
+
+    @abstractmethod
+    def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
+        """Add occurrences behind a memory of the scope (ignored if it is unknown)."""
+
+    @abstractmethod
+    def sources(self, scope: Scope, memory_id: str) -> list[MemorySource]:
+        """Occurrences behind a memory, oldest first."""
+
+    # -- consolidation inputs -----------------------------------------------------
+
+    @abstractmethod
+    def record_co_retrieval(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
+        """Count one joint retrieval for every unordered pair of ``memory_ids``."""
+
+    @abstractmethod
+    def take_co_retrievals(self, scope: Scope) -> list[tuple[str, str, int]]:
+        """Pending (a, b, count) pairs with a < b, removed as they are returned
+        (inside the caller's transaction, so a rollback keeps them)."""
+
+    @abstractmethod
+    def mark_abstracted(self, scope: Scope, episode_ids: Sequence[str], now: float) -> None:
+        """Remember that facts were extracted from these episodes."""
+
+    @abstractmethod
+    def unabstracted_episodes(self, scope: Scope, *, limit: int) -> list[Episode]:
+        """Live episodes not yet marked abstracted, oldest first."""
+
+    @abstractmethod
+    def vitals(self, scope: Scope) -> list[MemoryVitals]:
+        """Forgetting inputs of every live (not archived) memory of the scope."""
+
+    @abstractmethod
+    def archived_before(self, scope: Scope, cutoff: float) -> list[str]:
+        """Ids of memories archived at or before ``cutoff``, oldest archive first."""
+
+    # -- gardener jobs (database-wide) -------------------------------------------
+
+    @abstractmethod
+    def job_runs(self) -> dict[str, JobRun]:
+        """Persisted state of every job that ever started."""
+
+    @abstractmethod
+    def begin_job(
+        self, job: str, owner: str, now: float, *, due_before: float, lease_seconds: float
+    ) -> bool:
+        """Atomically take the job's lock if nobody holds a live lease and the job
+        last ran at or before ``due_before`` (never counts as due). True if taken."""
+
+    @abstractmethod
+    def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
+        """Record a successful run at ``now`` and release the lock held by ``owner``."""
+
+    @abstractmethod
+    def abandon_job(self, job: str, owner: str) -> None:
+        """Release ``owner``'s lock without recording a run (the job failed)."""
+
+    # -- maintenance --------------------------------------------------------------
+
+    @abstractmethod
+    def clean_orphans(self) -> dict[str, int]:
+        """Remove rows that point at memories that no longer exist (graph nodes,
+        edges, vectors, retention, typed rows, index entries, lifecycle rows);
+        returns the number removed per kind of row."""
 
 
 class EmbeddingCacheStore(ABC):
@@ -598,6 +693,7 @@ class Storage(ABC):
     conflicts: ConflictStore
     traces: TraceStore
     events: EventStore
+    lifecycle: LifecycleStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -598,3 +598,77 @@ def create_api_keys(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX api_keys_created ON api_keys (created_at, id)")
+_LIFECYCLE_SCHEMA = (
+    # History outlives its memory (no foreign key): a purged memory's story stays readable.
+    """
+    CREATE TABLE memory_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        memory_id TEXT NOT NULL,
+        event TEXT NOT NULL,
+        at REAL NOT NULL,
+        details TEXT NOT NULL DEFAULT '{}'
+    )
+    """,
+    "CREATE INDEX memory_history_memory ON memory_history (user_id, agent_id, memory_id, id)",
+    """
+    CREATE TABLE duplicate_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        existing_id TEXT NOT NULL,
+        content TEXT NOT NULL,
+        similarity REAL NOT NULL,
+        source TEXT NOT NULL,
+        at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX duplicate_attempts_scope ON duplicate_attempts (user_id, agent_id, id)",
+    """
+    CREATE TABLE memory_sources (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+        reference TEXT NOT NULL,
+        source TEXT NOT NULL,
+        at REAL NOT NULL
+    )
+    """,
+    "CREATE INDEX memory_sources_memory ON memory_sources (memory_id, id)",
+    # Pairs are stored once (first_id < second_id); rows are consumed by consolidation.
+    """
+    CREATE TABLE co_retrievals (
+        user_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        first_id TEXT NOT NULL,
+        second_id TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        last_at REAL NOT NULL,
+        PRIMARY KEY (user_id, agent_id, first_id, second_id)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE abstracted_episodes (
+        memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+        at REAL NOT NULL
+    ) WITHOUT ROWID
+    """,
+    # Database-wide: one gardener schedule for every process on the file.
+    """
+    CREATE TABLE gardener_jobs (
+        job TEXT PRIMARY KEY,
+        last_run_at REAL,
+        last_summary TEXT NOT NULL DEFAULT '{}',
+        locked_by TEXT,
+        lock_expires_at REAL
+    ) WITHOUT ROWID
+    """,
+)
+
+
+@migrations.migration(2)
+def create_lifecycle_tables(conn: sqlite3.Connection) -> None:
+    """Issue 4: memory history, duplicate log, source lists, co-retrieval counts,
+    abstraction marks and the gardener's job table."""
+    for statement in _LIFECYCLE_SCHEMA:
+        conn.execute(statement)

@@ -18,6 +18,7 @@ from ucma.storage.sqlite.events import SQLiteEventStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
+from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
@@ -71,6 +72,7 @@ class SQLiteStorage(Storage):
         self.traces = SQLiteTraceStore(self._db)
         self.events = SQLiteEventStore(self._db)
         self.keys = SQLiteKeyStore(self._db)
+        self.lifecycle = SQLiteLifecycleStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,

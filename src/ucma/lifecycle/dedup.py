@@ -1,0 +1,153 @@
+"""De-duplication on write (seed 003 R4).
+
+Before a batch of episodes is stored, each one's vector is compared with the
+live episodes of its scope and with the earlier items of the same batch. One
+more than ``duplicate_similarity`` (0.95 cosine) similar to an episode of the
+same kind and scope is not stored: the existing episode is reinforced instead
+
+- access: one more access, ``last_accessed`` now;
+- stability: an Ebbinghaus review with the spacing effect (decay clock reset);
+- sources: the attempt is appended to the episode's source list;
+
+and the attempt is logged (``LifecycleStore.duplicates``) and written to the
+episode's history as a ``merged`` event, in the same transaction as the rest
+of the batch.
+
+One guard beyond R4: two texts whose numbers differ ("standup 3" and
+"standup 4", "at 3 pm" and "at 4 pm") are never duplicates, however similar
+their embeddings; sentence embeddings barely see digits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ucma.memory.retention import SECONDS_PER_DAY, reinforced_stability
+from ucma.storage.base import Storage
+from ucma.types import (
+    DuplicateAttempt,
+    HistoryEntry,
+    MemoryKind,
+    MemorySource,
+    RetentionInfo,
+    Scope,
+)
+
+__all__ = ["Duplicate", "find_duplicates", "merge_duplicates", "numbers_of"]
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def numbers_of(text: str) -> Counter[str]:
+    """The numbers a text mentions, as a multiset."""
+    return Counter(_NUMBER.findall(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """Item ``index`` of a batch is a near-copy of ``existing_id``."""
+
+    index: int
+    attempted_id: str
+    existing_id: str
+    similarity: float
+    content: str
+    source: str
+
+
+def find_duplicates(
+    storage: Storage,
+    scope: Scope,
+    ids: Sequence[str],
+    contents: Sequence[str],
+    sources: Sequence[str],
+    vectors: np.ndarray,
+    threshold: float,
+    kind: MemoryKind = MemoryKind.EPISODIC,
+) -> list[Duplicate]:
+    """Batch items more than ``threshold`` similar to a live memory of ``kind`` in
+    ``scope`` or to an earlier kept item of the batch (storage thread; call it
+    before the write transaction opens, so searches use the vector cache)."""
+    if threshold > 1.0 or len(ids) == 0:
+        return []
+    matrix = np.asarray(vectors, dtype=np.float32)
+    found: list[Duplicate] = []
+    kept: list[int] = []
+    for i, memory_id in enumerate(ids):
+        best_id, best = None, threshold
+        numbers = numbers_of(contents[i])
+        hits = storage.memories.vector_search(scope, matrix[i], 3, kinds=[kind])
+        close = [(h, score) for h, score in hits if score > best]
+        if close:
+            records = storage.memories.get_many(scope, [h for h, _ in close])
+            for hit_id, score in close:
+                if hit_id in records and numbers_of(records[hit_id].content) == numbers:
+                    best_id, best = hit_id, float(score)
+                    break
+        if kept:
+            similarities = matrix[kept] @ matrix[i]
+            for j in np.argsort(-similarities):
+                if float(similarities[j]) <= best:
+                    break
+                if numbers_of(contents[kept[j]]) == numbers:
+                    best_id, best = ids[kept[j]], float(similarities[j])
+                    break
+        if best_id is None:
+            kept.append(i)
+        else:
+            found.append(Duplicate(i, memory_id, best_id, float(best), contents[i], sources[i]))
+    return found
+
+
+def merge_duplicates(
+    storage: Storage, scope: Scope, duplicates: Sequence[Duplicate], now: float, boost_base: float
+) -> None:
+    """Reinforce each duplicate's existing memory (storage thread; joins the
+    caller's transaction, which must already hold the batch's new memories)."""
+    if not duplicates:
+        return
+    with storage.transaction():
+        for dup in duplicates:
+            storage.memories.touch(scope, [dup.existing_id], now)
+            state = storage.retention.get_many(scope, [dup.existing_id]).get(dup.existing_id)
+            if state is not None:
+                elapsed = (now - state.last_reviewed) / SECONDS_PER_DAY
+                storage.retention.put_many(
+                    scope,
+                    [
+                        RetentionInfo(
+                            dup.existing_id,
+                            reinforced_stability(state.stability, elapsed, boost_base),
+                            max(now, state.last_reviewed),
+                            state.review_count + 1,
+                        )
+                    ],
+                )
+            storage.lifecycle.add_sources(
+                scope, dup.existing_id, [MemorySource(dup.attempted_id, dup.source, now)]
+            )
+            storage.lifecycle.log_duplicate(
+                scope,
+                DuplicateAttempt(dup.existing_id, dup.content, dup.similarity, dup.source, now),
+            )
+            storage.lifecycle.add_history(
+                scope,
+                [
+                    HistoryEntry(
+                        dup.existing_id,
+                        "merged",
+                        now,
+                        {
+                            "attempted_id": dup.attempted_id,
+                            "content": dup.content,
+                            "similarity": round(dup.similarity, 6),
+                            "source": dup.source,
+                        },
+                    )
+                ],
+            )

@@ -1,0 +1,277 @@
+"""The forgetting engine: a pure policy, and the pass that applies it to a store.
+
+Policy (``assess``), first matching rule wins; every verdict carries its reason:
+
+1. temporal level 4 (identity) is never pruned automatically (seed 003 R21);
+2. an active procedure with success rate above 0.5 is protected (seed 001);
+3. a validated learning with confidence above 0.6 is protected (seed 001);
+4. PageRank protection: a memory whose PageRank exceeds both seed 001's absolute
+   0.01 and ``pagerank_protection_ratio`` times the uniform share 1/n is
+   structurally central and kept;
+5. R21: effective salience below 0.05 is pruned (the weekly "salience" rule);
+6. a memory without retention state is kept (it was never registered);
+7. Ebbinghaus: retention ``exp(-t / S)`` below the threshold (0.10) is pruned (the
+   daily "retention" rule). For facts the threshold is divided by the fact's
+   confidence (floor 0.1): a fact held at confidence 0.3 must be three times as
+   well retained to survive (seed 001 chapter 20). Forgetting is importance-
+   weighted (seed 001): the threshold is also multiplied by
+   ``max(0.1, 2 * (1 - effective salience))``, neutral at salience 0.5, so an
+   unreviewed level-1 observation of salience 0.4 goes after about 20 days and
+   an explicit statement (salience 1.0) after about 44. The decay itself (the
+   R19 rates) does not depend on salience.
+
+Stability starts at the temporal level's R19 value (``ucma.memory.retention``),
+so unreviewed memories lose 10 % a day (level 1), 5 % a week (2), 2 % a month
+(3), 1 % a year (4); each retrieval is a review that resets the clock and adds
+``0.5 * max(1, days since last review)`` days of stability (the spacing
+effect). R20's outcome hook is ``outcome_stability`` / ``apply_outcome``.
+
+Nothing is deleted outright: the pass archives (archived memories leave
+retrieval but stay in exports and in ``get``), and purges only what has been
+archived for ``archive_retention_days`` (30, R21). A dry run returns the same
+verdicts and writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ucma.config import ForgettingConfig
+from ucma.memory.levels import temporal_dampening
+from ucma.memory.retention import MIN_STABILITY_DAYS, SECONDS_PER_DAY, retention
+from ucma.storage.base import Storage
+from ucma.types import HistoryEntry, MemoryKind, MemoryVitals, RetentionInfo, Scope
+
+__all__ = [
+    "RULES",
+    "ForgetVerdict",
+    "ForgettingReport",
+    "apply_outcome",
+    "assess",
+    "forgetting_pass",
+    "outcome_stability",
+    "retention_threshold",
+    "salience_factor",
+]
+
+logger = logging.getLogger(__name__)
+
+RULES = frozenset({"retention", "salience"})
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetVerdict:
+    """The policy's decision about one memory, with the numbers behind it."""
+
+    memory_id: str
+    kind: MemoryKind
+    temporal_level: int
+    forget: bool
+    reason: str
+    retention: float | None = None
+    threshold: float | None = None
+
+
+@dataclass(slots=True)
+class ForgettingReport:
+    """What a pass archived (or would archive, in a dry run) and purged."""
+
+    dry_run: bool
+    archived: list[ForgetVerdict] = field(default_factory=list)
+    purged: list[str] = field(default_factory=list)
+    examined: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "examined": self.examined,
+            "archived": [asdict(v) for v in self.archived],
+            "purged": list(self.purged),
+        }
+
+
+def salience_factor(effective_salience: float, floor: float) -> float:
+    """Importance weighting of the threshold: ``max(floor, 2 * (1 - salience))``,
+    1 at salience 0.5 (neutral), 2 at 0, ``floor`` for explicit statements (1.0)."""
+    return max(floor, 2.0 * (1.0 - effective_salience))
+
+
+def retention_threshold(vitals: MemoryVitals, config: ForgettingConfig) -> float:
+    """The retention below which ``vitals``' memory is forgotten: the base threshold,
+    divided by confidence for facts, weighted by effective salience."""
+    base = config.retention_threshold * salience_factor(
+        vitals.effective_salience, config.salience_weight_floor
+    )
+    if vitals.kind is MemoryKind.SEMANTIC and vitals.confidence is not None:
+        return min(1.0, base / max(vitals.confidence, 0.10))
+    return min(1.0, base)
+
+
+def _pagerank_protected(vitals: MemoryVitals, node_count: int, config: ForgettingConfig) -> bool:
+    if node_count <= 0:
+        return False
+    relative = config.pagerank_protection_ratio / node_count
+    return vitals.pagerank > config.importance_protection and vitals.pagerank > relative
+
+
+def assess(
+    vitals: MemoryVitals,
+    now: float,
+    config: ForgettingConfig,
+    *,
+    node_count: int,
+    rules: Collection[str] = RULES,
+) -> ForgetVerdict:
+    """Whether to forget one memory at ``now``, and why (see the module docstring)."""
+
+    def verdict(forget: bool, reason: str, r: float | None = None, t: float | None = None):
+        return ForgetVerdict(
+            vitals.memory_id, vitals.kind, vitals.temporal_level, forget, reason, r, t
+        )
+
+    if vitals.temporal_level >= 4:
+        return verdict(False, "level 4 (identity) is never pruned automatically")
+    if (
+        vitals.kind is MemoryKind.PROCEDURAL
+        and vitals.status == "active"
+        and (vitals.success_rate or 0.0) > config.protect_procedure_success_rate
+    ):
+        return verdict(False, f"active procedure with success rate {vitals.success_rate:.2f}")
+    if (
+        vitals.kind is MemoryKind.LEARNING
+        and vitals.validated
+        and (vitals.confidence or 0.0) > config.protect_learning_confidence
+    ):
+        return verdict(False, f"validated learning with confidence {vitals.confidence:.2f}")
+    if _pagerank_protected(vitals, node_count, config):
+        return verdict(False, f"central in the memory graph (PageRank {vitals.pagerank:.4f})")
+    if "salience" in rules and vitals.effective_salience < config.prune_salience_threshold:
+        return verdict(
+            True,
+            f"effective salience {vitals.effective_salience:.3f} is below "
+            f"{config.prune_salience_threshold} (R21)",
+        )
+    if vitals.stability is None or vitals.last_reviewed is None:
+        return verdict(False, "no retention state")
+    elapsed = max(0.0, (now - vitals.last_reviewed) / SECONDS_PER_DAY)
+    current = retention(vitals.stability, elapsed)
+    threshold = retention_threshold(vitals, config)
+    if "retention" in rules and current < threshold:
+        return verdict(
+            True,
+            f"retention {current:.3f} is below {threshold:.3f} after {elapsed:.1f} days "
+            f"without review (stability {vitals.stability:.1f} days)",
+            current,
+            threshold,
+        )
+    return verdict(False, "retained", current, threshold)
+
+
+def outcome_stability(
+    stability: float, quality: float, temporal_level: int, gain: float = 0.5
+) -> float:
+    """R20: stability after an outcome of ``quality`` in [-1, 1].
+
+    Positive outcomes extend it by ``1 + gain * q * d``, negative ones shorten it
+    by the same factor (``d`` is R17's dampening of the level: identity memories
+    move a tenth as much as immediate ones).
+    """
+    if not math.isfinite(quality) or not -1.0 <= quality <= 1.0:
+        raise ValueError(f"quality must be in [-1, 1], got {quality!r}")
+    factor = 1.0 + gain * abs(quality) * temporal_dampening(temporal_level)
+    updated = stability * factor if quality >= 0 else stability / factor
+    return max(updated, MIN_STABILITY_DAYS)
+
+
+def apply_outcome(
+    storage: Storage,
+    scope: Scope,
+    memory_ids: Sequence[str],
+    quality: float,
+    now: float,
+    config: ForgettingConfig,
+) -> list[RetentionInfo]:
+    """R20 on stored state: extend or shorten the stability of memories that fed a
+    decision with outcome ``quality``. Storage thread; joins the caller's
+    transaction if one is open. Returns the new states."""
+    records = storage.memories.get_many(scope, memory_ids)
+    states = storage.retention.get_many(scope, list(records))
+    updated = [
+        RetentionInfo(
+            s.memory_id,
+            outcome_stability(
+                s.stability, quality, records[s.memory_id].temporal_level,
+                config.outcome_stability_gain,
+            ),
+            s.last_reviewed,
+            s.review_count,
+        )
+        for s in states.values()
+    ]  # fmt: skip
+    with storage.transaction():
+        storage.retention.put_many(scope, updated)
+        storage.lifecycle.add_history(
+            scope,
+            [
+                HistoryEntry(
+                    s.memory_id, "outcome", now, {"quality": quality, "stability": s.stability}
+                )
+                for s in updated
+            ],
+        )
+    return updated
+
+
+def forgetting_pass(
+    storage: Storage,
+    scope: Scope,
+    now: float,
+    config: ForgettingConfig,
+    *,
+    dry_run: bool = False,
+    rules: Collection[str] = RULES,
+    purge: bool = True,
+) -> ForgettingReport:
+    """Archive what the policy forgets and purge archives past the retention
+    period, in one transaction (storage thread). ``dry_run`` writes nothing."""
+    vitals = storage.lifecycle.vitals(scope)
+    verdicts = [assess(v, now, config, node_count=len(vitals), rules=rules) for v in vitals]
+    report = ForgettingReport(dry_run, [v for v in verdicts if v.forget], examined=len(vitals))
+    if purge:
+        cutoff = now - config.archive_retention_days * SECONDS_PER_DAY
+        report.purged = storage.lifecycle.archived_before(scope, cutoff)
+    if dry_run or not config.enabled:
+        if not config.enabled:
+            report.archived, report.purged = [], []
+        return report
+    history = [
+        HistoryEntry(
+            v.memory_id,
+            "archived",
+            now,
+            {"reason": v.reason, "retention": v.retention, "threshold": v.threshold},
+        )
+        for v in report.archived
+    ]
+    history += [
+        HistoryEntry(memory_id, "purged", now, {"after_days": config.archive_retention_days})
+        for memory_id in report.purged
+    ]
+    with storage.transaction():
+        storage.memories.set_archived(scope, [v.memory_id for v in report.archived], now)
+        for memory_id in report.purged:
+            storage.memories.delete(scope, memory_id)
+        storage.lifecycle.add_history(scope, history)
+    if report.archived or report.purged:
+        logger.info(
+            "forgetting %s: archived %d, purged %d of %d",
+            scope.user_id,
+            len(report.archived),
+            len(report.purged),
+            len(vitals),
+        )
+    return report

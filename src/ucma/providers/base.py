@@ -1,0 +1,124 @@
+"""Provider protocols for the work an LLM may do for UCMA (seed 001 chapter 18).
+
+Structural protocols, so any object with the right async methods plugs in.
+The offline defaults live in ``ucma.providers.heuristics``; OpenAI-compatible
+endpoints in ``ucma.providers.openai``; ``ucma.providers.registry`` builds
+either from a "provider:model" string.
+
+Contracts every implementation keeps:
+
+- failures raise ``ProviderError`` (timeouts, transport errors, refusals,
+  malformed output); nothing is returned half-validated;
+- ``extract_facts`` returns ``ExtractedFact`` records that passed
+  ``ExtractedFact.validated``: non-empty subject, predicate and object,
+  confidence in [0, 1];
+- ``classify_importance`` returns a float in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ucma.errors import ProviderError
+from ucma.types import Provenance
+
+__all__ = [
+    "ExtractedFact",
+    "FactExtractor",
+    "ImportanceClassifier",
+    "Providers",
+    "Summarizer",
+]
+
+_MAX_FIELD_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedFact:
+    """A subject-predicate-object triple found in text.
+
+    ``valid_from`` is set when the text dates the fact (a dated event);
+    ``provenance`` is ``inferred`` for rules and ``generated`` for an LLM.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    content: str
+    confidence: float = 0.6
+    valid_from: float | None = None
+    provenance: Provenance = Provenance.INFERRED
+
+    @classmethod
+    def validated(
+        cls, raw: Mapping[str, Any], *, provenance: Provenance = Provenance.GENERATED
+    ) -> ExtractedFact:
+        """Build from a JSON object, or raise ``ProviderError`` saying what is wrong."""
+        if not isinstance(raw, Mapping):
+            raise ProviderError(f"a fact must be a JSON object, got {type(raw).__name__}")
+        fields: dict[str, str] = {}
+        for name in ("subject", "predicate", "object"):
+            value = raw.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise ProviderError(f"fact field {name!r} must be a non-empty string")
+            if len(value) > _MAX_FIELD_CHARS:
+                raise ProviderError(f"fact field {name!r} is longer than {_MAX_FIELD_CHARS}")
+            fields[name] = " ".join(value.split())
+        content = raw.get("content")
+        if content is None:
+            predicate = fields["predicate"].replace("_", " ")
+            content = f"{fields['subject']} {predicate} {fields['object']}"
+        if not isinstance(content, str) or not content.strip():
+            raise ProviderError("fact field 'content' must be a non-empty string")
+        confidence = raw.get("confidence", 0.6)
+        if (
+            isinstance(confidence, bool)
+            or not isinstance(confidence, int | float)
+            or not math.isfinite(confidence)
+            or not 0.0 <= confidence <= 1.0
+        ):
+            raise ProviderError(f"fact confidence must be a number in [0, 1], got {confidence!r}")
+        return cls(
+            subject=fields["subject"],
+            predicate=fields["predicate"],
+            object=fields["object"],
+            content=content.strip(),
+            confidence=float(confidence),
+            provenance=provenance,
+        )
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """Condenses text to at most ``max_tokens`` tokens."""
+
+    async def summarize(self, content: str, max_tokens: int = 150) -> str: ...
+
+
+@runtime_checkable
+class FactExtractor(Protocol):
+    """Finds subject-predicate-object facts in one piece of text."""
+
+    async def extract_facts(self, content: str, *, speaker: str = "user") -> list[ExtractedFact]:
+        """``speaker`` is who said it; first-person statements are about them."""
+        ...
+
+
+@runtime_checkable
+class ImportanceClassifier(Protocol):
+    """Scores how worth remembering a piece of content is, in [0, 1]."""
+
+    async def classify_importance(self, content: str, source: str) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Providers:
+    """The providers consolidation uses. ``importance`` None means "use the stored
+    salience" (no extra classification during consolidation)."""
+
+    summarizer: Summarizer
+    fact_extractor: FactExtractor
+    importance: ImportanceClassifier | None = None

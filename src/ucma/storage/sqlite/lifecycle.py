@@ -1,0 +1,312 @@
+"""``LifecycleStore`` over SQLite: the tables of migration 2.
+
+History and the duplicate log have no foreign key to ``memories`` (they are
+the record of what happened, kept after a purge); source lists and
+abstraction marks cascade with their memory; co-retrieval pairs are cleaned
+by ``clean_orphans`` when a memory goes. The gardener's ``begin_job`` runs in a
+``BEGIN IMMEDIATE`` transaction, so its check-and-take of the lock is atomic
+across every connection and process that opens the file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+from ucma.storage.base import LifecycleStore
+from ucma.storage.sqlite.codec import dumps, ids_param, load_records, real
+from ucma.storage.sqlite.connection import Database
+from ucma.types import (
+    DuplicateAttempt,
+    Episode,
+    HistoryEntry,
+    JobRun,
+    MemoryKind,
+    MemorySource,
+    MemoryVitals,
+    Scope,
+)
+
+__all__ = ["SQLiteLifecycleStore"]
+
+_MAX_PAIR_IDS = 20
+"""At most this many ids of one retrieval are paired (190 pairs), best first."""
+
+_VITALS = """
+SELECT m.id, m.kind, m.temporal_level, m.base_salience + m.outcome_adjustment, m.created_at,
+    coalesce(n.pagerank, 0.0), r.stability, r.last_reviewed, coalesce(r.review_count, 0),
+    coalesce(f.confidence, l.confidence), coalesce(l.validated, 0), p.status, p.success_rate,
+    e.tier
+FROM memories m
+    LEFT JOIN graph_nodes n ON n.memory_id = m.id
+    LEFT JOIN retention r ON r.memory_id = m.id
+    LEFT JOIN facts f ON f.seq = m.seq
+    LEFT JOIN learnings l ON l.seq = m.seq
+    LEFT JOIN procedures p ON p.seq = m.seq
+    LEFT JOIN episodes e ON e.seq = m.seq
+WHERE m.user_id = ? AND m.agent_id = ? AND m.archived_at IS NULL
+ORDER BY m.seq
+"""
+
+_ORPHANS: tuple[tuple[str, str], ...] = (
+    ("graph_edges", "DELETE FROM graph_edges WHERE source_id NOT IN (SELECT id FROM memories)"
+     " OR target_id NOT IN (SELECT id FROM memories)"),
+    ("graph_nodes", "DELETE FROM graph_nodes WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("retention", "DELETE FROM retention WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("episodes", "DELETE FROM episodes WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("facts", "DELETE FROM facts WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedure_steps",
+     "DELETE FROM procedure_steps WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedure_tags", "DELETE FROM procedure_tags WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedures", "DELETE FROM procedures WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("learning_tags", "DELETE FROM learning_tags WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("learnings", "DELETE FROM learnings WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("memory_sources",
+     "DELETE FROM memory_sources WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("abstracted_episodes",
+     "DELETE FROM abstracted_episodes WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("co_retrievals", "DELETE FROM co_retrievals WHERE first_id NOT IN (SELECT id FROM memories)"
+     " OR second_id NOT IN (SELECT id FROM memories)"),
+)  # fmt: skip
+
+
+class SQLiteLifecycleStore(LifecycleStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- history and provenance ---------------------------------------------------
+
+    def add_history(self, scope: Scope, entries: Sequence[HistoryEntry]) -> None:
+        if not entries:
+            return
+        rows = [
+            (
+                scope.user_id,
+                scope.agent_id,
+                e.memory_id,
+                e.event,
+                real(e.at, "at"),
+                dumps(e.details, "history details"),
+            )
+            for e in entries
+        ]
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO memory_history (user_id, agent_id, memory_id, event, at, details)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id, event, at, details FROM memory_history"
+                " WHERE user_id = ? AND agent_id = ? AND memory_id = ? ORDER BY id",
+                (scope.user_id, scope.agent_id, memory_id),
+            ).fetchall()
+        return [HistoryEntry(m, e, at, json.loads(d)) for m, e, at, d in rows]
+
+    def log_duplicate(self, scope: Scope, attempt: DuplicateAttempt) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO duplicate_attempts"
+                " (user_id, agent_id, existing_id, content, similarity, source, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    scope.user_id,
+                    scope.agent_id,
+                    attempt.existing_id,
+                    attempt.content,
+                    real(attempt.similarity, "similarity"),
+                    attempt.source,
+                    real(attempt.at, "at"),
+                ),
+            )
+
+    def duplicates(self, scope: Scope, *, limit: int = 100) -> list[DuplicateAttempt]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT existing_id, content, similarity, source, at FROM duplicate_attempts"
+                " WHERE user_id = ? AND agent_id = ? ORDER BY id DESC LIMIT ?",
+                (scope.user_id, scope.agent_id, max(int(limit), 0)),
+            ).fetchall()
+        return [DuplicateAttempt(*row) for row in rows]
+
+    def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
+        if not sources:
+            return
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO memory_sources (memory_id, reference, source, at)"
+                " SELECT id, ?, ?, ? FROM memories WHERE id = ? AND user_id = ? AND agent_id = ?",
+                [
+                    (s.reference, s.source, real(s.at, "at"), memory_id, *_key(scope))
+                    for s in sources
+                ],
+            )
+
+    def sources(self, scope: Scope, memory_id: str) -> list[MemorySource]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT s.reference, s.source, s.at FROM memory_sources s"
+                " JOIN memories m ON m.id = s.memory_id"
+                " WHERE s.memory_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY s.id",
+                (memory_id, *_key(scope)),
+            ).fetchall()
+        return [MemorySource(*row) for row in rows]
+
+    # -- consolidation inputs -----------------------------------------------------
+
+    def record_co_retrieval(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
+        ids = list(dict.fromkeys(memory_ids))[:_MAX_PAIR_IDS]
+        pairs = [tuple(sorted(p)) for p in itertools.combinations(ids, 2)]
+        if not pairs:
+            return
+        at = real(now, "now")
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO co_retrievals (user_id, agent_id, first_id, second_id, count, last_at)"
+                " VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT DO UPDATE SET"
+                " count = count + 1, last_at = excluded.last_at",
+                [(*_key(scope), a, b, at) for a, b in pairs],
+            )
+
+    def take_co_retrievals(self, scope: Scope) -> list[tuple[str, str, int]]:
+        with self._db.write() as conn:
+            rows = conn.execute(
+                "DELETE FROM co_retrievals WHERE user_id = ? AND agent_id = ?"
+                " RETURNING first_id, second_id, count",
+                _key(scope),
+            ).fetchall()
+        return sorted((a, b, int(n)) for a, b, n in rows)
+
+    def mark_abstracted(self, scope: Scope, episode_ids: Sequence[str], now: float) -> None:
+        if not episode_ids:
+            return
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO abstracted_episodes (memory_id, at)"
+                " SELECT id, ? FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+                " AND +user_id = ? AND +agent_id = ?",
+                (real(now, "now"), ids_param(episode_ids), *_key(scope)),
+            )
+
+    def unabstracted_episodes(self, scope: Scope, *, limit: int) -> list[Episode]:
+        if limit <= 0:
+            return []
+        with self._db.read() as conn:
+            records = load_records(
+                conn,
+                MemoryKind.EPISODIC,
+                " LEFT JOIN abstracted_episodes a ON a.memory_id = m.id"
+                " WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL"
+                " AND a.memory_id IS NULL ORDER BY t.timestamp, t.seq LIMIT ?",
+                (*_key(scope), int(limit)),
+            )
+        return cast(list[Episode], records)
+
+    def vitals(self, scope: Scope) -> list[MemoryVitals]:
+        with self._db.read() as conn:
+            rows = conn.execute(_VITALS, _key(scope)).fetchall()
+        return [
+            MemoryVitals(
+                memory_id=row[0],
+                kind=MemoryKind(row[1]),
+                temporal_level=row[2],
+                effective_salience=max(0.0, min(1.0, row[3])),
+                created_at=row[4],
+                pagerank=row[5],
+                stability=row[6],
+                last_reviewed=row[7],
+                review_count=row[8],
+                confidence=row[9],
+                validated=bool(row[10]),
+                status=row[11],
+                success_rate=row[12],
+                tier=row[13],
+            )
+            for row in rows
+        ]
+
+    def archived_before(self, scope: Scope, cutoff: float) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM memories WHERE user_id = ? AND agent_id = ?"
+                " AND archived_at IS NOT NULL AND archived_at <= ? ORDER BY archived_at, seq",
+                (*_key(scope), real(cutoff, "cutoff")),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    # -- gardener jobs ------------------------------------------------------------
+
+    def job_runs(self) -> dict[str, JobRun]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT job, last_run_at, last_summary, locked_by, lock_expires_at"
+                " FROM gardener_jobs ORDER BY job"
+            ).fetchall()
+        return {row[0]: JobRun(row[0], row[1], json.loads(row[2]), row[3], row[4]) for row in rows}
+
+    def begin_job(
+        self, job: str, owner: str, now: float, *, due_before: float, lease_seconds: float
+    ) -> bool:
+        at = real(now, "now")
+        with self._db.write() as conn:
+            conn.execute("INSERT OR IGNORE INTO gardener_jobs (job) VALUES (?)", (job,))
+            last_run, locked_by, expires = conn.execute(
+                "SELECT last_run_at, locked_by, lock_expires_at FROM gardener_jobs WHERE job = ?",
+                (job,),
+            ).fetchone()
+            if locked_by is not None and locked_by != owner and (expires or 0.0) > at:
+                return False
+            if last_run is not None and last_run > due_before:
+                return False
+            conn.execute(
+                "UPDATE gardener_jobs SET locked_by = ?, lock_expires_at = ? WHERE job = ?",
+                (owner, at + real(lease_seconds, "lease_seconds"), job),
+            )
+        return True
+
+    def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE gardener_jobs SET last_run_at = ?, last_summary = ?, locked_by = NULL,"
+                " lock_expires_at = NULL WHERE job = ? AND locked_by = ?",
+                (real(now, "now"), dumps(dict(summary), "job summary"), job, owner),
+            )
+
+    def abandon_job(self, job: str, owner: str) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE gardener_jobs SET locked_by = NULL, lock_expires_at = NULL"
+                " WHERE job = ? AND locked_by = ?",
+                (job, owner),
+            )
+
+    # -- maintenance --------------------------------------------------------------
+
+    def clean_orphans(self) -> dict[str, int]:
+        removed: dict[str, int] = {}
+        with self._db.write() as conn:
+            for name, sql in _ORPHANS:
+                removed[name] = conn.execute(sql).rowcount
+            removed["keyword_index"] = _repair_keyword_index(conn)
+        return removed
+
+
+def _key(scope: Scope) -> tuple[str, str]:
+    return scope.user_id, scope.agent_id
+
+
+def _repair_keyword_index(conn: sqlite3.Connection) -> int:
+    """Rebuild the FTS index if it disagrees with ``memories`` (1 if rebuilt, else 0)."""
+    try:
+        conn.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError:
+        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
+        return 1
+    return 0
