@@ -9,6 +9,7 @@ model and provider exceptions are translated at the boundary and chained with
     │   ├── ValidationError        bad input: empty/oversized content, wrong types,
     │   │   │                      invalid UTF-8, malformed JSON, bad parameters
     │   │   ├── ScopeError         a call without user_id (or with an empty one)
+    │   │   ├── ConflictNotPending a conflict that was already resolved
     │   │   └── OutcomeError       an outcome that cannot be recorded
     │   │       ├── OutcomeWindowClosed     after the 7-day window (seed 003 R14)
     │   │       └── OutcomeAlreadyRecorded  the trace already has its outcome
@@ -31,6 +32,7 @@ from __future__ import annotations
 __all__ = [
     "AuthenticationError",
     "ConfigError",
+    "ConflictNotPending",
     "EmbeddingError",
     "MigrationError",
     "NotFoundError",
@@ -71,6 +73,12 @@ class ScopeError(ValidationError):
     """A call was made without a scope (``user_id``) or with an empty one."""
 
     code = "missing_scope"
+
+
+class ConflictNotPending(ValidationError):
+    """Only a pending (ask_user) conflict can be resolved; this one is settled."""
+
+    code = "conflict_not_pending"
 
 
 class OutcomeError(ValidationError):

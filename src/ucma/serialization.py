@@ -8,7 +8,7 @@ missing required field raise ``ValidationError`` rather than a TypeError.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
@@ -29,10 +29,16 @@ from ucma.types import (
     Tier,
 )
 
+if TYPE_CHECKING:
+    from ucma.learning.records import OutcomeReport
+    from ucma.retrieval.cascade import RecallResult
+
 __all__ = [
     "edge_from_dict",
     "edge_to_dict",
     "hit_to_dict",
+    "outcome_report_to_dict",
+    "recall_result_to_dict",
     "record_from_dict",
     "record_to_dict",
     "retention_from_dict",
@@ -102,7 +108,37 @@ def hit_to_dict(hit: Hit) -> dict[str, Any]:
         "graph_distance": hit.graph_distance,
         "channels": dict(hit.channels),
         "needs_review": hit.needs_review,
+        "layer": hit.layer or None,
+        "confidence": hit.confidence.to_dict() if hit.confidence is not None else None,
         "memory": record_to_dict(hit.memory),
+    }
+
+
+def recall_result_to_dict(result: RecallResult) -> dict[str, Any]:
+    """``recall``'s answer: hits (each with its five confidence factors and layer), the
+    cascade path, the overall confidence, the low-confidence flag and the retrieval id."""
+    data: dict[str, Any] = {
+        "query": result.query,
+        "query_class": result.query_class,
+        "retrieval_id": result.retrieval_id,
+        "confidence": round(result.confidence, 4),
+        "low_confidence": result.low_confidence,
+        "cascade_path": result.cascade_path.to_dict(),
+        "results": [hit_to_dict(hit) for hit in result.hits],
+    }
+    if result.explanation:
+        data["explanation"] = result.explanation
+    return data
+
+
+def outcome_report_to_dict(report: OutcomeReport) -> dict[str, Any]:
+    """What an outcome changed: the completed trace and every salience update."""
+    return {
+        "trace": report.trace.to_dict(),
+        "salience_updates": [update.to_dict() for update in report.updates],
+        "procedures_updated": list(report.procedures),
+        "learnings_updated": list(report.learnings),
+        "skipped_memory_ids": list(report.skipped),
     }
 
 

@@ -99,7 +99,7 @@ def test_observe_recall_stats_export_import_round_trip(tmp_path: Path) -> None:
 
     code, out, err = run("recall", "billing deploy key", "--user", "alice", "--home", str(home))
     assert code == 0, err
-    assert "billing" in out
+    assert "billing" in out and "confidence" in out
 
     code, out, err = run("stats", "--user", "alice", "--home", str(home), "--json")
     assert code == 0, err
@@ -125,8 +125,12 @@ def test_observe_recall_stats_export_import_round_trip(tmp_path: Path) -> None:
         "recall", "billing deploy key rotation", "--user", "alice", "--json", env=env
     )
     assert code == 0, err
-    contents = [hit["content"] for hit in json.loads(out)["results"]]
+    result = json.loads(out)
+    contents = [hit["content"] for hit in result["results"]]
     assert any("90 days" in content for content in contents)
+    assert result["retrieval_id"].startswith("ret_") and isinstance(result["low_confidence"], bool)
+    assert "primary_layer" in result["cascade_path"]
+    assert "overall" in result["results"][0]["confidence"]
 
 
 @pytest.mark.parametrize(

@@ -41,12 +41,14 @@ async def round_trip(client: Client) -> None:
     """List the tools, remember, then recall the memory."""
     names = {tool.name for tool in (await client.list_tools()).tools}
     assert set(TOOL_NAMES) <= names
-    assert not {"decide", "outcome", "mind_decide"} & names  # the engine has no decisions yet
     stored = await call(client, "remember", content=FACT)
     assert stored["stored"] is True
     recalled = await call(client, "recall", query=QUERY, limit=3)
     assert recalled["results"][0]["id"] == stored["id"]
     assert "5433" in recalled["results"][0]["content"]
+    assert 0 < recalled["results"][0]["confidence"] <= 1
+    assert isinstance(recalled["low_confidence"], bool)
+    assert recalled["retrieval_id"].startswith("ret_")
 
 
 async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -> None:
@@ -57,7 +59,7 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             for name in TOOL_NAMES:
                 assert len(tools[name].description or "") > 40, name
-            assert "remember" in (tools["recall"].description or "")  # says what it runs
+            assert "low_confidence" in (tools["recall"].description or "")
             seed = await call(client, "mind_retrieve", query=QUERY)
             assert "5433" in seed["results"][0]["content"]
             await call(client, "mind_remember", content="Alice's laptop is a ThinkPad X1.")
@@ -80,6 +82,44 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
                 learning_type="failure_analysis",
             )
             assert lesson["id"].startswith("lrn_")
+            recalled = await call(client, "recall", query=QUERY)
+            decision = await call(
+                client,
+                "decide",
+                memory_ids=[recalled["results"][0]["id"]],
+                summary="Told the user to connect on port 5433",
+                retrieval_id=recalled["retrieval_id"],
+            )
+            assert decision["decision_id"].startswith("trc_")
+            judged = await call(
+                client,
+                "outcome",
+                decision_id=decision["decision_id"],
+                quality=0.9,
+                signal="user_accepted",
+            )
+            assert judged["outcome_quality"] == 0.9 and judged["salience_updates"][0]["delta"] > 0
+            twice = await client.call_tool(
+                "outcome",
+                {"decision_id": decision["decision_id"], "quality": 1, "signal": "task_completed"},
+            )
+            assert twice.is_error and "outcome_already_recorded" in twice.content[0].text
+            seed_decision = await call(
+                client, "mind_decide", memory_ids=[fact["id"]], summary="Used the port fact"
+            )
+            assert seed_decision["decision_id"] != decision["decision_id"]
+
+            await call(
+                client, "assert_fact", subject="Gai", predicate="delivery_pref", object="Thursday"
+            )
+            disputed = await call(
+                client, "assert_fact", subject="Gai", predicate="delivery_pref", object="Friday"
+            )
+            assert disputed["disambiguation_required"] is True
+            gai = await call(client, "facts", entity="Gai")
+            assert gai["disambiguation_required"] and gai["options"] == ["Thursday", "Friday"]
+            assert gai["conflicts"][0]["status"] == "pending"
+
             health = await call(client, "mind_health")
             assert health["status"] == "ok" and health["user_id"] == "alice"
             assert health["memories"]["episodic"] == 2
@@ -132,6 +172,27 @@ async def test_http_with_api_keys_and_tenant_isolation(
             )
             health = await call(alice, "health")
             assert health["user_id"] == "alice"
+            recalled = await call(alice, "recall", query=QUERY)
+            decision = await call(
+                alice,
+                "decide",
+                memory_ids=[recalled["results"][0]["id"]],
+                summary="Used the staging port",
+                retrieval_id=recalled["retrieval_id"],
+            )
+
+        async with keyed_client(url, bob_token) as bob:
+            # Alice's ids in Bob's hands: unknown, and nothing changes.
+            stolen = await bob.call_tool(
+                "outcome",
+                {"decision_id": decision["decision_id"], "quality": -1, "signal": "task_failed"},
+            )
+            assert stolen.is_error and "not_found" in stolen.content[0].text
+            borrowed = await bob.call_tool(
+                "decide",
+                {"memory_ids": [recalled["results"][0]["id"]], "summary": "x"},
+            )
+            assert borrowed.is_error and "not_found" in borrowed.content[0].text
 
         async with keyed_client(url, bob_token) as bob:
             assert (await call(bob, "recall", query=QUERY))["results"] == []
@@ -156,6 +217,14 @@ async def test_http_with_api_keys_and_tenant_isolation(
             assert [
                 f["object"] for f in (await call(alice, "facts", entity="Nightjar"))["facts"]
             ] == ["3 June"]
+            judged = await call(
+                alice,
+                "outcome",
+                decision_id=decision["decision_id"],
+                quality=0.5,
+                signal="task_completed",
+            )
+            assert judged["outcome_quality"] == 0.5  # Bob's attempt did not record one
 
 
 async def test_http_in_local_mode_takes_the_scope_from_headers(

@@ -143,7 +143,7 @@ async def alice_world(alice: httpx.AsyncClient) -> dict[str, str]:
     return {
         "ep1": ep1,
         "ep2": ep2,
-        "fact": fact.json()["id"],
+        "fact": fact.json()["fact"]["id"],
         "procedure": proc.json()["id"],
         "learning": lrn.json()["id"],
     }
@@ -233,3 +233,101 @@ async def test_tenant_isolation_on_every_endpoint(keyed: KeyedClient) -> None:
     # Alice's memory is exactly as it was.
     assert (await alice.get("/v1/export")).content == alice_export
     assert (await alice.get("/v1/stats")).json()["memories"] == before
+
+
+async def test_tenant_isolation_of_recall_conflicts_decisions_and_events(
+    keyed: KeyedClient,
+) -> None:
+    alice, bob = await keyed("alice"), await keyed("bob")
+    ids = await alice_world(alice)
+    gai = {"subject": "Nightjar", "predicate": "launch_day"}
+    await alice.post("/v1/facts", json={**gai, "object": "Tuesday"})
+    pending = (await alice.post("/v1/facts", json={**gai, "object": "Friday"})).json()
+    [conflict] = pending["conflicts_detected"]
+    assert conflict["status"] == "pending"
+    recalled = (await alice.post("/v1/recall", json={"query": "Nightjar launch"})).json()
+    trace = (
+        await alice.post(
+            "/v1/decisions",
+            json={
+                "memory_ids": [ids["ep1"]],
+                "summary": "Planned the Nightjar launch",
+                "retrieval_id": recalled["retrieval_id"],
+            },
+        )
+    ).json()
+    observed = (
+        await alice.post(
+            "/v1/decisions",
+            json={"memory_ids": [ids["ep2"]], "summary": "Moved the deploy key"},
+        )
+    ).json()
+    await alice.post(
+        f"/v1/decisions/{observed['id']}/outcome", json={"quality": 0.5, "signal": "task_completed"}
+    )
+    alice_export = (await alice.get("/v1/export")).content
+    alice_events = (await alice.get("/v1/events", params={"limit": 1000})).json()["items"]
+
+    as_alice = {"user_id": "alice"}
+    for path in (
+        "/v1/conflicts",
+        "/v1/decisions",
+        "/v1/events",
+        "/v1/review_flags",
+        f"/v1/decisions/{trace['id']}",
+        f"/v1/memories/{ids['ep1']}/influence",
+    ):
+        assert (await bob.get(path, params=as_alice)).status_code == 404, path
+    for path, body in (
+        ("/v1/recall", {"query": "Nightjar"}),
+        ("/v1/chat", {"message": "When does Nightjar launch?"}),
+        ("/v1/decisions", {"memory_ids": [ids["ep1"]], "summary": "x"}),
+        (f"/v1/conflicts/{conflict['id']}/resolve", {"chosen_value": "Friday"}),
+        (f"/v1/decisions/{trace['id']}/outcome", {"quality": -1, "signal": "task_failed"}),
+    ):
+        assert (await bob.post(path, json={**as_alice, **body})).status_code == 404, path
+
+    # With Alice's ids in hand, from Bob's own scope: unknown ids, nothing changes.
+    resolve = await bob.post(
+        f"/v1/conflicts/{conflict['id']}/resolve", json={"chosen_value": "Friday"}
+    )
+    assert resolve.status_code == 404
+    for trace_id in (trace["id"], observed["id"]):
+        assert (await bob.get(f"/v1/decisions/{trace_id}")).status_code == 404
+        assert (await bob.get(f"/v1/decisions/{trace_id}/counterfactuals")).status_code == 404
+        late = await bob.post(
+            f"/v1/decisions/{trace_id}/outcome", json={"quality": -1, "signal": "task_failed"}
+        )
+        assert late.status_code == 404
+    assert (await bob.get(f"/v1/memories/{ids['ep1']}/influence")).status_code == 404
+    stolen = await bob.post(
+        "/v1/decisions", json={"memory_ids": [ids["ep1"]], "summary": "Bob uses Alice's memory"}
+    )
+    assert stolen.status_code == 404
+    borrowed = await bob.post(
+        "/v1/decisions",
+        json={"memory_ids": [ids["ep1"]], "summary": "x", "retrieval_id": recalled["retrieval_id"]},
+    )
+    assert borrowed.status_code == 404
+
+    # Searching and listing from Bob's scope finds nothing of Alice's.
+    search = (await bob.post("/v1/recall", json={"query": "Nightjar launch deploy key"})).json()
+    assert search["results"] == []
+    chat = (await bob.post("/v1/chat", json={"message": "When does Nightjar launch?"})).json()
+    assert chat["facts"] == [] and chat["conflicts_detected"] == [] and chat["memories"] == []
+    assert (await bob.get("/v1/conflicts")).json()["items"] == []
+    assert (await bob.get("/v1/review_flags")).json()["items"] == []
+    assert (await bob.get("/v1/decisions")).json()["items"] == []
+    bob_events = (await bob.get("/v1/events")).json()["items"]  # his own searches only
+    assert {e["user_id"] for e in bob_events} <= {"bob"}
+    assert not any(i in json.dumps(bob_events) for i in [*ids.values(), trace["id"]])
+    history = await bob.get("/v1/facts/history", params=gai)
+    assert history.json()["items"] == [] and history.json()["conflicts_detected"] == []
+
+    # Alice's memory, decisions and events are exactly as they were.
+    assert (await alice.get("/v1/export")).content == alice_export
+    after = (await alice.get("/v1/events", params={"limit": 1000})).json()["items"]
+    assert [e["id"] for e in after] == [e["id"] for e in alice_events]
+    assert (await alice.get(f"/v1/decisions/{trace['id']}")).json()["outcome_observed"] is False
+    still = (await alice.get("/v1/conflicts", params={"status": "pending"})).json()["items"]
+    assert [c["id"] for c in still] == [conflict["id"]]

@@ -166,14 +166,17 @@ async def test_facts_assert_lookup_and_traverse(local: httpx.AsyncClient) -> Non
         },
     )
     assert created.status_code == 201, created.text
-    fact = created.json()
+    report = created.json()
+    assert report["conflicts_detected"] == [] and report["disambiguation_required"] is False
+    assert report["response"] == "Noted: staging database listens on port 5433"
+    fact = report["fact"]
     assert fact["kind"] == "semantic" and fact["source_episode_ids"] == [episode]
     again = await local.post(
         "/v1/facts",
         json={**A, "subject": "staging database", "predicate": "listens on", "object": "port 5433"},
     )
-    assert again.json()["id"] == fact["id"]
-    assert again.json()["reinforcement_count"] > fact["reinforcement_count"]
+    assert again.json()["fact"]["id"] == fact["id"]
+    assert again.json()["fact"]["reinforcement_count"] > fact["reinforcement_count"]
     await local.post(
         "/v1/facts", json={**A, "subject": "port 5433", "predicate": "serves", "object": "postgres"}
     )
@@ -423,6 +426,11 @@ POSTS = [
     "/v1/links",
     "/v1/graph/importance",
     "/v1/sessions",
+    "/v1/recall",
+    "/v1/chat",
+    "/v1/conflicts/cfl_x/resolve",
+    "/v1/decisions",
+    "/v1/decisions/trc_x/outcome",
 ]
 
 
@@ -476,6 +484,18 @@ async def test_openapi_documents_every_route_with_examples(local: httpx.AsyncCli
         "/v1/context",
         "/v1/export",
         "/v1/import",
+        "/v1/recall",
+        "/v1/facts/history",
+        "/v1/conflicts",
+        "/v1/conflicts/{conflict_id}/resolve",
+        "/v1/review_flags",
+        "/v1/chat",
+        "/v1/decisions",
+        "/v1/decisions/{decision_id}",
+        "/v1/decisions/{decision_id}/outcome",
+        "/v1/decisions/{decision_id}/counterfactuals",
+        "/v1/memories/{memory_id}/influence",
+        "/v1/events",
     }
     assert expected <= set(schema["paths"])
     bodies = schema["components"]["schemas"]
@@ -486,6 +506,11 @@ async def test_openapi_documents_every_route_with_examples(local: httpx.AsyncCli
         "LearnRequest",
         "AddProcedureRequest",
         "LinkRequest",
+        "RecallRequest",
+        "ResolveConflictRequest",
+        "ChatRequest",
+        "DecideRequest",
+        "DecisionOutcomeRequest",
     ):
         assert bodies[name].get("examples"), name
     assert (await local.get("/docs")).status_code == 200

@@ -69,9 +69,11 @@ def _hits_table(hits: list[Hit], title: str) -> Table:
     table.add_column("#", justify="right")
     table.add_column("kind")
     table.add_column("score", justify="right")
+    table.add_column("confidence", justify="right")
     table.add_column("content", overflow="fold")
     for rank, hit in enumerate(hits, 1):
-        table.add_row(str(rank), str(hit.kind), f"{hit.score:.3f}", Text(hit.content))
+        confidence = f"{hit.confidence.overall:.2f}" if hit.confidence is not None else "-"
+        table.add_row(str(rank), str(hit.kind), f"{hit.score:.3f}", confidence, Text(hit.content))
     return table
 
 
@@ -273,20 +275,41 @@ def recall(
     user: UserOption,
     agent: AgentOption = "default",
     limit: Annotated[int, typer.Option(min=1, help="Most results to return.")] = 10,
+    cascade: Annotated[
+        bool, typer.Option(help="Search further memory layers when confidence is low.")
+    ] = True,
+    explain: Annotated[
+        bool, typer.Option(help="With --json: add the plan and per-hit channel scores.")
+    ] = False,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Retrieve the memories most relevant to QUERY, best first."""
+    """Retrieve the memories most relevant to QUERY, best first, with their confidence."""
+    from ucma.serialization import recall_result_to_dict
+
     path = database(home)
-    hits = with_memory(
-        path, lambda memory: memory.remember(query, limit=limit), user=user, agent=agent
+    result = with_memory(
+        path,
+        lambda memory: memory.recall(query, limit=limit, cascade=cascade, explain=explain),
+        user=user,
+        agent=agent,
     )
     if as_json:
-        print_json({"results": _hits_json(hits)})
-    elif not hits:
-        stdout().print("no memories match", markup=False)
+        print_json(recall_result_to_dict(result))
+        return
+    out = stdout()
+    if not result.hits:
+        out.print("no memories match", markup=False)
     else:
-        stdout().print(_hits_table(hits, f"recall: {query}"))
+        out.print(_hits_table(result.hits, f"recall: {query}"))
+    layers = " -> ".join([result.cascade_path.primary_layer, *result.cascade_path.cascaded_to])
+    summary = f"confidence {result.confidence:.2f} ({result.query_class}; layers {layers})"
+    if result.low_confidence:
+        out.print(
+            Text(f"low confidence: {summary}; these may not answer the query", style="yellow")
+        )
+    else:
+        out.print(summary, markup=False)
 
 
 @app.command()

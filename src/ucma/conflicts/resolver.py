@@ -37,7 +37,7 @@ from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.reports import FactAssertion
 from ucma.conflicts.resolution import Belief, Decision, Side, decide_memory_vs_db
 from ucma.conflicts.resolution import decide_value_mismatch as decide
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import ConflictNotPending, NotFoundError, ValidationError
 from ucma.events.log import EventType, record
 from ucma.storage.base import Storage
 from ucma.types import (
@@ -249,7 +249,7 @@ class ConflictResolver:
             if conflict is None:
                 raise NotFoundError("conflict", conflict_id)
             if conflict.status is not ConflictStatus.PENDING:
-                raise ValidationError(
+                raise ConflictNotPending(
                     f"conflict {conflict_id!r} is already {conflict.status.value} "
                     f"(chosen value {conflict.chosen_value!r}); only pending conflicts can be "
                     "resolved"

@@ -1,4 +1,5 @@
-"""The MCP tools: remember, recall, learn, facts, assert_fact, health, and seed 003's names.
+"""The MCP tools: remember, recall, learn, decide, outcome, facts, assert_fact, health,
+and seed 003's names.
 
 Tools and what they call:
 
@@ -6,17 +7,14 @@ Tools and what they call:
 tool               alias (seed 003)            engine
 =================  ==========================  ======================================
 ``remember``       ``mind_remember``           ``observe`` (store one input)
-``recall``         ``mind_retrieve``           ``remember`` (retrieve, best first)
+``recall``         ``mind_retrieve``           ``recall`` (cascading, with confidence)
 ``learn``                                      ``learn``
-``facts``                                      ``facts_about``
-``assert_fact``                                ``assert_fact``
+``decide``         ``mind_decide``             ``decide`` (a decision and its memories)
+``outcome``                                    ``outcome`` (how it turned out)
+``facts``                                      ``facts_about`` (with their conflicts)
+``assert_fact``                                ``assert_fact_detailed``
 ``health``         ``mind_health``             ``stats`` of the caller's scope
 =================  ==========================  ======================================
-
-``decide`` / ``outcome`` (and ``mind_decide``) are not offered: the engine has no decision
-tracking yet, and a tool that pretends to record decisions would lose them. ``recall``
-runs the engine's current retrieval (``AsyncMemory.remember``) and says so in its
-description; it moves to the engine's ``recall`` when that exists.
 
 Scope: no tool takes a ``user_id``. A ``ScopeResolver`` gives the scope of each call:
 fixed by the command line on stdio, from the API key over HTTP (see ``ucma.server.app``).
@@ -36,7 +34,8 @@ from pydantic import Field
 import ucma
 from ucma.engine import AsyncMemory
 from ucma.errors import UserError
-from ucma.types import Hit, LearningType
+from ucma.learning.records import OutcomeSignal
+from ucma.types import Conflict, Hit, LearningType
 
 __all__ = ["TOOL_NAMES", "ScopeResolver", "create_mcp_server", "fixed_scope"]
 
@@ -47,23 +46,32 @@ TOOL_NAMES = (
     "remember",
     "recall",
     "learn",
+    "decide",
+    "outcome",
     "facts",
     "assert_fact",
     "health",
     "mind_remember",
     "mind_retrieve",
+    "mind_decide",
     "mind_health",
 )
 
 INSTRUCTIONS = """\
 Long-term memory for this user, kept across conversations.
 - Call `recall` at the start of a task and whenever the user refers to something from the
-  past ("as I said", "my usual setup"): it returns what is relevant, best first.
+  past ("as I said", "my usual setup"): it returns what is relevant, best first, with a
+  confidence; when `low_confidence` is true, say you are not sure rather than guess.
 - Call `remember` when you learn something worth keeping: a preference, a decision, a
   fact about the user's world, a result that took effort to get. One self-contained
   statement per call.
 - Call `learn` when something failed or succeeded in a way worth generalising.
-- `facts` lists what is known about a named thing; `assert_fact` records a precise triple.
+- `facts` lists what is known about a named thing, and any conflicting values: when
+  `disambiguation_required` is true, ask the user which of `options` is right.
+  `assert_fact` records a precise triple.
+- After acting on recalled memories, call `decide` with their ids and the recall's
+  `retrieval_id`; once you know how it went, call `outcome` with the decision id, so
+  memories that helped rank higher next time and misleading ones lower.
 """
 
 
@@ -96,12 +104,43 @@ def _hit(hit: Hit) -> dict[str, Any]:
         "kind": hit.kind.value,
         "content": hit.content,
         "score": round(hit.score, 4),
+        "confidence": round(hit.confidence.overall, 3) if hit.confidence is not None else None,
         "created_at": memory.created_at,
     }
-    for name in ("timestamp", "source", "subject", "predicate", "object", "confidence"):
+    if hit.needs_review:
+        found["needs_review"] = True
+    for name in ("timestamp", "source", "subject", "predicate", "object"):
         value = getattr(memory, name, None)
         if value is not None:
             found[name] = value
+    return found
+
+
+def _conflict(conflict: Conflict) -> dict[str, Any]:
+    """A conflict as an agent needs it: what disagrees, what was chosen, why."""
+    found: dict[str, Any] = {
+        "id": conflict.id,
+        "subject": conflict.subject,
+        "predicate": conflict.predicate,
+        "existing_value": conflict.existing_value,
+        "new_value": conflict.new_value,
+        "status": conflict.status.value,
+        "chosen_value": conflict.chosen_value,
+        "explanation": conflict.explanation,
+    }
+    if conflict.options:
+        found["options"] = list(conflict.options)
+    return found
+
+
+def _conflicts(conflicts: list[Conflict]) -> dict[str, Any]:
+    pending = [c for c in conflicts if c.disambiguation_required]
+    found: dict[str, Any] = {
+        "conflicts": [_conflict(c) for c in conflicts],
+        "disambiguation_required": bool(pending),
+    }
+    if pending:
+        found["options"] = list(dict.fromkeys(o for c in pending for o in c.options))
     return found
 
 
@@ -154,10 +193,23 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         ],
         ctx: Context,
         limit: Annotated[int, Field(ge=1, le=50, description="Most memories to return.")] = 5,
+        reference_time: Annotated[
+            float | None,
+            Field(description='Epoch seconds that "yesterday", "last week" refer to; default now.'),
+        ] = None,
     ) -> dict[str, Any]:
         with _told_to_the_agent():
-            hits = await memory.remember(query, limit=limit, **await scope(ctx))
-            return {"results": [_hit(hit) for hit in hits]}
+            result = await memory.recall(
+                query, limit=limit, reference_time=reference_time, **await scope(ctx)
+            )
+            path = result.cascade_path
+            return {
+                "results": [_hit(hit) for hit in result.hits],
+                "confidence": round(result.confidence, 3),
+                "low_confidence": result.low_confidence,
+                "retrieval_id": result.retrieval_id,
+                "searched_layers": [path.primary_layer, *path.cascaded_to],
+            }
 
     async def learn(
         insight: Annotated[
@@ -206,9 +258,11 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
                         "predicate": f.predicate,
                         "object": f.object,
                         "confidence": round(f.confidence, 3),
+                        "status": f.status.value,
                     }
                     for f in found
-                ]
+                ],
+                **_conflicts(found.conflicts),
             }
 
     async def assert_fact(
@@ -219,13 +273,91 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8,
     ) -> dict[str, Any]:
         with _told_to_the_agent():
-            fact = await memory.assert_fact(
+            result = await memory.assert_fact_detailed(
                 subject, predicate, object, confidence=confidence, **await scope(ctx)
             )
+            fact = result.fact
             return {
                 "id": fact.id,
                 "confidence": round(fact.confidence, 3),
                 "reinforcement_count": fact.reinforcement_count,
+                "status": fact.status.value,
+                "response": result.response,
+                **_conflicts(result.conflicts),
+            }
+
+    async def decide(
+        memory_ids: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                max_length=100,
+                description="Ids of the memories (from recall) your decision relied on.",
+            ),
+        ],
+        summary: Annotated[
+            str,
+            Field(
+                description='What you decided, in one line, e.g. "Suggested port 5433 for '
+                'staging". No personal data.'
+            ),
+        ],
+        ctx: Context,
+        retrieval_id: Annotated[
+            str | None, Field(description="The retrieval_id of the recall they came from.")
+        ] = None,
+        memory_scores: Annotated[
+            list[float] | None,
+            Field(description="How much each memory counted, in memory_ids order; default equal."),
+        ] = None,
+        decision_type: Annotated[
+            str, Field(description='e.g. "recommendation", "plan", "answer".')
+        ] = "recommendation",
+        confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
+    ) -> dict[str, Any]:
+        with _told_to_the_agent():
+            trace = await memory.decide(
+                memory_ids,
+                memory_scores,
+                decision_type=decision_type,
+                summary=summary,
+                confidence=confidence,
+                retrieval_id=retrieval_id,
+                **await scope(ctx),
+            )
+            return {
+                "decision_id": trace.id,
+                "memory_scores": trace.memory_scores,
+                "note": "call outcome with this decision_id once you know how it went "
+                "(within 7 days)",
+            }
+
+    async def outcome(
+        decision_id: Annotated[str, Field(description="The decision_id that decide returned.")],
+        quality: Annotated[
+            float,
+            Field(
+                ge=-1.0,
+                le=1.0,
+                description="How it went: 1 excellent, 0 neutral, -1 harmful or wrong.",
+            ),
+        ],
+        signal: Annotated[OutcomeSignal, Field(description="How you know.")],
+        ctx: Context,
+        feedback: Annotated[
+            str | None, Field(description="What the user said or what happened, briefly.")
+        ] = None,
+    ) -> dict[str, Any]:
+        with _told_to_the_agent():
+            report = await memory.outcome(
+                decision_id, quality, signal, feedback, **await scope(ctx)
+            )
+            return {
+                "decision_id": report.trace.id,
+                "outcome_quality": report.trace.outcome_quality,
+                "salience_updates": [
+                    {"memory_id": u.memory_id, "delta": round(u.delta, 4)} for u in report.updates
+                ],
             }
 
     async def health(ctx: Context) -> dict[str, Any]:
@@ -248,9 +380,16 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     )
     recall_text = (
         "Search the user's long-term memory for what is relevant to a question or task, best "
-        "first (vector, keyword and graph search ranked by relevance, importance, recency). "
-        "Call it before answering anything that may depend on the past. Runs the engine's "
-        "current retrieval (remember); results carry ids usable as evidence in learn."
+        "first (vector, keyword and graph search; further memory layers are searched when the "
+        "first is not confident). Call it before answering anything that may depend on the "
+        "past. Each result has a confidence in [0, 1]; low_confidence=true means nothing "
+        "solid was found, so say you do not know rather than guess. Result ids and the "
+        "retrieval_id go into decide; ids also work as evidence in learn."
+    )
+    decide_text = (
+        "Record a decision you made from recalled memories: pass their ids (memory_ids) and "
+        "the recall's retrieval_id, and a one-line summary. Returns a decision_id; report "
+        "how it turned out with outcome, so the memories that helped rank higher next time."
     )
     health_text = "Check that memory works; shows the model in use and memory counts."
     tools: list[tuple[Callable[..., Any], str, str, ToolAnnotations]] = [
@@ -263,22 +402,36 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
             "next time; link the memories it came from with evidence_ids.",
             writes,
         ),
+        (decide, "decide", decide_text, writes),
+        (
+            outcome,
+            "outcome",
+            "Report how a decision (decision_id from decide) turned out: quality from -1 "
+            "(wrong, harmful) to 1 (excellent) and the signal you observed (user_accepted, "
+            "user_rejected, task_completed, task_failed...). Memories behind good decisions "
+            "gain salience, misleading ones lose it. Once per decision, within 7 days.",
+            writes,
+        ),
         (
             facts,
             "facts",
-            "List the known facts (subject, predicate, object) about a named entity.",
+            "List the known facts (subject, predicate, object) about a named entity, with any "
+            "conflicts between values. If disambiguation_required is true, ask the user which "
+            "of options is correct before relying on that fact.",
             read_only,
         ),
         (
             assert_fact,
             "assert_fact",
             "Record a precise fact as subject, predicate, object. Asserting the same fact "
-            "again reinforces it instead of duplicating it.",
+            "again reinforces it; a new value for something that has one value (a status, a "
+            "preferred day) is reported as a conflict, resolved or left for the user to choose.",
             writes,
         ),
         (health, "health", health_text, read_only),
         (remember, "mind_remember", f"Same as remember. {remember_text}", writes),
         (recall, "mind_retrieve", f"Same as recall. {recall_text}", read_only),
+        (decide, "mind_decide", f"Same as decide. {decide_text}", writes),
         (health, "mind_health", f"Same as health. {health_text}", read_only),
     ]
     for function, name, description, annotations in tools:

@@ -9,6 +9,9 @@ missing, unknown or revoked key   401     ``unauthorized``
 wrong types, limits exceeded      422     ``validation_error``
 missing or empty user_id          422     ``missing_scope``
 engine ValidationError/ScopeError 422     the error's code
+a state that forbids the change   409     ``outcome_already_recorded``,
+(second outcome, late outcome,            ``outcome_window_closed``,
+resolving a settled conflict)             ``conflict_not_pending``
 other UserError (ConfigError)     400     the error's code
 NotFoundError, unknown route,     404     ``not_found``
 another scope than the key's
@@ -32,8 +35,10 @@ from starlette.exceptions import HTTPException
 
 from ucma.errors import (
     AuthenticationError,
+    ConflictNotPending,
     EmbeddingError,
     NotFoundError,
+    OutcomeError,
     ProviderError,
     StorageError,
     UCMAError,
@@ -54,6 +59,8 @@ SCOPE_MESSAGE = (
 _STATUS_BY_ERROR: tuple[tuple[type[UCMAError], int], ...] = (
     (NotFoundError, 404),
     (AuthenticationError, 401),
+    (OutcomeError, 409),
+    (ConflictNotPending, 409),
     (ValidationError, 422),
     (UserError, 400),
     (ProviderError, 502),

@@ -8,12 +8,17 @@ and then calls one engine method: no route reaches below the engine.
 from fastapi import APIRouter
 
 from ucma.server.routes import (
+    chat,
+    conflicts,
+    decisions,
+    events,
     exchange,
     facts,
     graph,
     learnings,
     memories,
     procedures,
+    recall,
     service,
     sessions,
 )
@@ -23,7 +28,12 @@ __all__ = ["ROUTERS"]
 ROUTERS: tuple[APIRouter, ...] = (
     service.router,
     memories.router,
+    recall.router,
     facts.router,
+    conflicts.router,
+    chat.router,
+    decisions.router,
+    events.router,
     procedures.router,
     learnings.router,
     graph.router,

@@ -1,9 +1,10 @@
-"""Semantic memory: assert subject-predicate-object facts, look them up, walk them."""
+"""Semantic memory: assert subject-predicate-object facts (with seed 002's conflict
+report), look them up (now or as of a moment), their history, walk them."""
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
@@ -58,10 +59,44 @@ class AssertFactRequest(ScopedBody):
     metadata: JsonObject = None
 
 
+class FactAssertionResponse(BaseModel):
+    """Seed 002's report of a fact write."""
+
+    response: str = Field(description='What happened, in a sentence ("Noted: ...").')
+    fact: dict[str, Any] = Field(description="The fact as stored; `status` says if it lost.")
+    conflicts_detected: list[dict[str, Any]]
+    disambiguation_required: bool = Field(
+        description="A conflict waits for the user: POST /v1/conflicts/{id}/resolve."
+    )
+    options: list[str] | None = Field(default=None, description="The values to choose from.")
+    flagged_for_review: list[dict[str, Any]] = Field(
+        description="Memories derived from a value that was just superseded."
+    )
+
+
+class FactPage(Page):
+    """A page of facts with every conflict that touches them."""
+
+    conflicts_detected: list[dict[str, Any]]
+    disambiguation_required: bool
+    options: list[str] | None = None
+
+
+def _fact_page(facts: Any, limit: int, offset: int) -> FactPage:
+    report = facts.to_dict()  # a FactList: facts plus seed 002's conflict fields
+    items = report.pop("facts")[offset : offset + limit]
+    page = page_of(items, limit, offset, more=len(facts) > offset + limit)
+    return FactPage(**page.model_dump(), **report)
+
+
 @router.post("/facts", status_code=201)
-async def assert_fact(body: AssertFactRequest, engine: Engine, key: Caller) -> dict[str, Any]:
-    """Assert (or reinforce) a fact; returns the stored fact."""
-    fact = await engine.assert_fact(
+async def assert_fact(
+    body: AssertFactRequest, engine: Engine, key: Caller
+) -> FactAssertionResponse:
+    """Assert (or reinforce) a fact. A new value for a single-valued predicate is a
+    conflict: resolved by seed 002's rules, or left pending for the user (then
+    `disambiguation_required` is true and `options` lists the values)."""
+    result = await engine.assert_fact_detailed(
         body.subject,
         body.predicate,
         body.object,
@@ -74,7 +109,7 @@ async def assert_fact(body: AssertFactRequest, engine: Engine, key: Caller) -> d
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return serialization.record_to_dict(fact)
+    return FactAssertionResponse(**result.to_dict())
 
 
 @router.get("/facts")
@@ -84,13 +119,45 @@ async def facts_about(
     key: Caller,
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
+    as_of: Annotated[
+        float | None,
+        Query(
+            allow_inf_nan=False,
+            description="What memory believed at this moment (epoch seconds, record time).",
+        ),
+    ] = None,
+    include_history: Annotated[
+        bool, Query(description="Every version, superseded ones included (not with as_of).")
+    ] = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
-) -> Page:
-    """Facts with the entity as subject or object, a page at a time."""
-    facts = await engine.facts_about(entity, **scope_for(key, user_id, agent_id))
-    items = [serialization.record_to_dict(f) for f in facts[offset : offset + limit]]
-    return page_of(items, limit, offset, more=len(facts) > offset + limit)
+) -> FactPage:
+    """Current facts with the entity as subject or object (or those believed `as_of` a
+    moment), a page at a time, with the conflicts that touch them."""
+    facts = await engine.facts_about(
+        entity,
+        as_of=as_of,
+        include_history=include_history,
+        **scope_for(key, user_id, agent_id),
+    )
+    return _fact_page(facts, limit, offset)
+
+
+@router.get("/facts/history")
+async def fact_history(
+    subject: Annotated[str, Query(min_length=1)],
+    predicate: Annotated[str, Query(min_length=1)],
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> FactPage:
+    """Every version of (subject, predicate) in record-time order, superseded and
+    conflicted ones included, with the conflicts between them."""
+    facts = await engine.fact_history(subject, predicate, **scope_for(key, user_id, agent_id))
+    return _fact_page(facts, limit, offset)
 
 
 @router.get("/facts/traverse")

@@ -1,0 +1,60 @@
+"""Chat: answer a message from memory, with conflicts reported out loud (seed 002 "User
+Experience", seed 000 "Response Synthesis"). Template-built; no LLM is called."""
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from ucma.server.auth import Caller, Engine, scope_for
+from ucma.server.schemas import ScopedBody, Text
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/v1", tags=["chat"])
+
+
+class ChatRequest(ScopedBody):
+    """A user's message to answer from memory."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"user_id": "ops_manager", "message": "Is SO-1001 complete?"}]
+        },
+    )
+
+    message: Text = Field(description="The question, as the user asked it.")
+    limit: int | None = Field(default=None, ge=1, description="Most memories to consult.")
+    entity: Text | None = Field(default=None, description="Restrict to memories about this.")
+
+
+class ChatResponse(BaseModel):
+    """Seed 002's response: the answer and every conflict it had to settle."""
+
+    model_config = ConfigDict(extra="allow")
+
+    query: str
+    response: str
+    confidence: float
+    conflicts_detected: list[dict[str, Any]]
+    disambiguation_required: bool
+    options: list[str] | None = None
+    facts: list[dict[str, Any]]
+    procedures: list[dict[str, Any]]
+    flagged_for_review: list[dict[str, Any]]
+    caveats: list[str]
+    memories: list[dict[str, Any]]
+
+
+@router.post("/chat")
+async def chat(body: ChatRequest, engine: Engine, key: Caller) -> ChatResponse:
+    """Answer the message from memory: current facts (checked against the sources of
+    truth), the conflicts touching them in seed 002's shape, review caveats."""
+    answer = await engine.answer(
+        body.message,
+        limit=body.limit,
+        entity=body.entity,
+        **scope_for(key, body.user_id, body.agent_id),
+    )
+    return ChatResponse(**answer.to_dict())
