@@ -79,6 +79,8 @@ class EpisodicConfig:
     # Seed 003 R4: a new episode more similar than this (cosine) to a live episode of the
     # scope reinforces that episode instead of being stored. Above 1.0 disables the check.
     duplicate_similarity: float = 0.95
+    # How many of the scope's latest episodes a new one is compared with (R4).
+    duplicate_window: int = 5_000
 
     def __post_init__(self) -> None:
         _check(self)

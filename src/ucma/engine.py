@@ -462,6 +462,7 @@ class AsyncMemory:
             [p.source for p in all_items],
             all_vectors,
             self.config.episodic.duplicate_similarity,
+            window=self.config.episodic.duplicate_window,
         )
         merged = {d.attempted_id: d.existing_id for d in duplicates}
         keep = [i for i, p in enumerate(all_items) if p.id not in merged]

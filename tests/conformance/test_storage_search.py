@@ -346,3 +346,22 @@ def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
     names = storage.episodes.participants(ALICE)
     assert {"Caroline", "Melanie"} <= set(names)
     assert storage.episodes.participants(BOB) == []
+
+
+def test_vector_search_latest_is_batched_and_bounded_to_the_newest(storage, make) -> None:
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((6, make.dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    episodes = [make.episode(ALICE, id=f"ep-w{i}") for i in range(6)]
+    storage.episodes.add(episodes, vectors)
+    found = storage.memories.vector_search_latest(ALICE, vectors[[0, 5]], 2, window=3)
+    assert "ep-w0" not in {i for i, _ in found[0]}  # outside the newest three
+    assert found[1][0][0] == "ep-w5" and found[1][0][1] == pytest.approx(1.0, abs=1e-5)
+    assert all(len(hits) == 2 for hits in found)
+    storage.memories.set_archived(ALICE, ["ep-w5"], 1.0)
+    again = storage.memories.vector_search_latest(ALICE, vectors[[5]], 3, window=3)
+    assert "ep-w5" not in {i for i, _ in again[0]}
+    assert storage.memories.vector_search_latest(BOB, vectors[[0]], 2, window=3) == [[]]
+    facts_only = storage.memories.vector_search_latest(
+        ALICE, vectors[[0]], 2, window=6, kinds=[MemoryKind.SEMANTIC])
+    assert facts_only == [[]]

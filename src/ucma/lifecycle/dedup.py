@@ -1,7 +1,10 @@
 """De-duplication on write (seed 003 R4).
 
 Before a batch of episodes is stored, each one's vector is compared with the
-live episodes of its scope and with the earlier items of the same batch. One
+scope's most recent live episodes (``EpisodicConfig.duplicate_window`` of
+them: repeats arrive close together, and a bounded window keeps the write
+path's cost independent of the store's size) and with the earlier items of
+the same batch, in two matrix products for the whole batch. One
 more than ``duplicate_similarity`` (0.95 cosine) similar to an episode of the
 same kind and scope is not stored: the existing episode is reinforced instead
 
@@ -69,28 +72,31 @@ def find_duplicates(
     vectors: np.ndarray,
     threshold: float,
     kind: MemoryKind = MemoryKind.EPISODIC,
+    window: int = 5_000,
 ) -> list[Duplicate]:
-    """Batch items more than ``threshold`` similar to a live memory of ``kind`` in
-    ``scope`` or to an earlier kept item of the batch (storage thread; call it
-    before the write transaction opens, so searches use the vector cache)."""
+    """Batch items more than ``threshold`` similar to one of the scope's latest
+    ``window`` live memories of ``kind`` or to an earlier kept item of the batch
+    (storage thread; call it before the write transaction opens, so searches
+    use the vector cache)."""
     if threshold > 1.0 or len(ids) == 0:
         return []
     matrix = np.asarray(vectors, dtype=np.float32)
+    stored = storage.memories.vector_search_latest(scope, matrix, 3, window=window, kinds=[kind])
+    close_ids = {h for hits in stored for h, score in hits if score > threshold}
+    records = storage.memories.get_many(scope, list(close_ids)) if close_ids else {}
+    within = matrix @ matrix.T
     found: list[Duplicate] = []
     kept: list[int] = []
     for i, memory_id in enumerate(ids):
         best_id, best = None, threshold
         numbers = numbers_of(contents[i])
-        hits = storage.memories.vector_search(scope, matrix[i], 3, kinds=[kind])
-        close = [(h, score) for h, score in hits if score > best]
-        if close:
-            records = storage.memories.get_many(scope, [h for h, _ in close])
-            for hit_id, score in close:
-                if hit_id in records and numbers_of(records[hit_id].content) == numbers:
-                    best_id, best = hit_id, float(score)
-                    break
+        for hit_id, score in stored[i]:
+            record = records.get(hit_id)
+            if score > best and record is not None and numbers_of(record.content) == numbers:
+                best_id, best = hit_id, float(score)
+                break
         if kept:
-            similarities = matrix[kept] @ matrix[i]
+            similarities = within[i, kept]
             for j in np.argsort(-similarities):
                 if float(similarities[j]) <= best:
                     break

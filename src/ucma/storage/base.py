@@ -149,6 +149,20 @@ class MemoryCatalog(ABC):
         """Top ``k`` by cosine similarity (vectors are unit length), best first."""
 
     @abstractmethod
+    def vector_search_latest(
+        self,
+        scope: Scope,
+        vectors: np.ndarray,
+        k: int,
+        *,
+        window: int,
+        kinds: Sequence[MemoryKind] | None = None,
+    ) -> list[list[ScoredId]]:
+        """For each row of ``vectors``, the top ``k`` by cosine among the scope's
+        ``window`` most recently added memories (live, not archived), best first.
+        Batched and bounded, for checks on the write path such as de-duplication."""
+
+    @abstractmethod
     def keyword_search(
         self,
         scope: Scope,

@@ -189,6 +189,17 @@ class SQLiteMemoryCatalog(MemoryCatalog):
     ) -> builtins.list[ScoredId]:
         return self._index.search(scope, vector, k, kinds=kinds, include_archived=include_archived)
 
+    def vector_search_latest(
+        self,
+        scope: Scope,
+        vectors: np.ndarray,
+        k: int,
+        *,
+        window: int,
+        kinds: Sequence[MemoryKind] | None = None,
+    ) -> builtins.list[builtins.list[ScoredId]]:
+        return self._index.search_latest(scope, vectors, k, window=window, kinds=kinds)
+
     def keyword_search(
         self,
         scope: Scope,

@@ -185,6 +185,46 @@ class ScopeVectors:
             offset += len(block)
         return scores
 
+    def _latest_rows(self, count: int) -> tuple[int, np.ndarray]:
+        """The first position and the matrix of the last ``count`` held rows."""
+        parts: list[np.ndarray] = []
+        wanted = min(count, self.n)
+        for block in reversed([*self._blocks, self._tail[: self._tail_n]]):
+            if wanted <= 0:
+                break
+            take = block[max(0, len(block) - wanted):]
+            parts.append(take)
+            wanted -= len(take)
+        parts.reverse()
+        rows = np.concatenate(parts) if parts else np.empty((0, self.dimension), np.float32)
+        return self.n - len(rows), rows
+
+    def search_latest(
+        self, queries: np.ndarray, k: int, window: int, kind_codes: np.ndarray | None
+    ) -> list[list[ScoredId]]:
+        """For each query row, the top ``k`` live, unarchived rows among the last
+        ``window`` held (insertion order), best first: one matrix product for all."""
+        if k <= 0 or self.n == 0 or len(queries) == 0:
+            return [[] for _ in range(len(queries))]
+        start, rows = self._latest_rows(window)
+        mask = self.alive[start : self.n] & ~self.archived[start : self.n]
+        if kind_codes is not None:
+            allowed = np.zeros(len(MemoryKind), dtype=bool)
+            allowed[kind_codes] = True
+            mask &= allowed[self.kinds[start : self.n]]
+        scores = rows @ queries.T  # (window, queries)
+        scores[~mask] = -np.inf
+        k = min(k, int(np.count_nonzero(mask)))
+        found: list[list[ScoredId]] = []
+        for column in scores.T:
+            if k == 0:
+                found.append([])
+                continue
+            top = np.argpartition(column, len(column) - k)[len(column) - k :]
+            order = top[np.argsort(-column[top], kind="stable")]
+            found.append([(self.ids[start + i], float(column[i])) for i in order])
+        return found
+
     def search(
         self, query: np.ndarray, k: int, kind_codes: np.ndarray | None, include_archived: bool
     ) -> list[ScoredId]:

@@ -189,6 +189,28 @@ class VectorIndex:
                 cache = self._fresh(conn, scope)
             return cache.search(query, k, kind_codes, include_archived)
 
+    def search_latest(
+        self,
+        scope: Scope,
+        vectors: np.ndarray,
+        k: int,
+        *,
+        window: int,
+        kinds: Sequence[MemoryKind] | None,
+    ) -> list[list[ScoredId]]:
+        queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
+        kind_codes = None
+        if kinds is not None:
+            kind_codes = np.array(sorted({KIND_CODES[MemoryKind(k)] for k in kinds}),
+                                  dtype=np.int8)
+        with self._db.read() as conn:
+            if scope in self._pending:
+                cache = ScopeVectors(self._dimension)
+                self._load_new_rows(conn, scope, cache)
+            else:
+                cache = self._fresh(conn, scope)
+            return cache.search_latest(queries, k, window, kind_codes)
+
     def _query(self, vector: np.ndarray) -> np.ndarray:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         if query.shape[0] != self._dimension:
