@@ -81,10 +81,14 @@ def find_duplicates(
     if threshold > 1.0 or len(ids) == 0:
         return []
     matrix = np.asarray(vectors, dtype=np.float32)
-    stored = storage.memories.vector_search_latest(scope, matrix, 3, window=window, kinds=[kind])
+    stored = storage.memories.vector_search_latest(
+        scope, matrix, 3, window=window, kinds=[kind], min_score=threshold
+    )
     close_ids = {h for hits in stored for h, score in hits if score > threshold}
     records = storage.memories.get_many(scope, list(close_ids)) if close_ids else {}
     within = matrix @ matrix.T
+    # Best similarity to any earlier item of the batch: most items have none close.
+    earlier = np.tril(within, -1).max(axis=1) if len(ids) > 1 else np.zeros(1)
     found: list[Duplicate] = []
     kept: list[int] = []
     for i, memory_id in enumerate(ids):
@@ -95,7 +99,7 @@ def find_duplicates(
             if score > best and record is not None and numbers_of(record.content) == numbers:
                 best_id, best = hit_id, float(score)
                 break
-        if kept:
+        if kept and earlier[i] > best:
             similarities = within[i, kept]
             for j in np.argsort(-similarities):
                 if float(similarities[j]) <= best:

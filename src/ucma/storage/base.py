@@ -157,9 +157,11 @@ class MemoryCatalog(ABC):
         *,
         window: int,
         kinds: Sequence[MemoryKind] | None = None,
+        min_score: float = -1.0,
     ) -> list[list[ScoredId]]:
-        """For each row of ``vectors``, the top ``k`` by cosine among the scope's
-        ``window`` most recently added memories (live, not archived), best first.
+        """For each row of ``vectors``, the top ``k`` by cosine, at least
+        ``min_score``, among the scope's ``window`` most recently added memories
+        (live, not archived), best first.
         Batched and bounded, for checks on the write path such as de-duplication."""
 
     @abstractmethod

@@ -197,8 +197,11 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         *,
         window: int,
         kinds: Sequence[MemoryKind] | None = None,
+        min_score: float = -1.0,
     ) -> builtins.list[builtins.list[ScoredId]]:
-        return self._index.search_latest(scope, vectors, k, window=window, kinds=kinds)
+        return self._index.search_latest(
+            scope, vectors, k, window=window, kinds=kinds, min_score=min_score
+        )
 
     def keyword_search(
         self,

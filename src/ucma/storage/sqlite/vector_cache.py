@@ -200,10 +200,16 @@ class ScopeVectors:
         return self.n - len(rows), rows
 
     def search_latest(
-        self, queries: np.ndarray, k: int, window: int, kind_codes: np.ndarray | None
+        self,
+        queries: np.ndarray,
+        k: int,
+        window: int,
+        kind_codes: np.ndarray | None,
+        min_score: float = -np.inf,
     ) -> list[list[ScoredId]]:
-        """For each query row, the top ``k`` live, unarchived rows among the last
-        ``window`` held (insertion order), best first: one matrix product for all."""
+        """For each query row, the top ``k`` live, unarchived rows scoring at
+        least ``min_score`` among the last ``window`` held (insertion order), best
+        first: one matrix product for all."""
         if k <= 0 or self.n == 0 or len(queries) == 0:
             return [[] for _ in range(len(queries))]
         start, rows = self._latest_rows(window)
@@ -215,14 +221,22 @@ class ScopeVectors:
         scores = rows @ queries.T  # (window, queries)
         scores[~mask] = -np.inf
         k = min(k, int(np.count_nonzero(mask)))
-        found: list[list[ScoredId]] = []
-        for column in scores.T:
-            if k == 0:
-                found.append([])
-                continue
-            top = np.argpartition(column, len(column) - k)[len(column) - k :]
-            order = top[np.argsort(-column[top], kind="stable")]
-            found.append([(self.ids[start + i], float(column[i])) for i in order])
+        found: list[list[ScoredId]] = [[] for _ in range(len(queries))]
+        if k == 0:
+            return found
+        # Only queries with a row above ``min_score`` need their top k worked out.
+        wanted = np.flatnonzero(scores.max(axis=0) >= min_score)
+        if wanted.size == 0:
+            return found
+        columns = scores[:, wanted]
+        top = np.argpartition(columns, len(columns) - k, axis=0)[len(columns) - k :]
+        for column_index, query_index in enumerate(wanted):
+            rows_top = top[:, column_index]
+            column = columns[:, column_index]
+            order = rows_top[np.argsort(-column[rows_top], kind="stable")]
+            found[query_index] = [
+                (self.ids[start + i], float(column[i])) for i in order if column[i] >= min_score
+            ]
         return found
 
     def search(

@@ -197,6 +197,7 @@ class VectorIndex:
         *,
         window: int,
         kinds: Sequence[MemoryKind] | None,
+        min_score: float,
     ) -> list[list[ScoredId]]:
         queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
         kind_codes = None
@@ -209,7 +210,7 @@ class VectorIndex:
                 self._load_new_rows(conn, scope, cache)
             else:
                 cache = self._fresh(conn, scope)
-            return cache.search_latest(queries, k, window, kind_codes)
+            return cache.search_latest(queries, k, window, kind_codes, min_score)
 
     def _query(self, vector: np.ndarray) -> np.ndarray:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
