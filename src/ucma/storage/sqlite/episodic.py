@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
@@ -51,10 +52,18 @@ FROM memories m JOIN episodes t ON t.seq = m.seq
 WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.user_id = ? AND +m.agent_id = ?
     AND m.archived_at IS NULL
 """
-_SIDE = """
+# Neighbours in (timestamp, seq) order, in two index-range steps per side: the
+# same timestamp past the anchor's seq, then strictly earlier (later) timestamps.
+_SAME_TIME = """
 SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
 WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
-    AND (t.timestamp, t.seq) {op} (?, ?)
+    AND t.timestamp = ? AND t.seq {op} ?
+ORDER BY t.seq {order} LIMIT ?
+"""
+_OTHER_TIME = """
+SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
+WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
+    AND t.timestamp {op} ?
 ORDER BY t.timestamp {order}, t.seq {order} LIMIT ?
 """
 _LIVE = " AND m.archived_at IS NULL"
@@ -66,6 +75,22 @@ def _bucket_bound(timestamp: float) -> int:
     if math.isinf(timestamp):
         return _BUCKET_LIMIT if timestamp > 0 else -_BUCKET_LIMIT
     return max(-_BUCKET_LIMIT, min(_BUCKET_LIMIT, int(timestamp // BUCKET_SECONDS)))
+
+
+def _side(
+    conn: sqlite3.Connection, where: tuple[str, str, str, float, int, int], op: str, order: str
+) -> list[tuple[str]]:
+    """Up to ``window`` neighbours on one side of an anchor episode of a session."""
+    user_id, agent_id, session_id, timestamp, seq, window = where
+    scope = (user_id, agent_id, session_id)
+    rows: list[tuple[str]] = conn.execute(
+        _SAME_TIME.format(op=op, order=order), (*scope, timestamp, seq, window)
+    ).fetchall()
+    if len(rows) < window:
+        rows += conn.execute(
+            _OTHER_TIME.format(op=op, order=order), (*scope, timestamp, window - len(rows))
+        ).fetchall()
+    return rows
 
 
 class SQLiteEpisodicStore(EpisodicStore):
@@ -192,9 +217,9 @@ class SQLiteEpisodicStore(EpisodicStore):
                 (ids_param(ids), scope.user_id, scope.agent_id),
             ).fetchall()
             for memory_id, session_id, timestamp, seq in anchors:
-                key = (scope.user_id, scope.agent_id, session_id, timestamp, seq, window)
-                before = conn.execute(_SIDE.format(op="<", order="DESC"), key).fetchall()
-                after = conn.execute(_SIDE.format(op=">", order="ASC"), key).fetchall()
+                where = (scope.user_id, scope.agent_id, session_id, timestamp, seq, window)
+                before = _side(conn, where, "<", "DESC")
+                after = _side(conn, where, ">", "ASC")
                 found = [(row[0], -offset) for offset, row in enumerate(before, 1)]
                 found += [(row[0], offset) for offset, row in enumerate(after, 1)]
                 found.sort(key=lambda item: (abs(item[1]), item[1]))
