@@ -16,6 +16,7 @@ from ucma.server.routes import (
     facts,
     graph,
     learnings,
+    lifecycle,
     memories,
     procedures,
     recall,
@@ -38,5 +39,6 @@ ROUTERS: tuple[APIRouter, ...] = (
     learnings.router,
     graph.router,
     sessions.router,
+    lifecycle.router,
     exchange.router,
 )
