@@ -308,9 +308,10 @@ class Retriever:
                     inherited[node_id] = (score, distance)
         if not inherited:
             return
-        centrality = _centrality(
-            graph.pagerank(scope, list(inherited)), graph.stats(scope).get("node_count", 0)
-        )
+        ranks = graph.pagerank(scope, list(inherited))
+        # The scope's size matters only once PageRank has been computed (by sleep).
+        nodes = graph.stats(scope).get("node_count", 0) if any(ranks.values()) else 0
+        centrality = _centrality(ranks, nodes)
         for node_id, (score, distance) in inherited.items():
             score *= centrality.get(node_id, 1.0)
             own = relevance.get(node_id, 0.0)

@@ -4,20 +4,19 @@ a low-confidence flag to abstain on, and the retrieval id to pass to a decision.
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import Identifier, ScopedBody, Text
-from ucma.types import MemoryKind, QueryMode
+from ucma.server.routes.memories import RememberRequest
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 
 
-class RecallRequest(ScopedBody):
-    """A cascading recall."""
+class RecallRequest(RememberRequest):
+    """A cascading recall: remember's filters plus the cascade's settings."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -33,8 +32,6 @@ class RecallRequest(ScopedBody):
         },
     )
 
-    query: Text
-    limit: int | None = Field(default=None, ge=1, description="Most results (engine default 10).")
     cascade: bool = Field(
         default=True,
         description="Search further memory layers when the primary layer's confidence is low.",
@@ -52,21 +49,6 @@ class RecallRequest(ScopedBody):
         "default now).",
     )
     explain: bool = Field(default=False, description="Add the plan and per-hit channel scores.")
-    mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
-    kinds: list[MemoryKind] | None = None
-    time_range: tuple[float, float] | None = Field(
-        default=None, description="[start, end] in epoch seconds; only memories in it."
-    )
-    entity: Text | None = None
-    tags: list[Identifier] | None = None
-    include_graph_neighbors: bool = True
-    min_importance: float = Field(default=0.0, ge=0.0, le=1.0)
-
-    @model_validator(mode="after")
-    def _ordered_range(self) -> "RecallRequest":
-        if self.time_range is not None and self.time_range[0] > self.time_range[1]:
-            raise ValueError("time_range must be [start, end] with start <= end")
-        return self
 
 
 class RecallResponse(BaseModel):
