@@ -1064,7 +1064,7 @@ class AsyncMemory:
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             drop_entity_terms="entity" in cfg.retrieval.channels,
         )
-        vector = await self._embed_query(text) if text.strip() else None
+        vector = await self._embed_query(plan.semantic_text) if text.strip() else None
         anchor_vector = None
         if plan.time_anchor is not None and plan.time_range is None:
             anchor_vector = await self._embed_query(plan.time_anchor.event)

@@ -11,7 +11,15 @@ from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, merge
 from ucma.retrieval.confidence import Confidence, confidence
 from ucma.retrieval.fusion import normalise, rrf, score_fusion
 from ucma.retrieval.ranking import RANKING_PRESETS, RankInputs, rank_score, recency
-from ucma.retrieval.router import PRIMARY_LAYER, Layer, QueryClass, classify, named_entities
+from ucma.retrieval.router import (
+    PRIMARY_LAYER,
+    Layer,
+    QueryClass,
+    classify,
+    named_entities,
+    route,
+    without_names,
+)
 from ucma.types import Episode, Hit, Provenance
 
 DAY = 86_400.0
@@ -114,6 +122,28 @@ def _hit(i: int, overall: float, recency_: float = 0.5) -> Hit:
     conf = Confidence(0.5, 0.8, recency_, 1.0, 0.6, overall)
     return Hit(memory=_episode(i), score=overall, relevance=overall, source="dense",
                confidence=conf)
+
+
+def test_names_leave_the_keyword_terms_and_the_embedded_text():
+    assert without_names("When did Mel's sister visit Mary Ann?", ["Mary Ann", "Mel"]) == (
+        "When did sister visit?"
+    )
+    assert without_names("Caroline?", ["Caroline"]) == ""
+    plan = route("What did Caroline research?", reference_time=0.0, known_entities=["Caroline"])
+    assert plan.entities == ["Caroline"] and plan.terms == ["research"]
+    assert plan.semantic_text == "What did research?"
+    alone = route("Caroline", reference_time=0.0, known_entities=["Caroline"])
+    assert alone.semantic_text == "Caroline" and alone.terms == ["caroline"]
+    kept = route("What did Caroline research?", reference_time=0.0,
+                 known_entities=["Caroline"], drop_entity_terms=False)
+    assert kept.semantic_text == "What did Caroline research?"
+
+
+def test_only_a_range_the_caller_gives_filters():
+    parsed = route("What happened yesterday?", reference_time=86_400.0 * 10)
+    assert parsed.time_range is not None and not parsed.time_filter
+    given_range = route("support group", reference_time=0.0, time_range=(0.0, 1.0))
+    assert given_range.time_filter
 
 
 def test_merge_scores_the_composite_and_keeps_each_memory_once():

@@ -141,12 +141,11 @@ class Retriever:
             and records[i].archived_at is None
             and (kinds is None or records[i].kind in kinds)
         }
-        if plan.time_range is not None and plan.query_class.value in ("temporal", "prospective"):
+        if plan.time_range is not None and plan.time_filter:
             start, end = plan.time_range
-            in_range = {
+            relevance = {
                 i: r for i, r in relevance.items() if start <= event_time(records[i]) <= end
             }
-            relevance = in_range or relevance  # a range that matches nothing is only a hint
         hits = self._rank(
             scope, plan, vector, layer, relevance, records, candidates, min_importance
         )

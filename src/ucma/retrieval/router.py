@@ -28,7 +28,15 @@ from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import MemoryKind, QueryMode
 
-__all__ = ["PRIMARY_LAYER", "Layer", "QueryClass", "QueryPlan", "classify", "route"]
+__all__ = [
+    "PRIMARY_LAYER",
+    "Layer",
+    "QueryClass",
+    "QueryPlan",
+    "classify",
+    "route",
+    "without_names",
+]
 
 
 class QueryClass(StrEnum):
@@ -224,8 +232,16 @@ class QueryPlan:
     entities: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     time_range: tuple[float, float] | None = None
+    # True when the caller gave the range: a constraint. A range parsed from the
+    # text is only a hint ("recently" in a question may mean recently before the
+    # event asked about, not before now), so it boosts rather than filters.
+    time_filter: bool = False
     time_anchor: TimeAnchor | None = None
     kinds: tuple[MemoryKind, ...] | None = None
+    # The text embedded for dense search: the query without the names the entity
+    # channel already matches (a name dominates a short sentence's embedding and
+    # pulls in greetings that address the person rather than what was said).
+    semantic_text: str = ""
 
     @property
     def layer(self) -> Layer:
@@ -282,6 +298,16 @@ def named_entities(text: str, known: Sequence[str]) -> list[str]:
     return found
 
 
+def without_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every whole-word mention of ``names`` (possessives included)
+    removed and the spacing tidied; empty when nothing else is left."""
+    for name in sorted(names, key=len, reverse=True):
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
+        text = pattern.sub(" ", text)
+    text = re.sub(r"\s+([,.?!;:])", r"\1", re.sub(r"\s+", " ", text)).strip()
+    return text if any(ch.isalnum() for ch in text) else ""
+
+
 def route(
     text: str,
     *,
@@ -312,11 +338,13 @@ def route(
     if explicit and explicit.lower() not in {e.lower() for e in entities}:
         entities.insert(0, explicit)
     terms = keyword_terms(text)
+    semantic_text = text
     if entities and drop_entity_terms:
         # Who the query is about is the entity channel's job; left in the keyword
-        # query, a name would favour greetings that address the person.
+        # query or the embedding, a name would favour greetings that address the person.
         named = {word for name in entities for word in keyword_terms(name)}
         terms = [t for t in terms if t.split("'")[0] not in named] or terms
+        semantic_text = without_names(text, entities) or text
     plan_tags = list(tags) if tags else []
     if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
         plan_tags = terms  # "how to deploy fastapi" -> procedures tagged deploy / fastapi
@@ -329,6 +357,8 @@ def route(
         entities=entities,
         tags=plan_tags,
         time_range=window,
+        time_filter=time_range is not None,
         time_anchor=anchor,
         kinds=tuple(kinds) if kinds else None,
+        semantic_text=semantic_text,
     )
