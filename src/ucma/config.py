@@ -187,7 +187,10 @@ class RetrievalConfig:
     dense_for_all_candidates: bool = True
     # Seed 001's minimum cosine for a dense-only candidate.
     semantic_min_similarity: float = 0.0
-    # BM25 weight of the context field (previous turn, date) relative to content.
+    # Keyword scoring: BM25 saturation and length normalisation, and the weight
+    # of the context field (previous turn, date) relative to content.
+    keyword_k1: float = 1.2
+    keyword_b: float = 0.75
     keyword_context_weight: float = 0.5
     # Fusion: "score" (normalised scores, weighted sum) or "rrf" (seed 003 R7).
     fusion: str = "score"
@@ -240,6 +243,13 @@ class RetrievalConfig:
             )
         if self.fusion not in ("score", "rrf"):
             raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
+        if not (
+            0 < self.keyword_k1 <= 10 and self.keyword_b <= 1 and self.keyword_context_weight <= 10
+        ):
+            raise ConfigError(
+                "RetrievalConfig needs 0 < keyword_k1 <= 10, keyword_b <= 1 and "
+                "keyword_context_weight <= 10"
+            )
         for method in (self.score_normalisation, *self.channel_normalisation.values()):
             if method not in ("max", "minmax", "none"):
                 raise ConfigError("score normalisation must be 'max', 'minmax' or 'none'")

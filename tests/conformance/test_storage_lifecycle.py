@@ -168,4 +168,3 @@ def test_clean_orphans_removes_dangling_rows(backend, storage, make) -> None:
     assert removed["co_retrievals"] == 1
     assert storage.lifecycle.take_co_retrievals(ALICE) == []
     assert storage.memories.get(ALICE, episode.id) is not None
-    assert removed["keyword_index"] == 0

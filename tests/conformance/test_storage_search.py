@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ucma.errors import ValidationError
+from ucma.storage.base import Bm25
 from ucma.types import MemoryKind, Scope
 
 ALICE = Scope("alice", "assistant")
@@ -127,7 +128,10 @@ def test_keyword_operators_are_plain_words(storage, corpus) -> None:
         "ep-kettle",
         "ep-near",
     }
-    assert storage.memories.keyword_search(ALICE, ["content:kettle"], 10) == []  # no column filter
+    # No column filter: "content:kettle" is the two words.
+    assert storage.memories.keyword_search(ALICE, ["content:kettle"], 10) == (
+        storage.memories.keyword_search(ALICE, ["content", "kettle"], 10)
+    )
     assert {i for i, _ in storage.memories.keyword_search(ALICE, ['"kettle"'], 10)} == {
         "ep-kettle",
         "ep-tea",
@@ -315,7 +319,8 @@ def test_keyword_context_field_holds_the_previous_turn_and_the_date(storage, mak
     hits = dict(storage.memories.keyword_search(ALICE, ["powerful"], 10))
     assert set(hits) == {"ep-a", "ep-a2"}
     assert hits["ep-a"] > hits["ep-a2"]  # own words outweigh the context's
-    assert storage.memories.keyword_search(ALICE, ["powerful"], 10, context_weight=0.0) == [
+    own_words = Bm25(context_weight=0.0)
+    assert storage.memories.keyword_search(ALICE, ["powerful"], 10, bm25=own_words) == [
         ("ep-a", hits["ep-a"])
     ]
     by_date = {i for i, _ in storage.memories.keyword_search(ALICE, ["may", "2023"], 10)}

@@ -1,7 +1,7 @@
 """Behaviour specific to the SQLite backend (not part of the ABC contract).
 
-Opening files, the FTS5 query builder and tokenizer, the bucket index plan,
-WAL mode and calls from several threads.
+Opening files, text analysis and the keyword cache across connections, the
+bucket index plan, WAL mode and calls from several threads.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.base import Bm25
 from ucma.storage.sqlite import SQLiteStorage
 from ucma.storage.sqlite.codec import SELECT_EPISODES
-from ucma.storage.sqlite.keywords import match_expression
 from ucma.types import Episode, Scope
 
 ALICE = Scope("alice", "assistant")
@@ -74,15 +74,6 @@ def test_file_is_in_wal_mode(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_match_expression_quotes_every_term() -> None:
-    assert match_expression(["kettle", 'say "hi"', "", "  ", "kettle"]) == (
-        '"kettle" OR "say ""hi"""'
-    )
-    assert match_expression(["a\x00b"]) == '"a b"'
-    assert match_expression(["\x00", ""]) is None
-    assert match_expression([]) is None
-
-
 def test_tokenizer_stems_english_and_folds_diacritics(tmp_path: Path) -> None:
     with SQLiteStorage(tmp_path / "fts.db", dimension=4) as storage:
         storage.episodes.add(
@@ -90,22 +81,45 @@ def test_tokenizer_stems_english_and_folds_diacritics(tmp_path: Path) -> None:
             np.repeat(unit(), 2, axis=0),
         )
         search = storage.memories.keyword_search
-        assert [i for i, _ in search(ALICE, ["running"], 5, context_weight=0.0)] == ["ep-1"]
+        own_words = Bm25(context_weight=0.0)
+        assert [i for i, _ in search(ALICE, ["running"], 5, bm25=own_words)] == ["ep-1"]
         assert [i for i, _ in storage.memories.keyword_search(ALICE, ["CAFE"], 5)] == ["ep-2"]
         assert [i for i, _ in storage.memories.keyword_search(ALICE, ["naive"], 5)] == ["ep-2"]
 
 
-def test_fts_index_stays_consistent_through_updates_and_deletes(tmp_path: Path) -> None:
-    path = tmp_path / "fts.db"
-    with SQLiteStorage(path, dimension=4) as storage:
-        records = [episode(i, f"text number {i} with 'quotes' and \x00 nul") for i in range(20)]
+def _found(storage: SQLiteStorage, word: str) -> list[str]:
+    """Ids whose own content has ``word`` (an episode's context holds its predecessor)."""
+    own = Bm25(context_weight=0.0)
+    return sorted(i for i, _ in storage.memories.keyword_search(ALICE, [word], 50, bm25=own))
+
+
+def test_keyword_index_follows_updates_deletes_and_other_connections(tmp_path: Path) -> None:
+    path = tmp_path / "keywords.db"
+    records = [episode(i, f"text number {i} with 'quotes' and \x00 nul") for i in range(20)]
+    quoted = sorted(r.id for r in records[15:])
+    rewritten = sorted(r.id for r in records[:5])
+    with SQLiteStorage(path, dimension=4) as storage, SQLiteStorage(path, dimension=4) as other:
         storage.episodes.add(records, np.repeat(unit(), 20, axis=0))
+        assert len(_found(storage, "quotes")) == len(_found(other, "quotes")) == 20
         for record in records[:10]:
             storage.episodes.update(dataclasses.replace(record, content=f"rewritten {record.id}"))
         for record in records[5:15]:
             storage.memories.delete(ALICE, record.id)
-    with closing(sqlite3.connect(path)) as conn, conn:
-        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')")
+        for reader in (storage, other):  # its own cache, and one another connection filled
+            assert _found(reader, "quotes") == quoted
+            assert _found(reader, "rewritten") == rewritten
+            assert _found(reader, "nul") == quoted
+    with SQLiteStorage(path, dimension=4) as reopened:
+        assert _found(reopened, "quotes") == quoted
+        assert _found(reopened, "rewritten") == rewritten
+
+
+def test_fts_table_is_gone_after_migration(tmp_path: Path) -> None:
+    path = tmp_path / "plain.db"
+    SQLiteStorage(path, dimension=4).close()
+    with closing(sqlite3.connect(path)) as conn:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    assert not {n for n in names if n.startswith("memories_fts")}
 
 
 def test_time_range_reads_the_bucket_index(tmp_path: Path) -> None:
@@ -159,6 +173,7 @@ def test_calls_from_several_threads_are_serialised(tmp_path: Path) -> None:
 WRITER = """
 import sys
 import numpy as np
+from ucma.storage.base import Bm25
 from ucma.storage.sqlite import SQLiteStorage
 from ucma.types import Episode, Scope
 with SQLiteStorage(sys.argv[1], dimension=4) as storage:

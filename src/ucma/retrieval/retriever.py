@@ -39,7 +39,7 @@ from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
-from ucma.storage.base import EpisodeBrief, Storage
+from ucma.storage.base import Bm25, EpisodeBrief, Storage
 from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, Provenance, RetentionInfo, Scope
 
 __all__ = ["LAYER_KINDS", "Retriever", "record_access"]
@@ -187,7 +187,7 @@ class Retriever:
                     plan.terms,
                     cfg.keyword_candidates,
                     kinds=kinds,
-                    context_weight=cfg.keyword_context_weight,
+                    bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
                 )
             )
         if (

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ucma.errors import ValidationError
 from ucma.events.log import Event
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.types import (
@@ -55,6 +56,8 @@ from ucma.types import (
 )
 
 __all__ = [
+    "DEFAULT_BM25",
+    "Bm25",
     "ConflictStore",
     "EmbeddingCacheStore",
     "EpisodeBrief",
@@ -75,6 +78,27 @@ __all__ = [
 
 ScoredId = tuple[str, float]
 """A memory id with a channel score; higher is better."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25:
+    """Keyword scoring parameters: BM25 saturation ``k1`` and length
+    normalisation ``b``, and the weight of a record's context field (its
+    episode's previous turn and date) relative to its content."""
+
+    k1: float = 1.2
+    b: float = 0.75
+    context_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not (0 < self.k1 <= 10 and 0 <= self.b <= 1 and 0 <= self.context_weight <= 10):
+            raise ValidationError(
+                "BM25 needs 0 < k1 <= 10, 0 <= b <= 1 and 0 <= context_weight <= 10, got "
+                f"k1={self.k1}, b={self.b}, context_weight={self.context_weight}"
+            )
+
+
+DEFAULT_BM25 = Bm25()
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,12 +197,13 @@ class MemoryCatalog(ABC):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
-        context_weight: float = 0.5,
+        bm25: Bm25 = DEFAULT_BM25,
     ) -> list[ScoredId]:
-        """Top ``k`` by BM25 over ``content`` and the lower-weight context field
-        (``context_weight`` relative to content), best first, scores > 0.
+        """Top ``k`` by BM25 over ``content`` and the lower-weight context field,
+        with the scope's own statistics, best first, scores > 0; ties go to
+        the older record.
 
-        ``terms`` are plain words (already tokenised by the caller); a record
+        ``terms`` are plain words (already split by the caller); a record
         matches if it contains any of them. Terms are never interpreted as
         query syntax, whatever characters they contain.
         """

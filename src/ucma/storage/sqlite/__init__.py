@@ -1,4 +1,5 @@
-"""The embedded backend: every UCMA store in one SQLite file (WAL, FTS5, numpy vectors)."""
+"""The embedded backend: every UCMA store in one SQLite file (WAL), searched
+through per-scope numpy caches of vectors and BM25 postings."""
 
 from ucma.storage.sqlite.storage import SQLiteStorage
 

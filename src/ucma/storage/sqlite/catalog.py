@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ucma.errors import NotFoundError
-from ucma.storage.base import MemoryCatalog, ScoredId
+from ucma.storage.base import DEFAULT_BM25, Bm25, MemoryCatalog, ScoredId
 from ucma.storage.sqlite.codec import (
     ids_param,
     load_by_seqs,
@@ -20,7 +20,6 @@ from ucma.storage.sqlite.codec import (
     vector_from_blob,
 )
 from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.keywords import search_keywords
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
@@ -211,13 +210,11 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
-        context_weight: float = 0.5,
+        bm25: Bm25 = DEFAULT_BM25,
     ) -> builtins.list[ScoredId]:
-        with self._db.read() as conn:
-            return search_keywords(
-                conn, scope, terms, k, kinds=kinds, include_archived=include_archived,
-                context_weight=context_weight,
-            )
+        return self._index.keyword_search(
+            scope, terms, k, kinds=kinds, include_archived=include_archived, params=bm25
+        )
 
     def vectors(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         ids = list(dict.fromkeys(memory_ids))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import cast
 
@@ -294,19 +293,9 @@ class SQLiteLifecycleStore(LifecycleStore):
         with self._db.write() as conn:
             for name, sql in _ORPHANS:
                 removed[name] = conn.execute(sql).rowcount
-            removed["keyword_index"] = _repair_keyword_index(conn)
         return removed
 
 
 def _key(scope: Scope) -> tuple[str, str]:
     return scope.user_id, scope.agent_id
 
-
-def _repair_keyword_index(conn: sqlite3.Connection) -> int:
-    """Rebuild the FTS index if it disagrees with ``memories`` (1 if rebuilt, else 0)."""
-    try:
-        conn.execute("INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError:
-        conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('rebuild')")
-        return 1
-    return 0

@@ -2,8 +2,8 @@
 
 A typed store's ``add`` calls ``MemoryRows.insert`` inside its transaction to
 write the common rows, the vectors (one blob per record), the graph nodes
-and the scope counters the vector cache follows; the FTS5 entry is written by
-trigger. It then writes its typed rows keyed by the returned ``seq`` values.
+and the scope counters the search cache follows (with each row's text for
+its keyword postings). It then writes its typed rows keyed by the returned ``seq`` values.
 """
 
 from __future__ import annotations
@@ -37,6 +37,10 @@ _INSERT_VECTOR = "INSERT INTO vectors (seq, vector) VALUES (?, ?)"
 _INSERT_NODE = "INSERT INTO graph_nodes (memory_id) VALUES (?)"
 _FIND_SEQ = """
 SELECT seq FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
+"""
+_FIND_TEXT = """
+SELECT seq, content, search_context FROM memories
+WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
 """
 
 
@@ -133,6 +137,7 @@ class MemoryRows:
                 [records[i].kind for i in rows],
                 [records[i].archived_at is not None for i in rows],
                 matrix[rows] if len(rows) != len(records) else matrix,
+                [(records[i].content, contexts[i] if contexts else "") for i in rows],
             )
         return seqs
 
@@ -142,11 +147,19 @@ class MemoryRows:
         Identity (id, kind, scope, created_at), access statistics (``touch``)
         and ``archived_at`` (``set_archived``) have their own operations.
         """
-        seq = self.find(conn, record.scope, record.id, record.kind)
-        if seq is None:
+        row = conn.execute(
+            _FIND_TEXT,
+            (record.id, record.user_id, record.agent_id, record.kind.value),
+        ).fetchone()
+        if row is None:
             raise NotFoundError(record.kind.value, record.id)
+        seq, content, context = row
         conn.execute(UPDATE_MEMORY, memory_update_row(record, seq))
-        return seq
+        if record.content != content:
+            self.index.retexted(
+                conn, record.scope, seq, (content, context), (record.content, context)
+            )
+        return int(seq)
 
     @staticmethod
     def find(

@@ -5,10 +5,9 @@ Layout (DESIGN.md "One place to search"):
 - ``memories`` holds what every kind shares, one row per memory. Its integer
   ``seq`` (an AUTOINCREMENT rowid alias, so never reused and stable across
   VACUUM) is the key the internal indexes use: the typed tables, the vectors
-  and the FTS5 index. The public ``id`` is UNIQUE and is what the graph and
+  and the search cache. The public ``id`` is UNIQUE and is what the graph and
   retention tables reference. Every child row is removed by ``ON DELETE
-  CASCADE``; the FTS index is kept in step by triggers, in the same
-  transaction as the write.
+  CASCADE``.
 - Typed tables (``episodes``, ``facts``, ``procedures`` + ``procedure_steps``
   + ``procedure_tags``, ``learnings`` + ``learning_tags``) repeat ``user_id``
   and ``agent_id`` (a memory never changes scope) so every scoped lookup is
@@ -672,3 +671,15 @@ def create_lifecycle_tables(conn: sqlite3.Connection) -> None:
     abstraction marks and the gardener's job table."""
     for statement in _LIFECYCLE_SCHEMA:
         conn.execute(statement)
+
+
+@migrations.migration(7)
+def drop_fts_index(conn: sqlite3.Connection) -> None:
+    """Keyword search moved to the per-scope in-process cache (keyword_cache.py):
+    the FTS5 table and its triggers go, scope_versions counts text rewrites."""
+    for trigger in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE IF EXISTS memories_fts")
+    # Of a scope's changes, how many rewrote a row's text: the cache can apply
+    # its own rewrites, but reloads after another connection's.
+    conn.execute("ALTER TABLE scope_versions ADD COLUMN rewrites INTEGER NOT NULL DEFAULT 0")

@@ -1,4 +1,5 @@
-"""One scope's vectors in memory: exact top-k cosine search with numpy.
+"""One scope's rows in memory: exact top-k cosine search and BM25F keyword
+search with numpy.
 
 Rows are kept in ``seq`` order with their id, kind code, archived flag and a
 liveness flag (a deleted row is only marked dead until the next compaction).
@@ -6,8 +7,9 @@ The float32 matrix is stored in blocks: appending never copies what is
 already loaded (a 100,000 x 384 matrix is 150 MB). A search is matrix @
 vector over the blocks (in single-threaded slices) and ``np.argpartition``.
 
-This module holds no SQL; ``vectors.VectorIndex`` keeps it in step with the
-database.
+The rows' text is indexed by ``keyword_cache.ScopeTerms`` at the same
+positions. This module holds no SQL; ``vectors.VectorIndex`` keeps it in step
+with the database.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ucma.storage.base import ScoredId
+from ucma.storage.base import Bm25, ScoredId
+from ucma.storage.sqlite.keyword_cache import ScopeTerms
 from ucma.types import MemoryKind
 
 __all__ = ["BLOCK_ROWS", "SCORE_ROWS", "ScopeVectors"]
@@ -29,11 +32,13 @@ SCORE_ROWS = 1024
 
 
 class ScopeVectors:
-    """The committed vectors of one scope at ``version`` of its change counter."""
+    """The committed rows of one scope at ``version`` of its change counter:
+    vectors, text postings, and each row's id, kind and flags."""
 
     def __init__(self, dimension: int) -> None:
         self.dimension = dimension
         self.version = -1
+        self.rewrites = 0
         self.n = 0
         self.dead = 0
         self.ids: list[str] = []
@@ -44,6 +49,7 @@ class ScopeVectors:
         self.kinds = np.empty(0, dtype=np.int8)
         self.archived = np.empty(0, dtype=bool)
         self.alive = np.empty(0, dtype=bool)
+        self.terms = ScopeTerms()
 
     @property
     def max_seq(self) -> int:
@@ -80,13 +86,18 @@ class ScopeVectors:
         kinds: np.ndarray,
         archived: np.ndarray,
         matrix: np.ndarray,
+        texts: Sequence[tuple[str, str]],
     ) -> None:
-        """Add rows with seqs larger than any held; large matrices are kept, not copied."""
+        """Add rows with seqs larger than any held, with their (content, context)
+        texts; large matrices are kept, not copied."""
         count = len(ids)
         if count == 0:
             return
         if self.n and int(seqs[0]) <= self.max_seq:
             raise ValueError("rows must be appended in seq order")
+        if len(texts) != count:
+            raise ValueError("one (content, context) pair per row")
+        self.terms.append(texts)
         if count >= BLOCK_ROWS:
             self._seal_tail()
             self._blocks.append(matrix)
@@ -127,6 +138,11 @@ class ScopeVectors:
     def set_archived(self, seqs: Sequence[int] | np.ndarray, archived: bool) -> None:
         self.archived[self._positions(seqs)] = archived
 
+    def retext(self, seq: int, old: tuple[str, str], new: tuple[str, str]) -> None:
+        """The row ``seq``'s (content, context) changed from ``old`` to ``new``."""
+        for position in self._positions([seq]):
+            self.terms.retext(int(position), old, new)
+
     def keep_only(self, seqs: np.ndarray) -> None:
         """Mark dead every held row whose seq is not in ``seqs``."""
         held = self.seqs[: self.n]
@@ -159,6 +175,7 @@ class ScopeVectors:
                 blocks.append(block[keep])
             start = end
         keep_rows = np.flatnonzero(alive)
+        self.terms.compact(keep_rows)
         self.ids = [self.ids[i] for i in keep_rows]
         for name in ("seqs", "kinds", "archived", "alive"):
             setattr(self, name, getattr(self, name)[keep_rows].copy())
@@ -239,14 +256,11 @@ class ScopeVectors:
             ]
         return found
 
-    def search(
-        self, query: np.ndarray, k: int, kind_codes: np.ndarray | None, include_archived: bool
-    ) -> list[ScoredId]:
-        """Top ``k`` (id, cosine) among live rows passing the filters, best first;
-        ties go to the older row."""
+    def _visible(
+        self, kind_codes: np.ndarray | None, include_archived: bool
+    ) -> np.ndarray | None:
+        """Live rows passing the filters, or None when every row does."""
         n = self.n
-        if k <= 0 or n == 0:
-            return []
         mask: np.ndarray | None = self.alive[:n] if self.dead else None
         if not include_archived and self.archived[:n].any():
             visible = ~self.archived[:n]
@@ -256,6 +270,42 @@ class ScopeVectors:
             allowed[kind_codes] = True
             wanted = allowed[self.kinds[:n]]
             mask = wanted if mask is None else mask & wanted
+        return mask
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        k: int,
+        kind_codes: np.ndarray | None,
+        include_archived: bool,
+        params: Bm25,
+    ) -> list[ScoredId]:
+        """Top ``k`` (id, BM25F score) among live rows passing the filters that
+        match any of ``terms``, best first; ties go to the older row."""
+        n = self.n
+        if k <= 0 or n == 0:
+            return []
+        live = self.alive[:n] if self.dead else None
+        visible = self._visible(kind_codes, include_archived)
+        positions, scores = self.terms.scores(terms, live, visible, params)
+        if len(positions) > k:
+            # Everything scoring at least the k-th best, so ties at the cut are
+            # settled by age like the others.
+            kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+            keep = scores >= kth
+            positions, scores = positions[keep], scores[keep]
+        order = np.lexsort((positions, -scores))[:k]
+        return [(self.ids[positions[i]], float(scores[i])) for i in order]
+
+    def search(
+        self, query: np.ndarray, k: int, kind_codes: np.ndarray | None, include_archived: bool
+    ) -> list[ScoredId]:
+        """Top ``k`` (id, cosine) among live rows passing the filters, best first;
+        ties go to the older row."""
+        n = self.n
+        if k <= 0 or n == 0:
+            return []
+        mask = self._visible(kind_codes, include_archived)
         scores = self.scores(query)
         if mask is not None:
             k = min(k, int(np.count_nonzero(mask)))

@@ -1,20 +1,24 @@
-"""Exact dense search over one scope's vectors, with an in-process cache.
+"""Exact dense search and BM25F keyword search over one scope, from an
+in-process cache.
 
 Vectors are float32 unit vectors stored as blobs in ``vectors``. Searching
-reads no blobs: each scope's vectors live in a ``ScopeVectors`` (numpy,
-vector_cache.py), loaded on the first search of the scope in this process.
+reads no blobs: each scope's vectors and text postings live in a
+``ScopeVectors`` (numpy, vector_cache.py and keyword_cache.py), loaded on the
+first search of the scope in this process.
 
 Keeping the cache true:
 
-- Every write that changes what dense search can return (insert, delete,
-  archive, restore) bumps the scope's counter in ``scope_versions`` inside
+- Every write that changes what a search can return (insert, delete,
+  archive, restore, a change of content) bumps the scope's counter in ``scope_versions`` inside
   its transaction and records the change here as *pending*.
 - On commit the pending changes are applied to the cache, but only when the
   cache was at the version the transaction started from; otherwise another
   connection wrote in between and the cache is left to resynchronise. On
   rollback they are dropped, so the cache is never ahead of the database.
 - Before each search the scope's counter is read (one indexed lookup). A
-  different value means another connection or process wrote: the cache then
+  different value means another connection or process wrote. If that writer
+  changed some row's text (the scope's ``rewrites`` count moved), the cache is
+  reloaded; otherwise it
   counts the scope's rows it holds (index only) to detect deletions, re-reads
   the archived seqs (a partial index), and loads the blobs of rows newer than
   the newest it holds only (``seq`` is AUTOINCREMENT: new rows have larger
@@ -35,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ucma.errors import StorageError, ValidationError
-from ucma.storage.base import ScoredId
+from ucma.storage.base import Bm25, ScoredId
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.vector_cache import ScopeVectors
 from ucma.types import MemoryKind, Scope
@@ -52,7 +56,13 @@ INSERT INTO scope_versions (user_id, agent_id, version) VALUES (?, ?, 1)
 ON CONFLICT (user_id, agent_id) DO UPDATE SET version = version + 1
 RETURNING version
 """
-_READ_VERSION = "SELECT version FROM scope_versions WHERE user_id = ? AND agent_id = ?"
+_BUMP_REWRITES = """
+UPDATE scope_versions SET rewrites = rewrites + 1 WHERE user_id = ? AND agent_id = ?
+RETURNING rewrites
+"""
+_READ_VERSION = """
+SELECT version, rewrites FROM scope_versions WHERE user_id = ? AND agent_id = ?
+"""
 _COUNT_HELD = """
 SELECT count(*) FROM memories INDEXED BY memories_scope_seq
 WHERE user_id = ? AND agent_id = ? AND seq <= ?
@@ -70,7 +80,7 @@ SELECT count(*) FROM memories INDEXED BY memories_scope_seq
 WHERE user_id = ? AND agent_id = ? AND seq > ?
 """
 _READ_NEW = """
-SELECT m.seq, m.id, m.kind, m.archived_at IS NOT NULL, v.vector
+SELECT m.seq, m.id, m.kind, m.archived_at IS NOT NULL, v.vector, m.content, m.search_context
 FROM memories m INDEXED BY memories_scope_seq JOIN vectors v ON v.seq = m.seq
 WHERE m.user_id = ? AND m.agent_id = ? AND m.seq > ?
 ORDER BY m.seq
@@ -83,6 +93,7 @@ class _Pending:
 
     before: int
     after: int
+    rewrites: int | None = None  # the scope's rewrite count after this transaction's
     ops: list[tuple[Any, ...]] = field(default_factory=list)
 
 
@@ -115,6 +126,7 @@ class VectorIndex:
         kinds: Sequence[MemoryKind],
         archived: Sequence[bool],
         matrix: np.ndarray,
+        texts: Sequence[tuple[str, str]],
     ) -> None:
         self._bump(conn, scope).ops.append(
             (
@@ -124,6 +136,7 @@ class VectorIndex:
                 np.fromiter((KIND_CODES[k] for k in kinds), dtype=np.int8, count=len(ids)),
                 np.asarray(archived, dtype=bool),
                 np.array(matrix, dtype=np.float32, copy=True),
+                list(texts),
             )
         )
 
@@ -134,6 +147,19 @@ class VectorIndex:
         self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int], archived: bool
     ) -> None:
         self._bump(conn, scope).ops.append(("archive", list(seqs), archived))
+
+    def retexted(
+        self,
+        conn: sqlite3.Connection,
+        scope: Scope,
+        seq: int,
+        old: tuple[str, str],
+        new: tuple[str, str],
+    ) -> None:
+        pending = self._bump(conn, scope)
+        key = (scope.user_id, scope.agent_id)
+        pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
+        pending.ops.append(("retext", seq, old, new))
 
     def committed(self) -> None:
         pending, self._pending = self._pending, {}
@@ -147,12 +173,16 @@ class VectorIndex:
                         cache.append(*op[1:])
                     elif op[0] == "remove":
                         cache.remove(op[1])
+                    elif op[0] == "retext":
+                        cache.retext(*op[1:])
                     else:
                         cache.set_archived(op[1], op[2])
             except ValueError:
                 del self._scopes[scope]
                 continue
             cache.version = changes.after
+            if changes.rewrites is not None:
+                cache.rewrites = changes.rewrites
 
     def rolled_back(self) -> None:
         self._pending.clear()
@@ -173,21 +203,29 @@ class VectorIndex:
         include_archived: bool,
     ) -> list[ScoredId]:
         query = self._query(vector)
-        kind_codes = None
-        if kinds is not None:
-            codes = {KIND_CODES[MemoryKind(kind)] for kind in kinds}
-            kind_codes = np.array(sorted(codes), dtype=np.int8)
-            if kind_codes.size == 0:
-                return []
-        if k <= 0:
+        kind_codes = _kind_codes(kinds)
+        if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
-            if scope in self._pending:
-                cache = ScopeVectors(self._dimension)
-                self._load_new_rows(conn, scope, cache)
-            else:
-                cache = self._fresh(conn, scope)
-            return cache.search(query, k, kind_codes, include_archived)
+            return self._current(conn, scope).search(query, k, kind_codes, include_archived)
+
+    def keyword_search(
+        self,
+        scope: Scope,
+        terms: Sequence[str],
+        k: int,
+        *,
+        kinds: Sequence[MemoryKind] | None,
+        include_archived: bool,
+        params: Bm25,
+    ) -> list[ScoredId]:
+        kind_codes = _kind_codes(kinds)
+        if k <= 0 or not terms or (kind_codes is not None and kind_codes.size == 0):
+            return []
+        with self._db.read() as conn:
+            return self._current(conn, scope).keyword_search(
+                terms, k, kind_codes, include_archived, params
+            )
 
     def search_latest(
         self,
@@ -200,17 +238,11 @@ class VectorIndex:
         min_score: float,
     ) -> list[list[ScoredId]]:
         queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
-        kind_codes = None
-        if kinds is not None:
-            kind_codes = np.array(sorted({KIND_CODES[MemoryKind(k)] for k in kinds}),
-                                  dtype=np.int8)
+        kind_codes = _kind_codes(kinds)
         with self._db.read() as conn:
-            if scope in self._pending:
-                cache = ScopeVectors(self._dimension)
-                self._load_new_rows(conn, scope, cache)
-            else:
-                cache = self._fresh(conn, scope)
-            return cache.search_latest(queries, k, window, kind_codes, min_score)
+            return self._current(conn, scope).search_latest(
+                queries, k, window, kind_codes, min_score
+            )
 
     def _query(self, vector: np.ndarray) -> np.ndarray:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -223,19 +255,30 @@ class VectorIndex:
             raise ValidationError("query vector must be finite and non-zero")
         return query / norm
 
+    def _current(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
+        """The scope's rows as ``conn`` sees them: inside a transaction that wrote
+        to the scope, a throwaway copy read through it (uncommitted rows never
+        enter the cache); otherwise the cache, brought up to date."""
+        if scope in self._pending:
+            cache = ScopeVectors(self._dimension)
+            self._load_new_rows(conn, scope, cache)
+            return cache
+        return self._fresh(conn, scope)
+
     def _fresh(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
         cache = self._scopes.get(scope)
-        if cache is not None and cache.version == self._version(conn, scope):
+        if cache is not None and cache.version == self._version(conn, scope)[0]:
             return cache
         try:
             with self._db.snapshot() as snap:
-                version = self._version(snap, scope)
-                if cache is None:
+                version, rewrites = self._version(snap, scope)
+                if cache is None or cache.rewrites != rewrites:
+                    # Text rewritten elsewhere: which rows is not recorded, so reload.
                     cache = ScopeVectors(self._dimension)
                 elif cache.live_count:
                     self._sync(snap, scope, cache)
                 self._load_new_rows(snap, scope, cache)
-                cache.version = version
+                cache.version, cache.rewrites = version, rewrites
         except BaseException:
             self._scopes.pop(scope, None)
             raise
@@ -243,9 +286,10 @@ class VectorIndex:
         return cache
 
     @staticmethod
-    def _version(conn: sqlite3.Connection, scope: Scope) -> int:
+    def _version(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
+        """The scope's change counter and, of those changes, the text rewrites."""
         row = conn.execute(_READ_VERSION, (scope.user_id, scope.agent_id)).fetchone()
-        return 0 if row is None else int(row[0])
+        return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     @staticmethod
     def _sync(conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
@@ -276,8 +320,11 @@ class VectorIndex:
         ids: list[str] = []
         kinds: list[int] = []
         archived: list[int] = []
+        texts: list[tuple[str, str]] = []
         offset = 0
-        for seq, memory_id, kind, is_archived, blob in conn.execute(_READ_NEW, params):
+        for seq, memory_id, kind, is_archived, blob, content, context in conn.execute(
+            _READ_NEW, params
+        ):
             if len(blob) != row_bytes or offset == len(buffer):
                 raise StorageError(
                     f"stored vector of {memory_id!r} does not have {self._dimension} dimensions"
@@ -288,6 +335,7 @@ class VectorIndex:
             ids.append(memory_id)
             kinds.append(_KIND_BY_VALUE[kind])
             archived.append(is_archived)
+            texts.append((content, context))
         i = len(ids)
         cache.append(
             np.array(seqs, dtype=np.int64),
@@ -295,5 +343,12 @@ class VectorIndex:
             np.array(kinds, dtype=np.int8),
             np.array(archived, dtype=bool),
             matrix[:i],
+            texts,
         )
-        logger.debug("loaded %d vectors of %s", i, scope)
+        logger.debug("loaded %d rows of %s", i, scope)
+
+
+def _kind_codes(kinds: Sequence[MemoryKind] | None) -> np.ndarray | None:
+    if kinds is None:
+        return None
+    return np.array(sorted({KIND_CODES[MemoryKind(kind)] for kind in kinds}), dtype=np.int8)
