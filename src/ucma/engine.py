@@ -257,12 +257,13 @@ class AsyncMemory:
         await self._ready()
         return await self._inner_embedder.embed(texts)
 
-    async def _embed_query(self, text: str) -> np.ndarray:
-        """A query vector through the LRU and the persistent (model, text) cache."""
+    async def _embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors through the LRU and the persistent (model, text) cache,
+        in one batch (one model call for what the caches miss)."""
         await self._ready()
         assert self._embedder is not None
-        vectors: np.ndarray = await self._embedder.embed([text])
-        return vectors[0]
+        vectors: np.ndarray = await self._embedder.embed(texts)
+        return vectors
 
     def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
         return check_scope(
@@ -1064,10 +1065,12 @@ class AsyncMemory:
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             drop_entity_terms="entity" in cfg.retrieval.channels,
         )
-        vector = await self._embed_query(plan.semantic_text) if text.strip() else None
-        anchor_vector = None
+        wanted = [plan.semantic_text] if text.strip() else []
         if plan.time_anchor is not None and plan.time_range is None:
-            anchor_vector = await self._embed_query(plan.time_anchor.event)
+            wanted.append(plan.time_anchor.event)
+        vectors = list(await self._embed_queries(wanted)) if wanted else []
+        vector = vectors[0] if text.strip() else None
+        anchor_vector = vectors[-1] if len(vectors) == 2 else None
         result = await self._run(
             run_recall,
             storage,

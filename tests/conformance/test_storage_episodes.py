@@ -96,6 +96,19 @@ def test_time_range_excludes_archived_unless_asked(storage, make, timeline) -> N
     ]
 
 
+def test_in_range_lists_the_ids_time_range_would_return(storage, make, timeline) -> None:
+    t0 = make.t0
+    storage.memories.set_archived(ALICE, ["ep-mid"], t0)
+    for start, end in [(t0, t0 + HOUR), (-math.inf, math.inf), (t0 + HOUR, t0 + 3 * DAY)]:
+        assert storage.episodes.in_range(ALICE, start, end, limit=100) == ids(
+            storage.episodes.time_range(ALICE, start, end)
+        )
+    assert storage.episodes.in_range(ALICE, t0, t0 + 8 * DAY, limit=2) == ["ep-start", "ep-edge"]
+    assert storage.episodes.in_range(ALICE, t0 + DAY, t0, limit=5) == []
+    assert storage.episodes.in_range(ALICE, t0, t0 + DAY, limit=0) == []
+    assert storage.episodes.in_range(ALICE, math.nan, t0, limit=5) == []
+
+
 def test_time_range_follows_updated_timestamps(storage, make, timeline) -> None:
     moved = dataclasses.replace(timeline["week"], timestamp=make.t0 + 1000.0)
     storage.episodes.update(moved)

@@ -62,7 +62,13 @@ def _resolve_anchor(
         kinds=(MemoryKind.EPISODIC,),
     )
     found = retriever.search(
-        scope, probe, anchor_vector, layer=Layer.EPISODIC, limit=1, include_graph_neighbors=False
+        scope,
+        probe,
+        anchor_vector,
+        layer=Layer.EPISODIC,
+        limit=1,
+        include_graph_neighbors=False,
+        scan_vectors=False,  # the event's words find it; its cosine ranks the finds
     )
     if not found:
         return plan

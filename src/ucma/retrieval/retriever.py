@@ -87,12 +87,16 @@ class Retriever:
         limit: int,
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
+        scan_vectors: bool = True,
     ) -> list[Hit]:
+        """The layer's best ``limit`` hits. ``scan_vectors=False`` scores by cosine
+        only the other channels' candidates (a full scan only if they found
+        none): for probes whose words name what they look for."""
         cfg = self._config.retrieval
         kinds = _kinds(plan, layer)
         if kinds == ():
             return []
-        channels = self._channels(scope, plan, vector, layer, kinds)
+        channels = self._channels(scope, plan, vector, kinds, scan_vectors)
         # One look at the episodes among the candidates serves the entity
         # channel and the session prior.
         briefs: dict[str, EpisodeBrief] = {}
@@ -165,14 +169,14 @@ class Retriever:
         scope: Scope,
         plan: QueryPlan,
         vector: np.ndarray | None,
-        layer: Layer,
         kinds: tuple[MemoryKind, ...] | None,
+        scan_vectors: bool,
     ) -> dict[str, dict[str, float]]:
         cfg = self._config.retrieval
         store = self._storage
         enabled = set(cfg.channels)
         found: dict[str, dict[str, float]] = {}
-        if "dense" in enabled and vector is not None:
+        if "dense" in enabled and vector is not None and scan_vectors:
             found["dense"] = {
                 i: score
                 for i, score in store.memories.vector_search(
@@ -190,12 +194,6 @@ class Retriever:
                     bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
                 )
             )
-        if (
-            "temporal" in enabled
-            and plan.time_range is not None
-            and kinds_include(kinds, MemoryKind.EPISODIC)
-        ):
-            found["temporal"] = self._in_range(scope, plan, vector)
         if "tags" in enabled and plan.tags:
             tagged: dict[str, float] = {}
             if kinds_include(kinds, MemoryKind.PROCEDURAL):
@@ -214,27 +212,56 @@ class Retriever:
                 for fact in store.facts.about(scope, entity):
                     about[fact.id] = max(about.get(fact.id, 0.0), fact.confidence)
             found["entity"] = about
-        if "dense" in found and vector is not None and cfg.dense_for_all_candidates:
+        if not scan_vectors and "dense" in enabled and vector is not None:
+            if any(found.values()):
+                found["dense"] = {}
+            else:
+                return self._channels(scope, plan, vector, kinds, scan_vectors=True)
+        if "dense" in found and vector is not None and (
+            cfg.dense_for_all_candidates or not scan_vectors
+        ):
             # Every candidate's cosine is known exactly: a keyword hit outside the
             # dense top k is scored by its real similarity, not by absence.
             missing = [i for scores in found.values() for i in scores if i not in found["dense"]]
             if missing:
                 for memory_id, stored in store.memories.vectors(scope, missing).items():
                     found["dense"][memory_id] = float(np.dot(stored, vector))
+        if (
+            "temporal" in enabled
+            and plan.time_range is not None
+            and kinds_include(kinds, MemoryKind.EPISODIC)
+        ):
+            found["temporal"] = self._in_range(scope, plan, vector, found)
         return {name: scores for name, scores in found.items() if scores}
 
     def _in_range(
-        self, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
+        self,
+        scope: Scope,
+        plan: QueryPlan,
+        vector: np.ndarray | None,
+        found: dict[str, dict[str, float]],
     ) -> dict[str, float]:
-        """Episodes of the time range, best cosine first (all 1.0 without a vector)."""
+        """Episodes of the time range, best cosine first (all 1.0 without a vector).
+
+        A range of up to ``5 x vector_candidates`` episodes is taken whole; of a
+        broader one ("before the trip" a year in), the episodes the other
+        channels found."""
         assert plan.time_range is not None
         cap = self._config.retrieval.vector_candidates
         start, end = plan.time_range
-        ids = [e.id for e in self._storage.episodes.time_range(scope, start, end, limit=cap * 5)]
+        episodes = self._storage.episodes
+        ids = episodes.in_range(scope, start, end, limit=cap * 5 + 1)
+        if len(ids) > cap * 5:
+            pool = list({i for scores in found.values() for i in scores})
+            briefs = episodes.briefs(scope, pool)
+            ids = [i for i, brief in briefs.items() if start <= brief.timestamp <= end]
         if vector is None or not ids:
             return dict.fromkeys(ids, 1.0)
-        vectors = self._storage.memories.vectors(scope, ids)
-        scored = {i: float(np.dot(v, vector)) for i, v in vectors.items()}
+        known = found.get("dense", {})
+        scored = {i: known[i] for i in ids if i in known}
+        missing = [i for i in ids if i not in known]
+        for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
+            scored[memory_id] = float(np.dot(stored, vector))
         best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
         return {i: max(score, 0.0) + 1e-6 for i, score in best}
 

@@ -249,6 +249,11 @@ class EpisodicStore(ABC):
         found through the hour buckets rather than a scan."""
 
     @abstractmethod
+    def in_range(self, scope: Scope, start: float, end: float, *, limit: int) -> list[str]:
+        """Ids of the unarchived episodes ``time_range`` would return, without
+        loading them."""
+
+    @abstractmethod
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
         """Short-term episodes with ``timestamp < cutoff`` (past their TTL)."""
 

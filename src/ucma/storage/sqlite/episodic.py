@@ -70,6 +70,27 @@ _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
 
 
+_IN_RANGE = (
+    " WHERE t.user_id = ? AND t.agent_id = ? AND t.bucket BETWEEN ? AND ?"
+    " AND t.timestamp BETWEEN ? AND ?"
+)
+_RANGE_ORDER = " ORDER BY t.bucket, t.timestamp, t.seq LIMIT ?"
+
+
+def _range_params(
+    scope: Scope, start: float, end: float, limit: int | None
+) -> tuple[str, str, int, int, float, float, int]:
+    return (
+        scope.user_id,
+        scope.agent_id,
+        _bucket_bound(start),
+        _bucket_bound(end),
+        float(start),
+        float(end),
+        -1 if limit is None else limit,
+    )
+
+
 def _bucket_bound(timestamp: float) -> int:
     """Bucket of a range bound; infinite bounds become the outermost buckets."""
     if math.isinf(timestamp):
@@ -146,24 +167,22 @@ class SQLiteEpisodicStore(EpisodicStore):
             return []
         if limit is not None and limit <= 0:
             return []
-        where = (
-            " WHERE t.user_id = ? AND t.agent_id = ? AND t.bucket BETWEEN ? AND ?"
-            " AND t.timestamp BETWEEN ? AND ?"
-            + ("" if include_archived else _LIVE)
-            + " ORDER BY t.bucket, t.timestamp, t.seq LIMIT ?"
-        )
         return self._select(
-            where,
-            (
-                scope.user_id,
-                scope.agent_id,
-                _bucket_bound(start),
-                _bucket_bound(end),
-                float(start),
-                float(end),
-                -1 if limit is None else limit,
-            ),
+            _IN_RANGE + ("" if include_archived else _LIVE) + _RANGE_ORDER,
+            _range_params(scope, start, end, limit),
         )
+
+    def in_range(self, scope: Scope, start: float, end: float, *, limit: int) -> list[str]:
+        if math.isnan(start) or math.isnan(end) or start > end or limit <= 0:
+            return []
+        sql = (
+            "SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq"
+            + _IN_RANGE
+            + _LIVE
+            + _RANGE_ORDER
+        )
+        with self._db.read() as conn:
+            return [row[0] for row in conn.execute(sql, _range_params(scope, start, end, limit))]
 
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
         return self._select(
