@@ -156,6 +156,9 @@ class EmbeddingConfig:
     batch_size: int = 64
     lru_size: int = 256
     persistent_cache: bool = True
+    # New query vectors are written to the persistent cache this many at a time
+    # (and on close), not one write per query.
+    persistent_cache_batch: int = 32
     base_url: str | None = None
     dimension: int | None = None
 
@@ -163,6 +166,8 @@ class EmbeddingConfig:
         _check(self)
         if self.batch_size < 1:
             raise ConfigError("EmbeddingConfig.batch_size must be at least 1")
+        if self.persistent_cache_batch < 1:
+            raise ConfigError("EmbeddingConfig.persistent_cache_batch must be at least 1")
 
 
 _RETRIEVAL_CHANNELS = ("dense", "keyword", "entity", "temporal", "tags")

@@ -204,6 +204,7 @@ class AsyncMemory:
                 store=self._storage.embedding_cache
                 if self.config.embedding.persistent_cache
                 else None,
+                write_batch=self.config.embedding.persistent_cache_batch,
             )
             logger.info("opened %s (embedder %s)", self.path, self._inner_embedder.model_id)
         return self
@@ -222,6 +223,8 @@ class AsyncMemory:
             if self._consolidation is not None and not self._consolidation.done():
                 self._interrupt.set()
                 await asyncio.gather(self._consolidation, return_exceptions=True)
+            if self._embedder is not None:
+                await self._embedder.flush()
             if self._executor is not None:
                 if self._storage is not None:
                     await self._run(self._storage.close)

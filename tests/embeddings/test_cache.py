@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from ucma.embeddings import CachedEmbedder, Embedder, EmbeddingCacheStore, text_hash
-from ucma.errors import ConfigError, EmbeddingError, ValidationError
+from ucma.errors import ConfigError, EmbeddingError, StorageError, ValidationError
 
 DIM = 4
 
@@ -267,3 +267,33 @@ async def test_aclose_closes_the_inner_embedder() -> None:
 
     await CachedEmbedder(Closing()).aclose()
     assert closed == [True]
+
+
+@pytest.mark.anyio
+async def test_new_vectors_are_written_behind_in_batches() -> None:
+    store = MemoryStore()
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, store=store, max_size=0, write_batch=3)
+    await cached.embed(["a"])
+    await cached.embed(["b"])
+    assert store.puts == []
+    again = await cached.embed(["a"])  # pending vectors answer without the LRU or the store
+    assert inner.calls == [["a"], ["b"]]
+    np.testing.assert_allclose(again[0], expected_vector("a"), atol=1e-6)
+    await cached.embed(["c"])
+    assert store.puts == [[text_hash("a"), text_hash("b"), text_hash("c")]]
+    await cached.embed(["d"])
+    await cached.aclose()
+    assert store.puts[-1] == [text_hash("d")]
+
+
+@pytest.mark.anyio
+async def test_a_failed_cache_write_does_not_fail_the_caller(caplog) -> None:
+    class BrokenStore(MemoryStore):
+        def put_embeddings(self, model: str, items: Mapping[str, np.ndarray]) -> None:
+            raise StorageError("disk full")
+
+    cached = CachedEmbedder(CountingEmbedder(), store=BrokenStore())
+    vectors = await cached.embed(["a"])
+    np.testing.assert_allclose(vectors[0], expected_vector("a"), atol=1e-6)
+    assert "not stored" in caplog.text

@@ -19,7 +19,7 @@ import anyio.to_thread
 import numpy as np
 
 from ucma.embeddings.base import Embedder, check_embeddings
-from ucma.errors import ConfigError, EmbeddingError
+from ucma.errors import ConfigError, EmbeddingError, StorageError
 
 __all__ = ["CacheStats", "CachedEmbedder", "EmbeddingCacheStore", "text_hash"]
 
@@ -72,6 +72,11 @@ class CachedEmbedder(Embedder):
     error propagates. Vectors a store returns with the wrong shape or non-finite values are
     treated as misses and recomputed. ``max_size=0`` disables the LRU. Safe to share between
     tasks and threads; two concurrent calls with the same new text may both compute it.
+
+    New vectors reach the store ``write_batch`` at a time (write-behind), so a query
+    does not wait for a write each time; until then they are answered from memory.
+    ``flush`` writes what is pending (``aclose`` does); a failed write is logged
+    and dropped, as a cache may lose entries but must not fail a caller.
     """
 
     def __init__(
@@ -80,14 +85,19 @@ class CachedEmbedder(Embedder):
         *,
         max_size: int = 256,
         store: EmbeddingCacheStore | None = None,
+        write_batch: int = 1,
     ) -> None:
         if max_size < 0:
             raise ConfigError(f"max_size must be 0 or more, got {max_size}")
+        if write_batch < 1:
+            raise ConfigError(f"write_batch must be 1 or more, got {write_batch}")
         self.inner = inner
         self.model_id = inner.model_id
         self.dimension = inner.dimension
         self.max_size = max_size
         self.store = store
+        self.write_batch = write_batch
+        self._unsaved: dict[str, np.ndarray] = {}
         self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
@@ -107,8 +117,19 @@ class CachedEmbedder(Embedder):
                 max_size=self.max_size,
             )
 
+    async def flush(self) -> None:
+        """Write the vectors the store does not have yet."""
+        with self._lock:
+            batch, self._unsaved = self._unsaved, {}
+        if batch and self.store is not None:
+            try:
+                await anyio.to_thread.run_sync(self.store.put_embeddings, self.model_id, batch)
+            except StorageError as exc:
+                logger.warning("embedding cache: %d vectors not stored: %s", len(batch), exc)
+
     async def aclose(self) -> None:
-        """Close the wrapped embedder."""
+        """Store what is pending and close the wrapped embedder."""
+        await self.flush()
         await self.inner.aclose()
 
     async def _embed_texts(self, texts: list[str]) -> np.ndarray:
@@ -127,8 +148,6 @@ class CachedEmbedder(Embedder):
         if to_compute:
             vectors = await self.inner.embed([distinct[key] for key in to_compute])
             computed = {key: _frozen(vectors[row]) for row, key in enumerate(to_compute)}
-            if self.store is not None:
-                await anyio.to_thread.run_sync(self.store.put_embeddings, self.model_id, computed)
             found.update(computed)
 
         with self._lock:
@@ -136,6 +155,11 @@ class CachedEmbedder(Embedder):
             self._computed += len(computed)
             for key, vector in (*from_store.items(), *computed.items()):
                 self._remember(key, vector)
+            if self.store is not None:
+                self._unsaved.update(computed)
+            full = len(self._unsaved) >= self.write_batch
+        if full:
+            await self.flush()
         logger.debug(
             "embedding cache: %d texts, %d distinct, %d from store, %d computed",
             len(texts),
@@ -151,6 +175,9 @@ class CachedEmbedder(Embedder):
             for key in distinct:
                 vector = self._lru.get(key)
                 if vector is None:
+                    vector = self._unsaved.get(key)
+                    if vector is not None:
+                        found[key] = vector
                     continue
                 self._lru.move_to_end(key)
                 found[key] = vector

@@ -91,6 +91,12 @@ def _range_params(
     )
 
 
+def _names(source: str, participants: str) -> frozenset[str]:
+    """Keys of an episode's source and participants (a JSON list, most often empty)."""
+    names = (source, *json.loads(participants)) if participants != "[]" else (source,)
+    return frozenset(key_of(name) for name in names if name.strip())
+
+
 def _bucket_bound(timestamp: float) -> int:
     """Bucket of a range bound; infinite bounds become the outermost buckets."""
     if math.isinf(timestamp):
@@ -211,9 +217,7 @@ class SQLiteEpisodicStore(EpisodicStore):
                     id=memory_id,
                     session_id=session_id,
                     timestamp=timestamp,
-                    participants=frozenset(
-                        key_of(n) for n in (source, *json.loads(participants)) if n.strip()
-                    ),
+                    participants=_names(source, participants),
                 )
                 for memory_id, session_id, timestamp, source, participants in rows
             }
