@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from contextlib import closing
 from pathlib import Path
 
@@ -112,6 +113,25 @@ def test_keyword_index_follows_updates_deletes_and_other_connections(tmp_path: P
     with SQLiteStorage(path, dimension=4) as reopened:
         assert _found(reopened, "quotes") == quoted
         assert _found(reopened, "rewritten") == rewritten
+
+
+def test_the_log_is_checkpointed_in_the_background(tmp_path: Path) -> None:
+    path = tmp_path / "log.db"
+    before = {t.name for t in threading.enumerate()}
+    with SQLiteStorage(path, dimension=4) as storage:
+        assert any(t.name.startswith("ucma-checkpoint:") for t in threading.enumerate())
+        time.sleep(0.5)  # the schema's pages are checkpointed
+        size = path.stat().st_size
+        # ~60 pages: far below the writer's own threshold (10,000), so only the
+        # background thread copies them into the file.
+        storage.episodes.add([episode(i, "x" * 3000) for i in range(60)], np.repeat(unit(), 60, 0))
+        deadline = time.monotonic() + 10
+        while path.stat().st_size <= size and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert path.stat().st_size > size + 60 * 3000
+    assert {t.name for t in threading.enumerate()} == before  # close joined the thread
+    with SQLiteStorage(":memory:", dimension=4):
+        assert {t.name for t in threading.enumerate()} == before
 
 
 def test_fts_table_is_gone_after_migration(tmp_path: Path) -> None:

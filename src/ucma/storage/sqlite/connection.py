@@ -9,7 +9,8 @@ commits nothing half-done (errors.py: a ``StorageError`` means "the
 surrounding transaction was rolled back").
 
 Listeners (the vector cache) hear about commits and rollbacks, so in-process
-state is updated only with what the database really holds.
+state is updated only with what the database really holds. A file database
+checkpoints its write-ahead log in a background thread (checkpoint.py).
 
 ``sqlite3`` exceptions never leave this package: ``translate_errors`` turns
 them into ``StorageError`` raised ``from`` the original.
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.sqlite.checkpoint import SAFETY_NET_PAGES, Checkpointer
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "TransactionListener", "translate_errors"]
 
@@ -43,6 +45,7 @@ _PRAGMAS = (
     "PRAGMA temp_store=MEMORY",
     "PRAGMA cache_size=-32768",
 )
+_BACKGROUND_CHECKPOINTS = f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}"
 
 
 class TransactionListener(Protocol):
@@ -81,6 +84,11 @@ class Database:
         self._doomed = False
         self._listeners: list[TransactionListener] = []
         self._conn: sqlite3.Connection | None = self._connect()
+        self._checkpointer: Checkpointer | None = None
+        if self.path != ":memory:" and not self.path.startswith("file:"):
+            with translate_errors(f"configuring {self.path!r}"):
+                self._conn.execute(_BACKGROUND_CHECKPOINTS).fetchall()
+            self._checkpointer = Checkpointer(self.path)
 
     def _connect(self) -> sqlite3.Connection:
         if self.path != ":memory:" and not self.path.startswith("file:"):
@@ -202,6 +210,8 @@ class Database:
                 raise StorageError(f"commit failed: {exc}") from exc
             for listener in self._listeners:
                 listener.committed()
+            if self._checkpointer is not None:
+                self._checkpointer.poke()
 
     def _rollback(self, conn: sqlite3.Connection) -> None:
         try:
@@ -219,6 +229,9 @@ class Database:
             conn, self._conn = self._conn, None
             if conn is None:
                 return
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
             try:
                 if conn.in_transaction:
                     self._rollback(conn)
