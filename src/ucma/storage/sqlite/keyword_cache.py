@@ -30,8 +30,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
@@ -44,17 +44,43 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _STEMMER = snowballstemmer.stemmer("english")
 
 
-@lru_cache(maxsize=200_000)
+_STEMS: dict[str, str] = {}
+_MAX_STEMS = 500_000
+
+
 def _stem(word: str) -> str:
+    """Stem of a lower-case word, remembered (the stemmer is pure Python)."""
+    if word.isdigit():
+        return word
     if not word.isascii():
         folded = unicodedata.normalize("NFKD", word)
-        word = "".join(ch for ch in folded if not unicodedata.combining(ch)) or word
-    return _STEMMER.stemWord(word)
+        folded = "".join(ch for ch in folded if not unicodedata.combining(ch)) or word
+        stem = _STEMMER.stemWord(folded)
+    else:
+        stem = _STEMMER.stemWord(word)
+    if len(_STEMS) >= _MAX_STEMS:
+        _STEMS.clear()
+    _STEMS[word] = stem
+    return stem
 
 
 def analyze(text: str) -> list[str]:
     """The index terms of ``text``, in order (repeats kept)."""
-    return [_stem(word) for word in _WORD.findall(text.lower())]
+    stems = _STEMS
+    return [stems.get(word) or _stem(word) for word in _WORD.findall(text.lower())]
+
+
+class _Batch:
+    """Postings of rows being indexed, as flat columns (term id, position, count
+    in the content, count in the context)."""
+
+    __slots__ = ("around", "own", "positions", "terms")
+
+    def __init__(self) -> None:
+        self.terms: list[int] = []
+        self.positions: list[int] = []
+        self.own: list[int] = []
+        self.around: list[int] = []
 
 
 class _Postings:
@@ -96,36 +122,38 @@ class ScopeTerms:
         """Index rows ``n .. n + len(texts) - 1``: (content, context) each."""
         first = self.n
         self._reserve(first + len(texts))
-        grouped: dict[int, list[tuple[int, int, int]]] = {}
+        batch = _Batch()
         for offset, (content, context) in enumerate(texts):
-            position = first + offset
-            self._index_row(position, content, context, grouped)
+            self._index_row(first + offset, content, context, batch)
         self.n = first + len(texts)
-        self._flush(grouped)
+        self._flush(batch)
 
-    def _index_row(
-        self,
-        position: int,
-        content: str,
-        context: str,
-        grouped: dict[int, list[tuple[int, int, int]]],
-    ) -> None:
-        counts: dict[int, list[int]] = {}
-        fields = (analyze(content), analyze(context))
-        for field_index, terms in enumerate(fields):
-            for term in terms:
-                term_id = self.vocabulary.get(term)
-                if term_id is None:
-                    term_id = self.vocabulary[term] = len(self._postings)
-                    self._postings.append(_Postings())
-                counts.setdefault(term_id, [0, 0])[field_index] += 1
-        for term_id, (in_content, in_context) in counts.items():
-            grouped.setdefault(term_id, []).append((position, in_content, in_context))
-        self._lengths[position] = (len(fields[0]), len(fields[1]))
+    def _index_row(self, position: int, content: str, context: str, batch: _Batch) -> None:
+        own, around = Counter(analyze(content)), Counter(analyze(context))
+        terms = list(own.keys() | around.keys())
+        vocabulary = self.vocabulary
+        for term in terms:
+            if term not in vocabulary:
+                vocabulary[term] = len(self._postings)
+                self._postings.append(_Postings())
+        batch.terms.extend([vocabulary[term] for term in terms])
+        batch.positions.extend([position] * len(terms))
+        batch.own.extend([own[term] for term in terms])
+        batch.around.extend([around[term] for term in terms])
+        self._lengths[position] = (own.total(), around.total())
 
-    def _flush(self, grouped: dict[int, list[tuple[int, int, int]]]) -> None:
-        for term_id, rows in grouped.items():
-            self._postings[term_id].add(np.array(rows, dtype=np.int32))
+    def _flush(self, batch: _Batch) -> None:
+        """One chunk per term of the batch, cut from one sorted array."""
+        if not batch.terms:
+            return
+        term_ids = np.array(batch.terms, dtype=np.int64)
+        rows = np.array([batch.positions, batch.own, batch.around], dtype=np.int32).T
+        order = np.argsort(term_ids, kind="stable")
+        term_ids, rows = term_ids[order], rows[order]
+        starts = np.flatnonzero(np.diff(term_ids, prepend=-1))
+        ends = np.append(starts[1:], len(term_ids))
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            self._postings[int(term_ids[start])].add(rows[start:end])
 
     def _reserve(self, needed: int) -> None:
         capacity = len(self._lengths)
@@ -143,9 +171,9 @@ class ScopeTerms:
             if term_id is not None:
                 rows = self._postings[term_id].arrays()
                 self._postings[term_id].replace(rows[rows[:, 0] != position])
-        grouped: dict[int, list[tuple[int, int, int]]] = {}
-        self._index_row(position, *new, grouped)
-        self._flush(grouped)
+        batch = _Batch()
+        self._index_row(position, *new, batch)
+        self._flush(batch)
         self._rewrites += 1
 
     def compact(self, keep: np.ndarray) -> None:
