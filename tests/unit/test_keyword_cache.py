@@ -80,3 +80,25 @@ def test_unknown_words_and_empty_indexes_match_nothing():
 def test_parameters_are_checked(bad):
     with pytest.raises(ValidationError):
         Bm25(**bad)
+
+
+def test_analysis_is_safe_from_several_threads():
+    import threading
+
+    words = [f"{stem}{suffix}" for stem in ("walk", "jump", "paint", "cook") for suffix in
+             ("ing", "ed", "s", "er", "ingly")] * 50
+    expected = analyze(" ".join(words))
+    results: list[list[str]] = []
+
+    def work() -> None:
+        from ucma.storage.sqlite import keyword_cache
+
+        keyword_cache._STEMS.clear()  # force the stemmers to run concurrently
+        results.append(analyze(" ".join(words)))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [expected] * 4

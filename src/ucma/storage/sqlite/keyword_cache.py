@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -41,23 +42,24 @@ from ucma.storage.base import Bm25
 __all__ = ["ScopeTerms", "analyze"]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_STEMMER = snowballstemmer.stemmer("english")
-
-
 _STEMS: dict[str, str] = {}
 _MAX_STEMS = 500_000
+_local = threading.local()  # a Snowball stemmer keeps state while it works: one per thread
 
 
 def _stem(word: str) -> str:
     """Stem of a lower-case word, remembered (the stemmer is pure Python)."""
     if word.isdigit():
         return word
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
     if not word.isascii():
         folded = unicodedata.normalize("NFKD", word)
         folded = "".join(ch for ch in folded if not unicodedata.combining(ch)) or word
-        stem = _STEMMER.stemWord(folded)
+        stem = stemmer.stemWord(folded)
     else:
-        stem = _STEMMER.stemWord(word)
+        stem = stemmer.stemWord(word)
     if len(_STEMS) >= _MAX_STEMS:
         _STEMS.clear()
     _STEMS[word] = stem
