@@ -134,6 +134,29 @@ def test_the_log_is_checkpointed_in_the_background(tmp_path: Path) -> None:
         assert {t.name for t in threading.enumerate()} == before
 
 
+def test_vectors_read_from_a_loaded_cache_match_the_table(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((30, 4)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    records = [episode(i, f"row {i}") for i in range(30)]
+    with SQLiteStorage(tmp_path / "v.db", dimension=4) as storage:
+        storage.episodes.add(records[:20], matrix[:20])
+        ids = [r.id for r in records]
+        assert storage.memories._index.cached_vectors(ALICE, ids) is None  # none loaded yet
+        from_table = storage.memories.vectors(ALICE, ids)
+        storage.memories.vector_search(ALICE, matrix[0], 1)  # loads it
+        storage.episodes.add(records[20:], matrix[20:])
+        storage.memories.delete(ALICE, records[3].id)
+        storage.memories.set_archived(ALICE, [records[4].id], 1.0)
+        assert storage.memories._index.cached_vectors(ALICE, ids) is not None  # kept current
+        from_cache = storage.memories.vectors(ALICE, [*reversed(ids), "missing"])
+        assert list(from_cache) == [i for i in reversed(ids) if i != records[3].id]
+        for memory_id, vector in from_cache.items():
+            np.testing.assert_array_equal(vector, matrix[ids.index(memory_id)])
+        for memory_id, vector in from_table.items():
+            np.testing.assert_array_equal(vector, from_cache.get(memory_id, vector))
+
+
 def test_fts_table_is_gone_after_migration(tmp_path: Path) -> None:
     path = tmp_path / "plain.db"
     SQLiteStorage(path, dimension=4).close()

@@ -220,6 +220,9 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
+        cached = self._index.cached_vectors(scope, ids)
+        if cached is not None:
+            return cached
         with self._db.read() as conn:
             rows = conn.execute(
                 """

@@ -50,6 +50,7 @@ class ScopeVectors:
         self.archived = np.empty(0, dtype=bool)
         self.alive = np.empty(0, dtype=bool)
         self.terms = ScopeTerms()
+        self._where: dict[str, int] | None = None  # id -> position, built on first use
 
     @property
     def max_seq(self) -> int:
@@ -113,6 +114,8 @@ class ScopeVectors:
         self.kinds[self.n : end] = kinds
         self.archived[self.n : end] = archived
         self.alive[self.n : end] = True
+        if self._where is not None:
+            self._where.update(zip(ids, range(self.n, end), strict=True))
         self.ids.extend(ids)
         self.n = end
 
@@ -176,6 +179,7 @@ class ScopeVectors:
             start = end
         keep_rows = np.flatnonzero(alive)
         self.terms.compact(keep_rows)
+        self._where = None
         self.ids = [self.ids[i] for i in keep_rows]
         for name in ("seqs", "kinds", "archived", "alive"):
             setattr(self, name, getattr(self, name)[keep_rows].copy())
@@ -201,6 +205,21 @@ class ScopeVectors:
                 np.matmul(rows, query, out=scores[offset + start : offset + start + len(rows)])
             offset += len(block)
         return scores
+
+    def rows(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Copies of the vectors of the live rows with these ids, in their order."""
+        if self._where is None:
+            self._where = {memory_id: i for i, memory_id in enumerate(self.ids)}
+        blocks = [*self._blocks, self._tail[: self._tail_n]]
+        starts = np.cumsum([0, *(len(b) for b in blocks)])
+        found: dict[str, np.ndarray] = {}
+        for memory_id in memory_ids:
+            position = self._where.get(memory_id)
+            if position is None or not self.alive[position]:
+                continue
+            block = int(np.searchsorted(starts, position, side="right")) - 1
+            found[memory_id] = blocks[block][position - starts[block]].copy()
+        return found
 
     def _latest_rows(self, count: int) -> tuple[int, np.ndarray]:
         """The first position and the matrix of the last ``count`` held rows."""

@@ -209,6 +209,19 @@ class VectorIndex:
         with self._db.read() as conn:
             return self._current(conn, scope).search(query, k, kind_codes, include_archived)
 
+    def cached_vectors(
+        self, scope: Scope, memory_ids: Sequence[str]
+    ) -> dict[str, np.ndarray] | None:
+        """Vectors by id from the scope's cache when it is loaded and current
+        (reading blobs costs ~5 us a row); None sends the caller to the table."""
+        with self._db.read() as conn:
+            cache = self._scopes.get(scope)
+            if scope in self._pending or cache is None:
+                return None
+            if cache.version != self._version(conn, scope)[0]:
+                return None
+            return cache.rows(memory_ids)
+
     def keyword_search(
         self,
         scope: Scope,
