@@ -1068,7 +1068,7 @@ class AsyncMemory:
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             drop_entity_terms="entity" in cfg.retrieval.channels,
         )
-        wanted = [plan.semantic_text] if text.strip() else []
+        wanted = [plan.embedded_text] if text.strip() else []
         if plan.time_anchor is not None and plan.time_range is None:
             wanted.append(plan.time_anchor.event)
         vectors = list(await self._embed_queries(wanted)) if wanted else []

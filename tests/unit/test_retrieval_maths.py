@@ -131,12 +131,12 @@ def test_names_leave_the_keyword_terms_and_the_embedded_text():
     assert without_names("Caroline?", ["Caroline"]) == ""
     plan = route("What did Caroline research?", reference_time=0.0, known_entities=["Caroline"])
     assert plan.entities == ["Caroline"] and plan.terms == ["research"]
-    assert plan.semantic_text == "What did research?"
+    assert plan.embedded_text == "What did research?"
     alone = route("Caroline", reference_time=0.0, known_entities=["Caroline"])
-    assert alone.semantic_text == "Caroline" and alone.terms == ["caroline"]
+    assert alone.embedded_text == "Caroline" and alone.terms == ["caroline"]
     kept = route("What did Caroline research?", reference_time=0.0,
                  known_entities=["Caroline"], drop_entity_terms=False)
-    assert kept.semantic_text == "What did Caroline research?"
+    assert kept.embedded_text == "What did Caroline research?"
 
 
 def test_only_a_range_the_caller_gives_filters():

@@ -238,14 +238,19 @@ class QueryPlan:
     time_filter: bool = False
     time_anchor: TimeAnchor | None = None
     kinds: tuple[MemoryKind, ...] | None = None
-    # The text embedded for dense search: the query without the names the entity
-    # channel already matches (a name dominates a short sentence's embedding and
-    # pulls in greetings that address the person rather than what was said).
+    # The query without the names the entity channel already matches (a name
+    # dominates a short sentence's embedding and pulls in greetings that address
+    # the person rather than what was said); empty: the text itself.
     semantic_text: str = ""
 
     @property
     def layer(self) -> Layer:
         return PRIMARY_LAYER[self.query_class]
+
+    @property
+    def embedded_text(self) -> str:
+        """The text embedded for dense search."""
+        return self.semantic_text or self.text
 
 
 def classify(text: str, *, has_time: bool = False) -> QueryClass:
@@ -338,13 +343,13 @@ def route(
     if explicit and explicit.lower() not in {e.lower() for e in entities}:
         entities.insert(0, explicit)
     terms = keyword_terms(text)
-    semantic_text = text
+    semantic_text = ""
     if entities and drop_entity_terms:
         # Who the query is about is the entity channel's job; left in the keyword
         # query or the embedding, a name would favour greetings that address the person.
         named = {word for name in entities for word in keyword_terms(name)}
         terms = [t for t in terms if t.split("'")[0] not in named] or terms
-        semantic_text = without_names(text, entities) or text
+        semantic_text = without_names(text, entities)
     plan_tags = list(tags) if tags else []
     if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
         plan_tags = terms  # "how to deploy fastapi" -> procedures tagged deploy / fastapi
