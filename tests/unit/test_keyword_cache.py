@@ -102,3 +102,9 @@ def test_analysis_is_safe_from_several_threads():
     for thread in threads:
         thread.join()
     assert results == [expected] * 4
+
+
+def test_term_ids_follow_first_appearance_not_hashing():
+    terms = _index(("zebra apple zebra", "mango apple"), ("kiwi", "zebra"))
+    assert list(terms.vocabulary) == ["zebra", "appl", "mango", "kiwi"]
+    assert list(terms.vocabulary.values()) == [0, 1, 2, 3]

@@ -132,7 +132,9 @@ class ScopeTerms:
 
     def _index_row(self, position: int, content: str, context: str, batch: _Batch) -> None:
         own, around = Counter(analyze(content)), Counter(analyze(context))
-        terms = list(own.keys() | around.keys())
+        # First-appearance order, not a set's: term ids, and so the order scores
+        # are summed in, must not depend on the process's string hashing.
+        terms = list(dict.fromkeys([*own, *around]))
         vocabulary = self.vocabulary
         for term in terms:
             if term not in vocabulary:
