@@ -74,7 +74,7 @@ from ucma.memory.working import WorkingMemory
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
 from ucma.retrieval.cascade import RecallResult
-from ucma.retrieval.recall import RecallRequest, run_recall
+from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, route
 from ucma.storage.base import Storage
 from ucma.types import (
@@ -178,6 +178,7 @@ class AsyncMemory:
         self._storage: Storage | None = storage
         self._embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._queued: set[asyncio.Future[None]] = set()
         self._open_lock = asyncio.Lock()
         self._closed = False
         self.sensory = SensoryBuffer(self.config.sensory.capacity, clock=self.clock)
@@ -223,6 +224,7 @@ class AsyncMemory:
             if self._consolidation is not None and not self._consolidation.done():
                 self._interrupt.set()
                 await asyncio.gather(self._consolidation, return_exceptions=True)
+            await asyncio.gather(*self._queued, return_exceptions=True)
             if self._embedder is not None:
                 await self._embedder.flush()
             if self._executor is not None:
@@ -247,6 +249,22 @@ class AsyncMemory:
             raise ValidationError("memory is not open")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    def _queue(self, fn: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
+        """Run ``fn`` on the storage thread without waiting for it: a write a
+        caller's answer does not depend on. The one storage thread takes work in
+        order, so every later storage call sees it; a failure is logged."""
+        if self._executor is None:
+            raise ValidationError("memory is not open")
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        self._queued.add(future)
+        future.add_done_callback(self._dequeue)
+
+    def _dequeue(self, future: asyncio.Future[None]) -> None:
+        self._queued.discard(future)
+        if not future.cancelled() and future.exception() is not None:
+            logger.error("queued storage write failed", exc_info=future.exception())
 
     async def _ready(self) -> Storage:
         if self._executor is None or self._storage is None:
@@ -1085,6 +1103,7 @@ class AsyncMemory:
             now=now,
             anchor_vector=anchor_vector,
         )
+        self._queue(record_recall, storage, cfg, scope, result, now=now)
         working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
         for hit in result.hits[: cfg.working.staged_hits]:
             working.add(hit.id, hit.content, "staging", hit.memory.effective_salience)

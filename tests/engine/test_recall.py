@@ -177,3 +177,21 @@ async def test_no_query_text_raises(memory: AsyncMemory, query: str):
 async def test_oversized_query_is_a_validation_error(memory: AsyncMemory):
     with pytest.raises(ValidationError):
         await memory.recall("x" * 100_000)
+
+
+async def test_a_failed_recall_record_is_logged_not_raised(memory: AsyncMemory, monkeypatch,
+                                                            caplog):
+    import ucma.engine
+    from ucma.errors import StorageError
+
+    ids = await _diary(memory)
+
+    def broken(*args, **kwargs):
+        raise StorageError("disk full")
+
+    monkeypatch.setattr(ucma.engine, "record_recall", broken)
+    result = await memory.recall("What did Melanie fix?", reference_time=REFERENCE)
+    assert result.hits[0].id == ids["I fixed the leaking kitchen tap yesterday."]
+    await memory.stats()  # the storage thread has run the queued write by now
+    assert "queued storage write failed" in caplog.text
+    assert (await memory.get(result.hits[0].id)).access_count == 0  # nothing half-written

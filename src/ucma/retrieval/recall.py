@@ -1,11 +1,14 @@
-"""One recall, end to end on the storage thread: anchor, cascade, review, explanation.
+"""One recall on the storage thread: anchor, cascade, explanation; then its record.
 
 The engine validates the call, builds the ``QueryPlan`` and embeds the query
-(and a time anchor's event phrase); ``run_recall`` does the rest in one pass
-over the storage: resolves "before/after/during <event>" to a time range by
-finding the event, runs the cascade over the layers, records the retrieval as
-a review of what it returned and stores it under a retrieval id (with a
-``memory.retrieved`` event, in the same transaction), and explains what it did.
+(and a time anchor's event phrase); ``run_recall`` does the reading in one
+pass over the storage: resolves "before/after/during <event>" to a time range
+by finding the event, runs the cascade over the layers and explains what it
+did. ``record_recall`` then writes, in one transaction, the retrieval as a
+review of what it returned (access counts, retention), the co-retrieval
+counts, and the retrieval under its id with a ``memory.retrieved`` event. The
+engine queues it on the storage thread behind the answer, so a read does not
+wait for its bookkeeping and every later storage call sees it.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Storage
 from ucma.types import MemoryKind, Scope
 
-__all__ = ["RecallRequest", "run_recall"]
+__all__ = ["RecallRequest", "record_recall", "run_recall"]
 
 _DAY = 86_400.0
 
@@ -117,29 +120,6 @@ def run_recall(
         max_depth=request.max_depth,
         config=config.cascade,
     )
-    with storage.transaction():
-        if config.retrieval.reinforce_on_retrieval and hits:
-            record_access(
-                storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
-            )
-        # Hebbian reinforcement (issue 4): memories retrieved together are counted
-        # here; the sleep cycle turns the counts into co_retrieved edge weight.
-        together = [h.id for h in hits[: config.consolidation.co_retrieval_top_k]]
-        if len(together) > 1:
-            storage.lifecycle.record_co_retrieval(scope, together, now)
-        if request.retrieval_id is not None:
-            record_retrieval(
-                storage,
-                Retrieval(
-                    request.retrieval_id,
-                    scope.user_id,
-                    scope.agent_id,
-                    hashlib.sha256(plan.text.encode("utf-8")).hexdigest()[:32],
-                    [h.id for h in hits],
-                    [float(h.score) for h in hits],
-                    now,
-                ),
-            )
     explanation: dict[str, object] = {}
     if request.explain:
         explanation = {
@@ -176,3 +156,38 @@ def run_recall(
         explanation=explanation,
         retrieval_id=request.retrieval_id,
     )
+
+
+def record_recall(
+    storage: Storage,
+    config: UCMAConfig,
+    scope: Scope,
+    result: RecallResult,
+    *,
+    now: float,
+) -> None:
+    """What a recall leaves behind, in one transaction (see the module docstring)."""
+    hits = result.hits
+    with storage.transaction():
+        if config.retrieval.reinforce_on_retrieval and hits:
+            record_access(
+                storage, scope, [h.id for h in hits], now, config.forgetting.stability_boost_base
+            )
+        # Hebbian reinforcement (issue 4): memories retrieved together are counted
+        # here; the sleep cycle turns the counts into co_retrieved edge weight.
+        together = [h.id for h in hits[: config.consolidation.co_retrieval_top_k]]
+        if len(together) > 1:
+            storage.lifecycle.record_co_retrieval(scope, together, now)
+        if result.retrieval_id is not None:
+            record_retrieval(
+                storage,
+                Retrieval(
+                    result.retrieval_id,
+                    scope.user_id,
+                    scope.agent_id,
+                    hashlib.sha256(result.query.encode("utf-8")).hexdigest()[:32],
+                    [h.id for h in hits],
+                    [float(h.score) for h in hits],
+                    now,
+                ),
+            )
