@@ -343,6 +343,15 @@ def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
     assert near["ep-0"] == [("ep-1", 1), ("ep-2", 2)]
     assert "missing" not in near
     assert storage.episodes.neighbors(ALICE, ["ep-3"], 0) == {}
+    same_time = [make.episode(ALICE, id=f"ep-t{i}", session_id="burst", timestamp=200.0 + (i > 2))
+                 for i in range(5)]  # three turns in one second, then two in the next
+    storage.episodes.add(same_time, make.vectors(5))
+    assert storage.episodes.neighbors(ALICE, ["ep-t1"], 2)["ep-t1"] == [
+        ("ep-t0", -1), ("ep-t2", 1), ("ep-t3", 2)
+    ]
+    assert storage.episodes.neighbors(ALICE, ["ep-t3"], 2)["ep-t3"] == [
+        ("ep-t2", -1), ("ep-t4", 1), ("ep-t1", -2)
+    ]
     assert storage.episodes.neighbors(BOB, ["ep-3"], 2) == {}
     briefs = storage.episodes.briefs(ALICE, ["ep-1", "ep-other", "nope"])
     assert set(briefs) == {"ep-1", "ep-other"}

@@ -52,18 +52,12 @@ FROM memories m JOIN episodes t ON t.seq = m.seq
 WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.user_id = ? AND +m.agent_id = ?
     AND m.archived_at IS NULL
 """
-# Neighbours in (timestamp, seq) order, in two index-range steps per side: the
-# same timestamp past the anchor's seq, then strictly earlier (later) timestamps.
-_SAME_TIME = """
+# Neighbours on one side of an anchor in (timestamp, seq) order: one range of
+# episodes_session, whose entries end with the rowid (seq), read from the anchor.
+_SIDE = """
 SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
 WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
-    AND t.timestamp = ? AND t.seq {op} ?
-ORDER BY t.seq {order} LIMIT ?
-"""
-_OTHER_TIME = """
-SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
-WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
-    AND t.timestamp {op} ?
+    AND (t.timestamp, t.seq) {op} (?, ?)
 ORDER BY t.timestamp {order}, t.seq {order} LIMIT ?
 """
 _LIVE = " AND m.archived_at IS NULL"
@@ -108,15 +102,7 @@ def _side(
     conn: sqlite3.Connection, where: tuple[str, str, str, float, int, int], op: str, order: str
 ) -> list[tuple[str]]:
     """Up to ``window`` neighbours on one side of an anchor episode of a session."""
-    user_id, agent_id, session_id, timestamp, seq, window = where
-    scope = (user_id, agent_id, session_id)
-    rows: list[tuple[str]] = conn.execute(
-        _SAME_TIME.format(op=op, order=order), (*scope, timestamp, seq, window)
-    ).fetchall()
-    if len(rows) < window:
-        rows += conn.execute(
-            _OTHER_TIME.format(op=op, order=order), (*scope, timestamp, window - len(rows))
-        ).fetchall()
+    rows: list[tuple[str]] = conn.execute(_SIDE.format(op=op, order=order), where).fetchall()
     return rows
 
 
