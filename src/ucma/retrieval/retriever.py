@@ -175,17 +175,9 @@ class Retriever:
         cfg = self._config.retrieval
         store = self._storage
         enabled = set(cfg.channels)
-        found: dict[str, dict[str, float]] = {}
-        if "dense" in enabled and vector is not None and scan_vectors:
-            found["dense"] = {
-                i: score
-                for i, score in store.memories.vector_search(
-                    scope, vector, cfg.vector_candidates, kinds=kinds
-                )
-                if score >= cfg.semantic_min_similarity
-            }
+        others: dict[str, dict[str, float]] = {}
         if "keyword" in enabled and plan.terms:
-            found["keyword"] = dict(
+            others["keyword"] = dict(
                 store.memories.keyword_search(
                     scope,
                     plan.terms,
@@ -205,27 +197,35 @@ class Retriever:
                 ):
                     tagged[lesson.id] = 0.5 + 0.5 * lesson.confidence
             if tagged:
-                found["tags"] = tagged
+                others["tags"] = tagged
         if "entity" in enabled and plan.entities and kinds_include(kinds, MemoryKind.SEMANTIC):
             about: dict[str, float] = {}
             for entity in plan.entities:
                 for fact in store.facts.about(scope, entity):
                     about[fact.id] = max(about.get(fact.id, 0.0), fact.confidence)
-            found["entity"] = about
-        if not scan_vectors and "dense" in enabled and vector is not None:
-            if any(found.values()):
-                found["dense"] = {}
-            else:
-                return self._channels(scope, plan, vector, kinds, scan_vectors=True)
-        if "dense" in found and vector is not None and (
-            cfg.dense_for_all_candidates or not scan_vectors
-        ):
-            # Every candidate's cosine is known exactly: a keyword hit outside the
-            # dense top k is scored by its real similarity, not by absence.
-            missing = [i for scores in found.values() for i in scores if i not in found["dense"]]
-            if missing:
-                for memory_id, stored in store.memories.vectors(scope, missing).items():
-                    found["dense"][memory_id] = float(np.dot(stored, vector))
+            others["entity"] = about
+        found: dict[str, dict[str, float]] = {}
+        if "dense" in enabled and vector is not None:
+            # Without a scan, only the other channels' finds are scored (a full
+            # scan all the same when they found nothing).
+            scan = scan_vectors or not any(others.values())
+            found["dense"] = (
+                {
+                    i: score
+                    for i, score in store.memories.vector_search(
+                        scope, vector, cfg.vector_candidates, kinds=kinds
+                    )
+                    if score >= cfg.semantic_min_similarity
+                }
+                if scan
+                else {}
+            )
+            if cfg.dense_for_all_candidates or not scan:
+                # Every candidate's cosine is known exactly: a keyword hit outside the
+                # dense top k is scored by its real similarity, not by absence.
+                pool = [i for scores in others.values() for i in scores]
+                self._fill_cosines(scope, vector, found["dense"], pool)
+        found.update(others)
         if (
             "temporal" in enabled
             and plan.time_range is not None
@@ -259,9 +259,7 @@ class Retriever:
             return dict.fromkeys(ids, 1.0)
         known = found.get("dense", {})
         scored = {i: known[i] for i in ids if i in known}
-        missing = [i for i in ids if i not in known]
-        for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
-            scored[memory_id] = float(np.dot(stored, vector))
+        self._fill_cosines(scope, vector, scored, ids)
         best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
         return {i: max(score, 0.0) + 1e-6 for i, score in best}
 
@@ -430,11 +428,17 @@ class Retriever:
             for i in relevance
             if "dense" in candidates[i].channels
         }
-        missing = [i for i in relevance if i not in cosines]
+        self._fill_cosines(scope, vector, cosines, relevance)
+        return cosines
+
+    def _fill_cosines(
+        self, scope: Scope, vector: np.ndarray, scores: dict[str, float], ids: Iterable[str]
+    ) -> None:
+        """Add to ``scores`` the cosine with ``vector`` of each of ``ids`` it lacks."""
+        missing = [i for i in ids if i not in scores]
         if missing:
             for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
-                cosines[memory_id] = float(np.dot(stored, vector))
-        return cosines
+                scores[memory_id] = float(np.dot(stored, vector))
 
 
 def record_access(

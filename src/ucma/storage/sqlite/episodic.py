@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
@@ -60,6 +59,8 @@ WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS
     AND (t.timestamp, t.seq) {op} (?, ?)
 ORDER BY t.timestamp {order}, t.seq {order} LIMIT ?
 """
+_BEFORE = _SIDE.format(op="<", order="DESC")
+_AFTER = _SIDE.format(op=">", order="ASC")
 _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
 
@@ -96,14 +97,6 @@ def _bucket_bound(timestamp: float) -> int:
     if math.isinf(timestamp):
         return _BUCKET_LIMIT if timestamp > 0 else -_BUCKET_LIMIT
     return max(-_BUCKET_LIMIT, min(_BUCKET_LIMIT, int(timestamp // BUCKET_SECONDS)))
-
-
-def _side(
-    conn: sqlite3.Connection, where: tuple[str, str, str, float, int, int], op: str, order: str
-) -> list[tuple[str]]:
-    """Up to ``window`` neighbours on one side of an anchor episode of a session."""
-    rows: list[tuple[str]] = conn.execute(_SIDE.format(op=op, order=order), where).fetchall()
-    return rows
 
 
 class SQLiteEpisodicStore(EpisodicStore):
@@ -227,8 +220,8 @@ class SQLiteEpisodicStore(EpisodicStore):
             ).fetchall()
             for memory_id, session_id, timestamp, seq in anchors:
                 where = (scope.user_id, scope.agent_id, session_id, timestamp, seq, window)
-                before = _side(conn, where, "<", "DESC")
-                after = _side(conn, where, ">", "ASC")
+                before = conn.execute(_BEFORE, where).fetchall()
+                after = conn.execute(_AFTER, where).fetchall()
                 found = [(row[0], -offset) for offset, row in enumerate(before, 1)]
                 found += [(row[0], offset) for offset, row in enumerate(after, 1)]
                 found.sort(key=lambda item: (abs(item[1]), item[1]))

@@ -197,7 +197,7 @@ class ScopeVectors:
         thread and stream the matrix at memory speed (100,000 x 384 in ~6 ms).
         """
         scores = np.empty(self.n, dtype=np.float32)
-        blocks = [*self._blocks, self._tail[: self._tail_n]]
+        blocks = self._all_blocks()
         offset = 0
         for block in blocks:
             for start in range(0, len(block), SCORE_ROWS):
@@ -206,11 +206,15 @@ class ScopeVectors:
             offset += len(block)
         return scores
 
+    def _all_blocks(self) -> list[np.ndarray]:
+        """The sealed blocks and the filled part of the tail, in row order."""
+        return [*self._blocks, self._tail[: self._tail_n]]
+
     def rows(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Copies of the vectors of the live rows with these ids, in their order."""
         if self._where is None:
             self._where = {memory_id: i for i, memory_id in enumerate(self.ids)}
-        blocks = [*self._blocks, self._tail[: self._tail_n]]
+        blocks = self._all_blocks()
         starts = np.cumsum([0, *(len(b) for b in blocks)])
         found: dict[str, np.ndarray] = {}
         for memory_id in memory_ids:
@@ -225,7 +229,7 @@ class ScopeVectors:
         """The first position and the matrix of the last ``count`` held rows."""
         parts: list[np.ndarray] = []
         wanted = min(count, self.n)
-        for block in reversed([*self._blocks, self._tail[: self._tail_n]]):
+        for block in reversed(self._all_blocks()):
             if wanted <= 0:
                 break
             take = block[max(0, len(block) - wanted):]
