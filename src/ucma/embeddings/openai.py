@@ -14,6 +14,7 @@ import numpy as np
 
 from ucma.embeddings.base import Embedder
 from ucma.errors import ConfigError, EmbeddingError
+from ucma.openai_client import async_openai_client
 
 if TYPE_CHECKING:
     import httpx
@@ -65,25 +66,15 @@ class OpenAIEmbedder(Embedder):
             raise ConfigError(f"timeout must be positive, got {timeout}")
         if max_retries < 0:
             raise ConfigError(f"max_retries must be 0 or more, got {max_retries}")
-        try:
-            import openai
-        except ImportError as exc:
-            raise ConfigError(
-                "OpenAIEmbedder needs the openai package: pip install 'ucma[openai]'"
-            ) from exc
-        try:
-            self._client = openai.AsyncOpenAI(
-                api_key=api_key,
-                base_url=base_url,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=max_retries,
-            )
-        except openai.OpenAIError as exc:
-            raise ConfigError(
-                "no API key for OpenAIEmbedder: pass api_key=... or set OPENAI_API_KEY; "
-                "local servers such as Ollama accept any placeholder, e.g. api_key='local'"
-            ) from exc
+        self._client = async_openai_client(
+            "OpenAIEmbedder",
+            key_holder="OpenAIEmbedder",
+            api_key=api_key,
+            base_url=base_url,
+            http_client=http_client,
+            timeout=timeout,
+            max_retries=max_retries,
+        )
         self._owns_http_client = http_client is None
         self.model = model
         self.model_id = f"openai:{model}"

@@ -23,6 +23,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ConfigError, ProviderError
+from ucma.openai_client import async_openai_client
 from ucma.providers.base import ExtractedFact
 from ucma.types import Provenance
 
@@ -77,25 +78,15 @@ class OpenAIChatProvider:
             raise ConfigError(f"timeout must be positive, got {timeout}")
         if attempts < 1:
             raise ConfigError(f"attempts must be at least 1, got {attempts}")
-        try:
-            import openai
-        except ImportError as exc:
-            raise ConfigError(
-                "OpenAIChatProvider needs the openai package: pip install 'ucma[openai]'"
-            ) from exc
-        try:
-            self._client = openai.AsyncOpenAI(
-                api_key=api_key,
-                base_url=base_url,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=0,
-            )
-        except openai.OpenAIError as exc:
-            raise ConfigError(
-                "no API key for the chat provider: pass api_key=... or set OPENAI_API_KEY; "
-                "local servers such as Ollama accept any placeholder, e.g. api_key='local'"
-            ) from exc
+        self._client = async_openai_client(
+            "OpenAIChatProvider",
+            key_holder="the chat provider",
+            api_key=api_key,
+            base_url=base_url,
+            http_client=http_client,
+            timeout=timeout,
+            max_retries=0,
+        )
         self._owns_http_client = http_client is None
         self.model = model
         self.model_id = f"{provider_name}:{model}"
