@@ -8,6 +8,9 @@ measures, in the same run:
   same kind of text (the physical floor of observe);
 - ``observe_per_s_batched``: ``observe_many`` in chunks, end to end;
 - ``observe_per_s_single``: ``observe`` one call at a time, into the full store;
+- ``prepare_search_s``: ``prepare_search`` (search caches loaded and, from
+  ``RetrievalConfig.ann_threshold`` memories, the HNSW index built; ``hnsw_rows``
+  says how many rows it covers), as a service does when it starts;
 - ``remember_ms_p50`` / ``remember_ms_p95``: ``remember`` with query embedding
   included, distinct queries, on the full store.
 
@@ -138,6 +141,11 @@ async def measure_size(size: int, embedder: LocalEmbedder, workdir: Path, querie
             await mem.observe(text)
         single = len(singles) / (time.perf_counter() - start)
 
+        # As a service warms its scopes: caches loaded, a large scope's HNSW index built.
+        start = time.perf_counter()
+        index = await mem.prepare_search()
+        prepare_s = time.perf_counter() - start
+
         latencies = []
         for question in synthetic_texts(queries, seed=size + 3):
             question = "what happened with " + question.split(" ", 2)[-1]
@@ -149,6 +157,8 @@ async def measure_size(size: int, embedder: LocalEmbedder, workdir: Path, querie
         "observe_per_s_batched": round(batched, 1),
         "observe_per_s_single": round(single, 1),
         "observe_batched_vs_embedder": round(batched / embedder_per_s, 3),
+        "prepare_search_s": round(prepare_s, 1),
+        "hnsw_rows": index["graph_rows"],
         "remember_ms_p50": round(statistics.median(latencies), 2),
         "remember_ms_p95": round(percentile(latencies, 0.95), 2),
         "queries": queries,

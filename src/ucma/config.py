@@ -14,9 +14,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ConfigError
+
+if TYPE_CHECKING:
+    from ucma.storage.base import AnnSettings
 
 __all__ = [
     "CascadeConfig",
@@ -188,6 +191,13 @@ class RetrievalConfig:
     channels: tuple[str, ...] = _RETRIEVAL_CHANNELS
     vector_candidates: int = 100
     keyword_candidates: int = 50
+    # Dense search turns approximate (an HNSW graph, usearch) in scopes of at least
+    # ann_threshold live memories (0: always exact); HNSW's M, efConstruction and
+    # efSearch follow. Chosen with bench/vector_index.py (docs/retrieval.md).
+    ann_threshold: int = 20_000
+    ann_connectivity: int = 16
+    ann_expansion_add: int = 128
+    ann_expansion_search: int = 128
     # Score every candidate's cosine, not only the dense channel's top k.
     dense_for_all_candidates: bool = True
     # Seed 001's minimum cosine for a dense-only candidate.
@@ -262,6 +272,22 @@ class RetrievalConfig:
 
         if self.ranking not in RANKING_PRESETS:
             raise ConfigError(f"RetrievalConfig.ranking must be one of {sorted(RANKING_PRESETS)}")
+        self.ann_settings()
+
+    def ann_settings(self) -> AnnSettings:
+        """The storage's settings for approximate dense search."""
+        from ucma.errors import ValidationError
+        from ucma.storage.base import AnnSettings
+
+        try:
+            return AnnSettings(
+                threshold=self.ann_threshold,
+                connectivity=self.ann_connectivity,
+                expansion_add=self.ann_expansion_add,
+                expansion_search=self.ann_expansion_search,
+            )
+        except ValidationError as exc:
+            raise ConfigError(f"RetrievalConfig.ann_*: {exc}") from exc
 
     @classmethod
     def ablation(cls, name: str) -> RetrievalConfig:

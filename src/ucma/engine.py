@@ -214,7 +214,11 @@ class AsyncMemory:
         from ucma.storage.sqlite import SQLiteStorage
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStorage(self.path, dimension=self._inner_embedder.dimension)
+        return SQLiteStorage(
+            self.path,
+            dimension=self._inner_embedder.dimension,
+            ann=self.config.retrieval.ann_settings(),
+        )
 
     async def close(self) -> None:
         async with self._open_lock:
@@ -1487,6 +1491,26 @@ class AsyncMemory:
             },
         )
         return result
+
+    async def prepare_search(
+        self, *, user_id: str | None = None, agent_id: str | None = None, wait: bool = True
+    ) -> dict[str, Any]:
+        """Load a scope's search caches now rather than on its first recall, and
+        build its approximate (HNSW) index if it has ``retrieval.ann_threshold``
+        memories or more; with ``wait``, return once that index is ready.
+
+        Without this, the first recall of a scope loads its caches (seconds at
+        100,000 memories) and a large scope's index is built in the background
+        while recalls search exactly. Returns the scope's live rows, the rows its
+        index covers (the rest are searched exactly) and whether a build is running.
+        """
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        status = await self._run(storage.memories.prepare_search, scope, wait=False)
+        if wait and status.building:
+            # Off the storage thread, which other calls keep using meanwhile.
+            status = await asyncio.to_thread(storage.memories.prepare_search, scope, wait=True)
+        return dataclasses.asdict(status)
 
     # -- learning loop (seed 003) -------------------------------------------------
 

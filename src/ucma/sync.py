@@ -141,6 +141,7 @@ class Memory:
     list = _blocking(AsyncMemory.list)
     delete = _blocking(AsyncMemory.delete)
     stats = _blocking(AsyncMemory.stats)
+    prepare_search = _blocking(AsyncMemory.prepare_search)
     export_jsonl = _blocking(AsyncMemory.export_jsonl)
     import_jsonl = _blocking(AsyncMemory.import_jsonl)
     decide = _blocking(AsyncMemory.decide)

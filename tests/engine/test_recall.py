@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ucma.config import RetrievalConfig, UCMAConfig
 from ucma.engine import AsyncMemory
-from ucma.errors import ValidationError
+from ucma.errors import ConfigError, ValidationError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -195,3 +196,26 @@ async def test_a_failed_recall_record_is_logged_not_raised(memory: AsyncMemory, 
     await memory.stats()  # the storage thread has run the queued write by now
     assert "queued storage write failed" in caplog.text
     assert (await memory.get(result.hits[0].id)).access_count == 0  # nothing half-written
+
+
+async def test_prepare_search_builds_the_approximate_index_of_a_large_scope(
+    db_path, local_embedder
+):
+    config = UCMAConfig(retrieval=RetrievalConfig(ann_threshold=60))
+    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder,
+                           config=config) as memory:
+        small = await memory.prepare_search(wait=True)
+        assert small == {"live_rows": 0, "graph_rows": 0, "building": False}
+        await memory.observe_many([f"Routine log line number {i} from the night shift."
+                                   for i in range(80)])
+        fence = await memory.observe("Melanie painted the garden fence blue on Sunday.")
+        status = await memory.prepare_search(wait=True)
+        assert status == {"live_rows": 81, "graph_rows": 81, "building": False}
+        result = await memory.recall("What colour did Melanie paint the fence?")
+        assert result.hits[0].id == fence.id
+
+
+@pytest.mark.parametrize("field", ["ann_connectivity", "ann_expansion_search"])
+def test_ann_settings_are_checked_with_the_config(field):
+    with pytest.raises(ConfigError, match="ann"):
+        RetrievalConfig(**{field: 0})

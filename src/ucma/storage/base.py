@@ -56,7 +56,9 @@ from ucma.types import (
 )
 
 __all__ = [
+    "DEFAULT_ANN",
     "DEFAULT_BM25",
+    "AnnSettings",
     "Bm25",
     "ConflictStore",
     "EmbeddingCacheStore",
@@ -71,6 +73,7 @@ __all__ = [
     "ProceduralStore",
     "RetentionStore",
     "ScoredId",
+    "SearchIndexStatus",
     "SemanticStore",
     "Storage",
     "TraceStore",
@@ -99,6 +102,58 @@ class Bm25:
 
 
 DEFAULT_BM25 = Bm25()
+
+
+@dataclass(frozen=True, slots=True)
+class AnnSettings:
+    """When a scope's dense search goes approximate, and the HNSW graph's shape.
+
+    A scope with at least ``threshold`` live rows gets a graph (0: always
+    exact search); ``connectivity``, ``expansion_add`` and
+    ``expansion_search`` are HNSW's M, efConstruction and efSearch. Rows added
+    after a build are scanned exactly until they exceed ``tail_rows`` or
+    ``tail_fraction`` of the graph's keys (or as many keys belong to deleted
+    rows); then the graph is extended in the background.
+    """
+
+    threshold: int = 20_000
+    connectivity: int = 16
+    expansion_add: int = 128
+    expansion_search: int = 128
+    tail_rows: int = 2048
+    tail_fraction: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (
+            self.threshold >= 0
+            and 2 <= self.connectivity <= 256
+            and 1 <= self.expansion_add <= 4096
+            and 1 <= self.expansion_search <= 4096
+            and self.tail_rows >= 0
+            and 0 < self.tail_fraction <= 1
+        ):
+            raise ValidationError(
+                "AnnSettings needs threshold >= 0, 2 <= connectivity <= 256, expansion_add and "
+                "expansion_search in 1..4096, tail_rows >= 0 and 0 < tail_fraction <= 1"
+            )
+
+    @property
+    def enabled(self) -> bool:
+        return self.threshold > 0
+
+
+DEFAULT_ANN = AnnSettings()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchIndexStatus:
+    """A scope's dense search: its live rows, how many of them an HNSW graph
+    covers (the rest are scanned exactly), and whether a build of its graph is
+    under way (running, or waiting for another scope's build to finish)."""
+
+    live_rows: int
+    graph_rows: int
+    building: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +226,11 @@ class MemoryCatalog(ABC):
         include_archived: bool = False,
     ) -> list[ScoredId]:
         """Top ``k`` by cosine similarity (vectors are unit length), best first."""
+
+    @abstractmethod
+    def prepare_search(self, scope: Scope, *, wait: bool = False) -> SearchIndexStatus:
+        """Load what searching the scope needs and start building its approximate
+        index when it is large enough; with ``wait``, return once that is built."""
 
     @abstractmethod
     def vector_search_latest(

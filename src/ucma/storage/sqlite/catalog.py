@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ucma.errors import NotFoundError
-from ucma.storage.base import DEFAULT_BM25, Bm25, MemoryCatalog, ScoredId
+from ucma.storage.base import DEFAULT_BM25, Bm25, MemoryCatalog, ScoredId, SearchIndexStatus
 from ucma.storage.sqlite.codec import (
     ids_param,
     load_by_seqs,
@@ -187,6 +187,9 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         include_archived: bool = False,
     ) -> builtins.list[ScoredId]:
         return self._index.search(scope, vector, k, kinds=kinds, include_archived=include_archived)
+
+    def prepare_search(self, scope: Scope, *, wait: bool = False) -> SearchIndexStatus:
+        return self._index.prepare(scope, wait=wait)
 
     def vector_search_latest(
         self,

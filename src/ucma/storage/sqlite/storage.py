@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from ucma.errors import StorageError, ValidationError
-from ucma.storage.base import Storage
+from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
@@ -41,14 +41,16 @@ class SQLiteStorage(Storage):
     that the file was created for embeddings of ``dimension`` dimensions; a
     file made for another dimension is refused with ``StorageError``, since
     its vectors cannot be compared with the caller's. The parent directory
-    must exist.
+    must exist. ``ann`` sets when a scope's dense search turns approximate.
 
     Several ``SQLiteStorage`` objects (in one process or several) may open
     the same file: writes serialise on SQLite's write lock, and each object's
     vector cache notices the others' writes before it searches.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, dimension: int) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, dimension: int, ann: AnnSettings = DEFAULT_ANN
+    ) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise ValidationError(f"dimension must be a positive integer, got {dimension!r}")
         self._db = Database(path)
@@ -58,7 +60,7 @@ class SQLiteStorage(Storage):
             self._db.close()
             raise
         self.dimension = dimension
-        self._index = VectorIndex(self._db, dimension)
+        self._index = VectorIndex(self._db, dimension, ann)
         rows = MemoryRows(self._index, dimension)
         self.memories = SQLiteMemoryCatalog(self._db, self._index)
         self.episodes = SQLiteEpisodicStore(self._db, rows)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.storage.base import Bm25, ScoredId
+from ucma.storage.sqlite.hnsw import HnswIndex
 from ucma.storage.sqlite.keyword_cache import ScopeTerms
 from ucma.types import MemoryKind
 
@@ -188,21 +189,23 @@ class ScopeVectors:
 
     # -- search ------------------------------------------------------------------
 
-    def scores(self, query: np.ndarray) -> np.ndarray:
-        """Dot products of every held row (dead ones included) with ``query``.
+    def scores(self, query: np.ndarray, start: int = 0) -> np.ndarray:
+        """Dot products with ``query`` of every held row (dead ones included) from
+        position ``start`` on.
 
         Computed in slices of ``SCORE_ROWS``: OpenBLAS runs larger products on
         several threads, and on a busy two-core machine a descheduled BLAS
         thread stalls a search for 100+ ms; slices this small stay on one
         thread and stream the matrix at memory speed (100,000 x 384 in ~6 ms).
         """
-        scores = np.empty(self.n, dtype=np.float32)
-        blocks = self._all_blocks()
+        scores = np.empty(self.n - start, dtype=np.float32)
         offset = 0
-        for block in blocks:
-            for start in range(0, len(block), SCORE_ROWS):
-                rows = block[start : start + SCORE_ROWS]
-                np.matmul(rows, query, out=scores[offset + start : offset + start + len(rows)])
+        for block in self._all_blocks():
+            first = max(start - offset, 0)
+            for row in range(first, len(block), SCORE_ROWS):
+                rows = block[row : row + SCORE_ROWS]
+                at = offset + row - start
+                np.matmul(rows, query, out=scores[at : at + len(rows)])
             offset += len(block)
         return scores
 
@@ -210,20 +213,41 @@ class ScopeVectors:
         """The sealed blocks and the filled part of the tail, in row order."""
         return [*self._blocks, self._tail[: self._tail_n]]
 
+    def _gather(self, positions: np.ndarray) -> np.ndarray:
+        """The vectors at these held positions, in their order (a copy)."""
+        blocks = self._all_blocks()
+        starts = np.cumsum([0, *(len(b) for b in blocks)])
+        which = np.searchsorted(starts, positions, side="right") - 1
+        out = np.empty((len(positions), self.dimension), dtype=np.float32)
+        for block_index in np.unique(which):
+            here = which == block_index
+            out[here] = blocks[block_index][positions[here] - starts[block_index]]
+        return out
+
     def rows(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Copies of the vectors of the live rows with these ids, in their order."""
         if self._where is None:
             self._where = {memory_id: i for i, memory_id in enumerate(self.ids)}
-        blocks = self._all_blocks()
-        starts = np.cumsum([0, *(len(b) for b in blocks)])
-        found: dict[str, np.ndarray] = {}
-        for memory_id in memory_ids:
-            position = self._where.get(memory_id)
-            if position is None or not self.alive[position]:
-                continue
-            block = int(np.searchsorted(starts, position, side="right")) - 1
-            found[memory_id] = blocks[block][position - starts[block]].copy()
-        return found
+        found = [
+            (memory_id, position)
+            for memory_id in memory_ids
+            if (position := self._where.get(memory_id)) is not None and self.alive[position]
+        ]
+        vectors = self._gather(np.array([p for _, p in found], dtype=np.int64))
+        return {memory_id: vectors[i] for i, (memory_id, _) in enumerate(found)}
+
+    def snapshot(self) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """The row matrices, seqs and liveness flags as held now, for a reader on
+        another thread: rows already held are never written again (appends go past
+        them, compaction builds new arrays); copy the flags before the next change."""
+        return self._all_blocks(), self.seqs[: self.n], self.alive[: self.n]
+
+    def graph_coverage(self, graph: HnswIndex) -> tuple[int, int]:
+        """How many held rows the graph covers (seq up to ``graph.max_seq``) and
+        how many of those are alive."""
+        split = int(np.searchsorted(self.seqs[: self.n], graph.max_seq, side="right"))
+        dead = int(np.count_nonzero(~self.alive[:split])) if self.dead else 0
+        return split, split - dead
 
     def _latest_rows(self, count: int) -> tuple[int, np.ndarray]:
         """The first position and the matrix of the last ``count`` held rows."""
@@ -321,14 +345,24 @@ class ScopeVectors:
         return [(self.ids[positions[i]], float(scores[i])) for i in order]
 
     def search(
-        self, query: np.ndarray, k: int, kind_codes: np.ndarray | None, include_archived: bool
+        self,
+        query: np.ndarray,
+        k: int,
+        kind_codes: np.ndarray | None,
+        include_archived: bool,
+        graph: HnswIndex | None = None,
     ) -> list[ScoredId]:
         """Top ``k`` (id, cosine) among live rows passing the filters, best first;
-        ties go to the older row."""
+        ties go to the older row. With a ``graph``, the rows it covers are searched
+        through it (see ``_search_graph``) and the newer rows exactly."""
         n = self.n
         if k <= 0 or n == 0:
             return []
         mask = self._visible(kind_codes, include_archived)
+        if graph is not None:
+            found = self._search_graph(query, k, mask, graph)
+            if found is not None:
+                return found
         scores = self.scores(query)
         if mask is not None:
             k = min(k, int(np.count_nonzero(mask)))
@@ -336,6 +370,48 @@ class ScopeVectors:
                 return []
             scores[~mask] = -np.inf  # below every real cosine, so never in the top k
         top = np.arange(n) if k >= n else np.argpartition(scores, n - k)[n - k :]
-        top = np.sort(top)
-        order = top[np.argsort(-scores[top], kind="stable")]
-        return [(self.ids[i], float(scores[i])) for i in order]
+        return self._ranked(top, scores[top])
+
+    def _ranked(self, positions: np.ndarray, scores: np.ndarray) -> list[ScoredId]:
+        """(id, score) of these positions, best first, ties to the older row."""
+        order = np.lexsort((positions, -scores))
+        return [(self.ids[positions[i]], float(scores[i])) for i in order]
+
+    def _search_graph(
+        self, query: np.ndarray, k: int, mask: np.ndarray | None, graph: HnswIndex
+    ) -> list[ScoredId] | None:
+        """Top ``k`` through the graph, or None when exact search must answer.
+
+        The graph is asked for enough rows that ``k`` should pass the filters
+        (over-fetch by the share of covered rows they hide); its proposals are
+        re-scored exactly, rows newer than the graph are scanned exactly, and the
+        two are merged. When filters hide most covered rows, or fewer than ``k``
+        proposals survive them, exact search answers instead.
+        """
+        split, _ = self.graph_coverage(graph)
+        held = self.seqs[:split]
+        visible = split if mask is None else int(np.count_nonzero(mask[:split]))
+        if 2 * visible < split:
+            return None
+        wanted = min(k, visible)
+        proposed = graph.nearest(query, k * split // max(visible, 1) + k // 4 + 8)
+        positions = np.searchsorted(held, proposed)
+        found = positions < split
+        found[found] = held[positions[found]] == proposed[found]
+        positions = positions[found]
+        if mask is not None:
+            positions = positions[mask[positions]]
+        if positions.size < wanted:
+            return None
+        scores = self._gather(positions) @ query
+        if split < self.n:
+            tail = np.arange(split, self.n)
+            tail_scores = self.scores(query, split)
+            if mask is not None:
+                tail, tail_scores = tail[mask[split:]], tail_scores[mask[split:]]
+            positions = np.concatenate([positions, tail])
+            scores = np.concatenate([scores, tail_scores])
+        if positions.size > k:
+            top = np.argpartition(-scores, k - 1)[:k]
+            positions, scores = positions[top], scores[top]
+        return self._ranked(positions, scores)

@@ -39,8 +39,9 @@ from typing import Any
 import numpy as np
 
 from ucma.errors import StorageError, ValidationError
-from ucma.storage.base import Bm25, ScoredId
+from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.sqlite.connection import Database
+from ucma.storage.sqlite.hnsw import HnswBuilder, HnswIndex, needs_build
 from ucma.storage.sqlite.vector_cache import ScopeVectors
 from ucma.types import MemoryKind, Scope
 
@@ -98,13 +99,17 @@ class _Pending:
 
 
 class VectorIndex:
-    """Per-scope vector caches of one ``Database`` (a ``TransactionListener``)."""
+    """Per-scope vector caches of one ``Database`` (a ``TransactionListener``),
+    and the HNSW graphs of scopes large enough for one (hnsw.py)."""
 
-    def __init__(self, db: Database, dimension: int) -> None:
+    def __init__(self, db: Database, dimension: int, ann: AnnSettings = DEFAULT_ANN) -> None:
         self._db = db
         self._dimension = dimension
         self._scopes: dict[Scope, ScopeVectors] = {}
         self._pending: dict[Scope, _Pending] = {}
+        self._ann = ann
+        self._graphs: dict[Scope, HnswIndex] = {}
+        self._builder = HnswBuilder(ann, dimension, self._graphs.__setitem__)
         db.add_listener(self)
 
     # -- writes (inside the writing transaction) -------------------------------
@@ -188,8 +193,11 @@ class VectorIndex:
         self._pending.clear()
 
     def clear(self) -> None:
+        """Forget every cache and graph, stopping a graph build in progress."""
+        self._builder.stop()
         self._scopes.clear()
         self._pending.clear()
+        self._graphs.clear()
 
     # -- reads --------------------------------------------------------------------
 
@@ -207,7 +215,43 @@ class VectorIndex:
         if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
-            return self._current(conn, scope).search(query, k, kind_codes, include_archived)
+            if scope in self._pending:
+                return self._current(conn, scope).search(query, k, kind_codes, include_archived)
+            cache = self._fresh(conn, scope)
+            graph, _ = self._graph(scope, cache)
+            return cache.search(query, k, kind_codes, include_archived, graph)
+
+    def _graph(self, scope: Scope, cache: ScopeVectors) -> tuple[HnswIndex | None, bool]:
+        """The scope's graph if it has one (a scope shrunk below half the
+        threshold loses it), and whether a build or extension of it is due and
+        under way: started now, or queued behind the builder's current job."""
+        graph = self._graphs.get(scope)
+        if graph is not None and 2 * cache.live_count < self._ann.threshold:
+            self._graphs.pop(scope, None)
+            graph = None
+        covered, covered_alive = (0, 0) if graph is None else cache.graph_coverage(graph)
+        if not needs_build(self._ann, cache.live_count, cache.n - covered, covered_alive, graph):
+            return graph, False
+        if self._builder.busy:
+            return graph, True
+        return graph, self._builder.start(scope, *cache.snapshot(), graph)
+
+    def prepare(self, scope: Scope, *, wait: bool) -> SearchIndexStatus:
+        """Load the scope's cache and start the graph build that is due, if any;
+        with ``wait``, return once none is under way for the scope (a failed
+        build is not retried at once: the scope then stays exact)."""
+        while True:
+            with self._db.read() as conn:
+                cache = self._fresh(conn, scope)
+                graph, building = self._graph(scope, cache)
+                status = SearchIndexStatus(
+                    live_rows=cache.live_count,
+                    graph_rows=0 if graph is None else cache.graph_coverage(graph)[1],
+                    building=building,
+                )
+            if not (wait and building):
+                return status
+            self._builder.wait()
 
     def cached_vectors(
         self, scope: Scope, memory_ids: Sequence[str]
