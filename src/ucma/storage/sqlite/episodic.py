@@ -9,6 +9,7 @@ two edge buckets exactly (seed 001 chapter 12: O(buckets + matches)).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -86,8 +87,12 @@ def _range_params(
     )
 
 
+@functools.lru_cache(maxsize=4096)
 def _names(source: str, participants: str) -> frozenset[str]:
-    """Keys of an episode's source and participants (a JSON list, most often empty)."""
+    """Keys of an episode's source and participants (a JSON list, most often empty).
+
+    Memoised: a scope has few distinct speakers and participant lists, and a
+    recall reads the briefs of a few hundred candidates."""
     names = (source, *json.loads(participants)) if participants != "[]" else (source,)
     return frozenset(key_of(name) for name in names if name.strip())
 
