@@ -135,6 +135,7 @@ _OBSERVE_KEYS = frozenset(
         "provenance",
     }
 )
+_NAME_SCOPES = 10_000  # scopes whose participant names are kept for routing
 
 
 def _new_id(prefix: str) -> str:
@@ -186,6 +187,8 @@ class AsyncMemory:
         self._working: dict[Scope, WorkingMemory] = {}
         self._sessions: dict[Scope, str] = {}
         self._last_episode: dict[tuple[Scope, str], str] = {}
+        # The people each scope's episodes involve, for the router (see _known_names).
+        self._names: dict[Scope, list[str]] = {}
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -523,6 +526,7 @@ class AsyncMemory:
             merge_duplicates(
                 storage, scope, duplicates, now, self.config.forgetting.stability_boost_base
             )
+        self._names.pop(scope, None)
         return merged
 
     async def learn(
@@ -1078,7 +1082,9 @@ class AsyncMemory:
             retrieval_id=_new_id("ret"),
         )
         storage = await self._ready()
-        known = await self._run(storage.episodes.participants, scope)
+        known = self._names.get(scope)
+        if known is None:
+            known = await self._run(self._known_names, storage, scope)
         plan = route(
             text,
             reference_time=reference,
@@ -1108,6 +1114,7 @@ class AsyncMemory:
             anchor_vector=anchor_vector,
         )
         self._queue(record_recall, storage, cfg, scope, result, now=now)
+        self._queue(self._known_names, storage, scope)
         working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
         for hit in result.hits[: cfg.working.staged_hits]:
             working.add(hit.id, hit.content, "staging", hit.memory.effective_salience)
@@ -1120,6 +1127,23 @@ class AsyncMemory:
             ", low" if result.low_confidence else "",
         )
         return result
+
+    def _known_names(self, storage: Storage, scope: Scope) -> list[str]:
+        """Read the names of the people the scope's episodes involve and keep them
+        for routing the scope's next recall without a storage round trip (storage
+        thread only).
+
+        Every recall queues this read behind its own bookkeeping, so names that
+        another process (or another ``Storage`` on the file) added reach the
+        router once the storage thread has run a read queued after them (in
+        back-to-back recalls, the second one after); this engine's own episode
+        writes drop the scope's names, so its next recall reads them first.
+        """
+        names = storage.episodes.participants(scope)
+        if len(self._names) >= _NAME_SCOPES:
+            self._names.clear()
+        self._names[scope] = names
+        return names
 
     async def get(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
@@ -2104,6 +2128,7 @@ class AsyncMemory:
             written.update(r.id for r in new)
             states = [s for memory_id, s in chunk.retention.items() if memory_id in written]
             await self._run(exchange.write_chunk, storage, scope, new, chunk.vectors, states)
+            self._names.pop(scope, None)
             totals["records"] += len(chunk.records)
             totals["imported"] += len(new)
             totals["skipped"] += len(chunk.records) - len(new)

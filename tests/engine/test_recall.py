@@ -219,3 +219,19 @@ async def test_prepare_search_builds_the_approximate_index_of_a_large_scope(
 def test_ann_settings_are_checked_with_the_config(field):
     with pytest.raises(ConfigError, match="ann"):
         RetrievalConfig(**{field: 0})
+
+
+async def test_the_router_knows_names_written_after_a_recall(memory, db_path, local_embedder):
+    await memory.observe("I adopted a grey cat.", source="Caroline")
+    first = await memory.recall("What did Caroline adopt?", explain=True)
+    assert first.explanation["entities"] == ["Caroline"]
+    await memory.observe("I fixed the boat engine.", source="Zed")
+    second = await memory.recall("What did Zed fix?", explain=True)
+    assert second.explanation["entities"] == ["Zed"]
+    # Another engine's write is seen once a read queued after it has run.
+    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as other:
+        await other.observe("I sold the old piano.", source="Yusuf")
+    await memory.recall("What happened?")
+    await memory.stats()  # the storage thread runs calls in order: the queue has drained
+    third = await memory.recall("What did Yusuf sell?", explain=True)
+    assert third.explanation["entities"] == ["Yusuf"]
