@@ -31,12 +31,15 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from usearch.index import Index
 
 from ucma.storage.base import AnnSettings
 from ucma.types import Scope
+
+if TYPE_CHECKING:
+    from usearch.index import Index
 
 __all__ = ["HnswBuilder", "HnswIndex", "needs_build"]
 
@@ -173,6 +176,8 @@ class HnswBuilder:
             self._publish(snapshot.scope, built)
 
     def _new_graph(self) -> Index:
+        from usearch.index import Index  # ~0.1 s to import: only once a scope needs a graph
+
         settings = self._settings
         return Index(
             ndim=self._dimension,
