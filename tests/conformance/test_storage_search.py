@@ -352,6 +352,13 @@ def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
     assert storage.episodes.neighbors(ALICE, ["ep-t3"], 2)["ep-t3"] == [
         ("ep-t2", -1), ("ep-t4", 1), ("ep-t1", -2)
     ]
+    storage.memories.set_archived(ALICE, ["ep-t2"], 1.0)  # archived turns are skipped
+    assert storage.episodes.neighbors(ALICE, ["ep-t1"], 2)["ep-t1"] == [
+        ("ep-t0", -1), ("ep-t3", 1), ("ep-t4", 2)
+    ]
+    assert storage.episodes.neighbors(ALICE, ["ep-t4"], 2)["ep-t4"] == [
+        ("ep-t3", -1), ("ep-t1", -2)
+    ]
     assert storage.episodes.neighbors(BOB, ["ep-3"], 2) == {}
     briefs = storage.episodes.briefs(ALICE, ["ep-1", "ep-other", "nope"])
     assert set(briefs) == {"ep-1", "ep-other"}

@@ -52,16 +52,31 @@ FROM memories m JOIN episodes t ON t.seq = m.seq
 WHERE m.id IN (SELECT value FROM json_each(?)) AND +m.user_id = ? AND +m.agent_id = ?
     AND m.archived_at IS NULL
 """
-# Neighbours on one side of an anchor in (timestamp, seq) order: one range of
-# episodes_session, whose entries end with the rowid (seq), read from the anchor.
+# Neighbours on one side of an anchor in (timestamp, seq) order, from two ranges
+# of episodes_session (whose entries end with the rowid, seq): the anchor's own
+# timestamp past its seq, then the timestamps beyond it. One row-value range
+# "(timestamp, seq) < (?, ?)" seeks on the timestamp alone and walks every
+# episode sharing it (a batch observed at once): 100+ us a side instead of ~25.
+_SIDE_PART = """
+SELECT * FROM (
+    SELECT m.id, t.timestamp AS ts, t.seq AS s FROM episodes t JOIN memories m ON m.seq = t.seq
+    WHERE t.user_id = :user AND t.agent_id = :agent AND t.session_id = :session
+        AND m.archived_at IS NULL AND {where}
+    ORDER BY {order} LIMIT :window
+)"""
 _SIDE = """
-SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
-WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND m.archived_at IS NULL
-    AND (t.timestamp, t.seq) {op} (?, ?)
-ORDER BY t.timestamp {order}, t.seq {order} LIMIT ?
+SELECT id FROM ({same} UNION ALL {beyond}) ORDER BY ts {direction}, s {direction} LIMIT :window
 """
-_BEFORE = _SIDE.format(op="<", order="DESC")
-_AFTER = _SIDE.format(op=">", order="ASC")
+_BEFORE = _SIDE.format(
+    same=_SIDE_PART.format(where="t.timestamp = :ts AND t.seq < :seq", order="t.seq DESC"),
+    beyond=_SIDE_PART.format(where="t.timestamp < :ts", order="t.timestamp DESC, t.seq DESC"),
+    direction="DESC",
+)
+_AFTER = _SIDE.format(
+    same=_SIDE_PART.format(where="t.timestamp = :ts AND t.seq > :seq", order="t.seq ASC"),
+    beyond=_SIDE_PART.format(where="t.timestamp > :ts", order="t.timestamp ASC, t.seq ASC"),
+    direction="ASC",
+)
 _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
 
@@ -224,7 +239,14 @@ class SQLiteEpisodicStore(EpisodicStore):
                 (ids_param(ids), scope.user_id, scope.agent_id),
             ).fetchall()
             for memory_id, session_id, timestamp, seq in anchors:
-                where = (scope.user_id, scope.agent_id, session_id, timestamp, seq, window)
+                where = {
+                    "user": scope.user_id,
+                    "agent": scope.agent_id,
+                    "session": session_id,
+                    "ts": timestamp,
+                    "seq": seq,
+                    "window": window,
+                }
                 before = conn.execute(_BEFORE, where).fetchall()
                 after = conn.execute(_AFTER, where).fetchall()
                 found = [(row[0], -offset) for offset, row in enumerate(before, 1)]
