@@ -1,11 +1,12 @@
 """Approximate dense search for large scopes: an HNSW graph (usearch) per scope.
 
 Exact search (``ScopeVectors.search``) streams every row of the scope through
-a matrix product, linear in its size: ~0.8 ms at 20,000 x 384 and ~5 ms at
+a matrix product, linear in its size: ~1.5 ms at 20,000 x 384 and ~6.5 ms at
 100,000 on this project's reference machine. From ``AnnSettings.threshold``
 live rows a scope also gets an HNSW graph over half-precision copies of its
-vectors, whose search cost barely grows with size (~0.3 ms at 100,000). The
-threshold and the graph's parameters were chosen with bench/vector_index.py.
+vectors, whose search cost barely grows with size (0.5 ms at 20,000, 0.75 ms
+at 100,000, re-scoring included). The threshold and the graph's parameters
+were chosen with bench/vector_index.py (docs/retrieval.md).
 
 - The graph is built on a background thread from the scope's cached rows;
   searches stay exact until it is published.
@@ -15,8 +16,8 @@ threshold and the graph's parameters were chosen with bench/vector_index.py.
 - Rows added after the build (seq above ``HnswIndex.max_seq``) are scanned
   exactly. When they outgrow ``AnnSettings.tail_rows`` or
   ``AnnSettings.tail_fraction`` of the graph, the builder extends a copy of
-  the graph (dropping keys of deleted rows) and swaps it in; a graph whose
-  keys are mostly dead is rebuilt from scratch.
+  the graph (dropping keys of deleted rows) and swaps it in; a graph with
+  more than ``tail_fraction`` of its keys dead is rebuilt from scratch.
 - A published graph is never modified, so searches need no lock.
 
 The graph only proposes candidates: ``ScopeVectors`` re-scores them with the
@@ -70,7 +71,10 @@ class HnswIndex:
 
 
 def needs_build(
-    settings: AnnSettings, live_rows: int, tail_rows: int, indexed_alive: int,
+    settings: AnnSettings,
+    live_rows: int,
+    tail_rows: int,
+    indexed_alive: int,
     current: HnswIndex | None,
 ) -> bool:
     """Whether a scope of ``live_rows`` should get a new or extended graph, given
@@ -135,7 +139,7 @@ class HnswBuilder:
         base: HnswIndex | None,
     ) -> bool:
         """Build or extend ``scope``'s graph in the background from these rows
-        (``seqs`` and ``alive`` are copied); False when a build is already running
+        (``seqs`` and ``alive`` are copied); False when a build is already running,
         the builder was stopped, or the scope's last build failed recently."""
         with self._lock:
             failed = self._failed.get(scope)

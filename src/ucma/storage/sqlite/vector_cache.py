@@ -4,8 +4,10 @@ search with numpy.
 Rows are kept in ``seq`` order with their id, kind code, archived flag and a
 liveness flag (a deleted row is only marked dead until the next compaction).
 The float32 matrix is stored in blocks: appending never copies what is
-already loaded (a 100,000 x 384 matrix is 150 MB). A search is matrix @
-vector over the blocks (in single-threaded slices) and ``np.argpartition``.
+already loaded (a 100,000 x 384 matrix is 150 MB). An exact search is
+matrix @ vector over the blocks (in single-threaded slices) and
+``np.argpartition``; given a scope's HNSW graph (hnsw.py), a search re-scores
+the graph's proposals and scans only the rows newer than the graph.
 
 The rows' text is indexed by ``keyword_cache.ScopeTerms`` at the same
 positions. This module holds no SQL; ``vectors.VectorIndex`` keeps it in step
@@ -242,10 +244,13 @@ class ScopeVectors:
         them, compaction builds new arrays); copy the flags before the next change."""
         return self._all_blocks(), self.seqs[: self.n], self.alive[: self.n]
 
+    def _covered(self, graph: HnswIndex) -> int:
+        """How many held rows the graph covers: those with seq up to ``graph.max_seq``."""
+        return int(np.searchsorted(self.seqs[: self.n], graph.max_seq, side="right"))
+
     def graph_coverage(self, graph: HnswIndex) -> tuple[int, int]:
-        """How many held rows the graph covers (seq up to ``graph.max_seq``) and
-        how many of those are alive."""
-        split = int(np.searchsorted(self.seqs[: self.n], graph.max_seq, side="right"))
+        """How many held rows the graph covers, and how many of those are alive."""
+        split = self._covered(graph)
         dead = int(np.count_nonzero(~self.alive[:split])) if self.dead else 0
         return split, split - dead
 
@@ -388,7 +393,7 @@ class ScopeVectors:
         two are merged. When filters hide most covered rows, or fewer than ``k``
         proposals survive them, exact search answers instead.
         """
-        split, _ = self.graph_coverage(graph)
+        split = self._covered(graph)
         held = self.seqs[:split]
         visible = split if mask is None else int(np.count_nonzero(mask[:split]))
         if 2 * visible < split:
