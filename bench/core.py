@@ -110,6 +110,21 @@ def synthetic_texts(count: int, seed: int) -> list[str]:
     return texts
 
 
+def questions(count: int, seed: int) -> list[str]:
+    """Distinct questions about the kind of lines ``synthetic_texts`` writes."""
+    return ["what happened with " + text.split(" ", 2)[-1] for text in synthetic_texts(count, seed)]
+
+
+def run_meta(embedder: LocalEmbedder) -> dict[str, str]:
+    """What a results file records about the machine and model it was measured on."""
+    return {
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "embedder": embedder.model_id,
+        "date": time.strftime("%Y-%m-%d"),
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
@@ -147,8 +162,7 @@ async def measure_size(size: int, embedder: LocalEmbedder, workdir: Path, querie
         prepare_s = time.perf_counter() - start
 
         latencies = []
-        for question in synthetic_texts(queries, seed=size + 3):
-            question = "what happened with " + question.split(" ", 2)[-1]
+        for question in questions(queries, seed=size + 3):
             t0 = time.perf_counter()
             await mem.remember(question)
             latencies.append((time.perf_counter() - t0) * 1000)
@@ -174,14 +188,7 @@ async def main() -> None:
 
     embedder = LocalEmbedder()
     embedder.load()
-    results: dict[str, object] = {
-        "meta": {
-            "machine": platform.machine(),
-            "python": platform.python_version(),
-            "embedder": embedder.model_id,
-            "date": time.strftime("%Y-%m-%d"),
-        },
-    }
+    results: dict[str, object] = {"meta": run_meta(embedder)}
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             print(f"store size {size}:", file=sys.stderr, flush=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from core import percentile, synthetic_texts  # noqa: E402
+from core import percentile, questions, run_meta, synthetic_texts  # noqa: E402
 from ucma.embeddings import LocalEmbedder  # noqa: E402
 from ucma.storage.base import AnnSettings  # noqa: E402
 from ucma.storage.sqlite import SQLiteStorage  # noqa: E402
@@ -146,17 +145,10 @@ def main() -> None:
     embedder = LocalEmbedder()
     embedder.load()
     largest = corpus(embedder, max(args.sizes), args.vectors)
-    questions = [
-        "what happened with " + text.split(" ", 2)[-1]
-        for text in synthetic_texts(args.queries, seed=7)
-    ]
-    queries = embedder.embed_sync(questions).astype(np.float32)
+    queries = embedder.embed_sync(questions(args.queries, seed=7)).astype(np.float32)
     results: dict[str, object] = {
         "meta": {
-            "machine": platform.machine(),
-            "python": platform.python_version(),
-            "embedder": embedder.model_id,
-            "date": time.strftime("%Y-%m-%d"),
+            **run_meta(embedder),
             "k": K,
             "queries": args.queries,
             "connectivity": settings.connectivity,
