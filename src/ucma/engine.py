@@ -50,7 +50,13 @@ from ucma.conflicts.reports import FactAssertion, FactList
 from ucma.conflicts.resolver import ConflictResolver, SourceMismatch
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings import CachedEmbedder, Embedder, TokenCounter
-from ucma.errors import AuthenticationError, ConfigError, NotFoundError, ValidationError
+from ucma.errors import (
+    AuthenticationError,
+    ConfigError,
+    NotFoundError,
+    UCMAError,
+    ValidationError,
+)
 from ucma.events.log import Event, SalienceProjection, replay_salience
 from ucma.learning import causal, patterns
 from ucma.learning.decisions import (
@@ -1535,6 +1541,30 @@ class AsyncMemory:
             # Off the storage thread, which other calls keep using meanwhile.
             status = await asyncio.to_thread(storage.memories.prepare_search, scope, wait=True)
         return dataclasses.asdict(status)
+
+    async def prepare_large_scopes(self) -> list[dict[str, Any]]:
+        """``prepare_search`` every scope holding ``retrieval.ann_threshold`` memories
+        or more, largest first, one at a time: what a service does as it starts, so
+        that no user's first recall pays for loading a large scope. Returns each
+        prepared scope's ids and status; a scope that fails is logged and skipped."""
+        threshold = self.config.retrieval.ann_threshold
+        if threshold <= 0:
+            return []
+        scopes = await self.scopes(limit=100_000)
+        sizes = [(sum(counts.values()), scope) for scope, counts in scopes]
+        prepared: list[dict[str, Any]] = []
+        for size, scope in sorted(sizes, key=lambda item: -item[0]):
+            if size < threshold:
+                break
+            try:
+                status = await self.prepare_search(
+                    user_id=scope.user_id, agent_id=scope.agent_id, wait=True
+                )
+            except UCMAError:
+                logger.exception("preparing the search of %s failed", scope)
+                continue
+            prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
+        return prepared
 
     # -- learning loop (seed 003) -------------------------------------------------
 

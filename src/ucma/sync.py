@@ -142,6 +142,7 @@ class Memory:
     delete = _blocking(AsyncMemory.delete)
     stats = _blocking(AsyncMemory.stats)
     prepare_search = _blocking(AsyncMemory.prepare_search)
+    prepare_large_scopes = _blocking(AsyncMemory.prepare_large_scopes)
     export_jsonl = _blocking(AsyncMemory.export_jsonl)
     import_jsonl = _blocking(AsyncMemory.import_jsonl)
     decide = _blocking(AsyncMemory.decide)

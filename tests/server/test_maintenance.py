@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import pytest
 
+from ucma.config import RetrievalConfig, UCMAConfig
 from ucma.engine import AsyncMemory
 from ucma.server import create_app
 
@@ -33,3 +35,30 @@ async def test_maintenance_can_be_turned_off(memory: AsyncMemory) -> None:
     async with app.router.lifespan_context(app):
         await asyncio.sleep(0.1)
     assert await memory.facts_about("Ravi") == []
+
+
+async def test_lifespan_prepares_the_search_of_large_scopes(
+    db_path, local_embedder, caplog
+) -> None:
+    config = UCMAConfig(retrieval=RetrievalConfig(ann_threshold=40))
+    caplog.set_level(logging.INFO, logger="ucma.storage.sqlite.hnsw")
+    async with AsyncMemory(db_path, embedder=local_embedder, config=config) as memory:
+        await memory.observe_many(
+            [f"Routine log line number {i} from the night shift." for i in range(60)],
+            user_id="big",
+        )
+        await memory.observe("Ravi lives in Pune.", user_id="small")
+        app = create_app(memory, maintenance=False)
+        async with app.router.lifespan_context(app):
+            for _ in range(200):  # nothing here searches: the lifespan builds it
+                if any("HNSW index" in r.getMessage() for r in caplog.records):
+                    break
+                await asyncio.sleep(0.05)
+        built = [r.getMessage() for r in caplog.records if "HNSW index" in r.getMessage()]
+        assert len(built) == 1 and "user_id='big'" in built[0]
+        status = await memory.prepare_search(user_id="big", wait=False)
+        assert status["graph_rows"] == status["live_rows"] >= 40
+        assert (await memory.prepare_search(user_id="small", wait=False))["graph_rows"] == 0
+        assert await memory.prepare_large_scopes() == [
+            {"user_id": "big", "agent_id": "default", **status}
+        ]

@@ -72,8 +72,9 @@ def create_app(
     where the server binds, for the MCP transport's DNS rebinding protection (on for
     loopback hosts).
 
-    The lifespan opens the engine at startup (opening is idempotent), runs the MCP session
-    manager, and, when the app created the engine, closes it at shutdown; an engine passed
+    The lifespan opens the engine at startup (opening is idempotent), prepares the search
+    of large scopes in the background (``AsyncMemory.prepare_large_scopes``), runs the MCP
+    session manager, and, when the app created the engine, closes it at shutdown; an engine passed
     in stays the caller's to close. ASGI test transports do not run the lifespan: open the
     engine before the first request (MCP needs the lifespan and a real server). ``config``
     applies to an engine the app creates. ``home`` defaults to ``~/.ucma``; the library
@@ -103,6 +104,8 @@ def create_app(
             if maintenance
             else None
         )
+        # Large scopes' caches and HNSW graphs, built while the service already answers.
+        warm_up = asyncio.create_task(engine.prepare_large_scopes(), name="ucma-prepare-search")
         try:
             async with AsyncExitStack() as stack:
                 if mcp_server is not None:
@@ -110,6 +113,8 @@ def create_app(
                 yield
         finally:
             stop.set()
+            warm_up.cancel()
+            await asyncio.gather(warm_up, return_exceptions=True)
             if scheduler is not None:
                 engine.interrupt_consolidation()
                 await asyncio.gather(scheduler, return_exceptions=True)
