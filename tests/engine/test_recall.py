@@ -182,7 +182,7 @@ async def test_oversized_query_is_a_validation_error(memory: AsyncMemory):
 
 async def test_a_failed_recall_record_is_logged_not_raised(memory: AsyncMemory, monkeypatch,
                                                             caplog):
-    import ucma.engine
+    import ucma.engine.retrieval
     from ucma.errors import StorageError
 
     ids = await _diary(memory)
@@ -190,7 +190,7 @@ async def test_a_failed_recall_record_is_logged_not_raised(memory: AsyncMemory, 
     def broken(*args, **kwargs):
         raise StorageError("disk full")
 
-    monkeypatch.setattr(ucma.engine, "record_recall", broken)
+    monkeypatch.setattr(ucma.engine.retrieval, "record_recall", broken)
     result = await memory.recall("What did Melanie fix?", reference_time=REFERENCE)
     assert result.hits[0].id == ids["I fixed the leaking kitchen tap yesterday."]
     await memory.stats()  # the storage thread has run the queued write by now

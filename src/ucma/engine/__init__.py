@@ -1,0 +1,15 @@
+"""The engine: ``AsyncMemory`` (ucma.engine.memory) and the parts it is made of.
+
+base.py            EngineBase: construction, open/close, the storage thread, scopes
+episodes.py        observe, observe_many, sessions, delete
+knowledge.py       learn, facts and conflicts, sources of truth, procedures, links
+retrieval.py       remember, recall, prepare_search
+queries.py         every other read: get, list, facts_about, answer, related, stats ...
+learning.py        the outcome learning loop: decide, outcome, traces, events
+lifecycle.py       sleep, forget, the gardener, history and retention
+administration.py  export / import, API keys, scopes
+"""
+
+from ucma.engine.memory import AsyncMemory
+
+__all__ = ["AsyncMemory"]

@@ -1,0 +1,221 @@
+"""Export and import, and the unscoped administration of a database: the API
+keys of the service (``ucma keys``, ``ucma.server.auth``) and the scopes it holds."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from pathlib import Path
+
+from ucma import apikeys, exchange
+from ucma.engine.base import EngineBase
+from ucma.errors import AuthenticationError, NotFoundError
+from ucma.types import ApiKey, ImportReport, Scope
+from ucma.validation import check_content, check_id, check_limit, check_scope
+
+__all__ = ["Administration"]
+
+logger = logging.getLogger(__name__)
+
+
+class Administration(EngineBase):
+    """export / import, API keys, scopes, authenticate."""
+
+    # -- exchange -----------------------------------------------------------------
+
+    async def export_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> int:
+        """Write the scope's memories, vectors, edges and retention as JSON Lines.
+        Archived memories are included. Returns the number of memories exported."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        embedder = self._inner_embedder
+        return await self._run(
+            exchange.export_scope, storage, scope, Path(path), embedder.model_id, embedder.dimension
+        )
+
+    async def export_lines(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> AsyncIterator[str]:
+        """The scope's export, line by line (each ends with a newline), read a page at a
+        time: the header, each memory followed by its retention state, then the edges.
+
+        Pages are read by offset, so records written or deleted while an export streams
+        may be missed or repeated; import skips repeats.
+        """
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        embedder = self._inner_embedder
+        yield exchange.export_header(scope, embedder.model_id, embedder.dimension)
+        offset = 0
+        while True:
+            page = await self._run(exchange.export_page, storage, scope, offset)
+            for line in page.lines:
+                yield line
+            offset += page.count
+            if page.count < exchange.CHUNK:
+                break
+        for line in await self._run(exchange.export_edges, storage, scope):
+            yield line
+        logger.info("export: %d records of %s", offset, scope)
+
+    async def import_jsonl(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> int:
+        """Load an export file into the scope (see ``import_lines``); returns records imported."""
+        report = await self.import_lines(
+            exchange.iter_lines(Path(path)),
+            source=os.fspath(path),
+            user_id=user_id,
+            agent_id=agent_id,
+        )
+        return report.imported
+
+    async def import_lines(
+        self,
+        lines: Iterable[str | bytes] | AsyncIterable[str | bytes],
+        *,
+        source: str = "input",
+        progress: Callable[[ImportReport], object] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> ImportReport:
+        """Load an export into the scope, streaming: a chunk of records at a time is
+        validated, embedded if needed and written in one transaction.
+
+        Ids are kept; records already present are skipped (neither embedded nor
+        written), so re-running an interrupted import resumes it. Vectors from another
+        embedding model are recomputed. ``progress`` is called after each chunk with
+        the totals so far. A bad line raises ValidationError naming it; the chunks
+        before it stay written.
+        """
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        reader = exchange.LineReader(self.config.limits, source=source)
+        totals = {"records": 0, "imported": 0, "skipped": 0}
+        written: set[str] = set()
+
+        async def write(chunk: exchange.ImportChunk) -> None:
+            new = await self._run(exchange.new_ids, storage, scope, chunk)
+            same_model = reader.model == self._inner_embedder.model_id
+            missing = chunk.needing_vectors(new, same_model, self._inner_embedder.dimension)
+            if missing:
+                vectors = await self._embed([r.content for r in missing])
+                chunk.vectors.update(zip((r.id for r in missing), vectors, strict=True))
+            written.update(r.id for r in new)
+            states = [s for memory_id, s in chunk.retention.items() if memory_id in written]
+            await self._run(exchange.write_chunk, storage, scope, new, chunk.vectors, states)
+            self._names.pop(scope, None)
+            totals["records"] += len(chunk.records)
+            totals["imported"] += len(new)
+            totals["skipped"] += len(chunk.records) - len(new)
+            if progress is not None:
+                progress(ImportReport(lines=reader.number, **totals))
+
+        if isinstance(lines, AsyncIterable):
+            async for raw in lines:
+                ready = reader.feed(raw)
+                if ready is not None:
+                    await write(ready)
+        else:
+            for raw in lines:
+                ready = reader.feed(raw)
+                if ready is not None:
+                    await write(ready)
+        last = reader.finish()
+        await write(last)
+        edges = await self._run(exchange.write_edges, storage, scope, last.edges)
+        report = ImportReport(lines=reader.number, edges=edges, **totals)
+        if progress is not None:
+            progress(report)
+        logger.info(
+            "import: %d records into %s (%d new, %d present)",
+            report.records,
+            scope,
+            report.imported,
+            report.skipped,
+        )
+        return report
+
+    # -- administration: API keys of the service ------------------------------------
+
+    async def create_key(
+        self, user_id: str, *, agent_id: str | None = None, label: str | None = None
+    ) -> tuple[ApiKey, str]:
+        """A new API key bound to ``user_id`` (and to ``agent_id`` when given).
+
+        Returns the key and its token; the token is not stored (only its sha256) and
+        cannot be shown again.
+        """
+        scope = check_scope(user_id, agent_id)
+        if label is not None:
+            label = check_content(label, self.config.limits, "label")
+        key = ApiKey(
+            id=apikeys.new_key_id(),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id if agent_id is not None else None,
+            label=label,
+            created_at=self._clock(),
+        )
+        token = apikeys.new_token(key.id)
+        storage = await self._ready()
+        await self._run(storage.keys.add, key, apikeys.hash_token(token))
+        logger.info("created API key %s for user %s", key.id, key.user_id)
+        return key, token
+
+    async def list_keys(self, *, include_revoked: bool = False) -> list[ApiKey]:
+        """API keys, oldest first (never their tokens)."""
+        storage = await self._ready()
+        return await self._run(storage.keys.list, include_revoked=include_revoked)
+
+    async def count_keys(self) -> int:
+        """Number of API keys that are not revoked."""
+        storage = await self._ready()
+        return await self._run(storage.keys.count)
+
+    async def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key for good; NotFoundError if unknown. Revoking twice is harmless."""
+        storage = await self._ready()
+        key = await self._run(storage.keys.revoke, check_id(key_id, "key_id"), self._clock())
+        if key is None:
+            raise NotFoundError("API key", key_id)
+        logger.info("revoked API key %s", key.id)
+        return key
+
+    async def scopes(self, *, limit: int = 1000) -> list[tuple[Scope, dict[str, int]]]:
+        """Scopes that hold memories, with their counts per kind (administration: this
+        lists every user, so only local tools and the local-mode inspector call it)."""
+        storage = await self._ready()
+        maximum = check_limit(limit, 100_000)
+
+        def gather() -> list[tuple[Scope, dict[str, int]]]:
+            found = sorted(storage.memories.scopes(), key=lambda s: (s.user_id, s.agent_id))
+            return [
+                (scope, {k.value: n for k, n in storage.memories.count(scope).items()})
+                for scope in found[:maximum]
+            ]
+
+        return await self._run(gather)
+
+    async def authenticate(self, token: str) -> ApiKey:
+        """The live key a token belongs to; AuthenticationError otherwise (the same
+        message whatever was wrong, so a caller learns nothing from it)."""
+        key_id = apikeys.parse_key_id(token) if isinstance(token, str) else None
+        if key_id is not None:
+            storage = await self._ready()
+            found = await self._run(storage.keys.lookup, key_id)
+            if found is not None:
+                key, stored_hash = found
+                if apikeys.token_matches(token, stored_hash) and not key.revoked:
+                    return key
+        raise AuthenticationError("invalid or revoked API key")

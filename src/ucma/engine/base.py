@@ -1,0 +1,283 @@
+"""The plumbing every part of ``AsyncMemory`` shares: construction, opening and
+closing, the storage thread, the embedders, scopes, sessions and working memory.
+
+Threading model: storage calls run on one dedicated worker thread (SQLite
+connections are single-writer), embeddings on the embedder's own threads, so
+the event loop never blocks. Each public write validates everything first,
+computes embeddings second, and writes in one storage transaction last: a
+failure at any step leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ParamSpec, Self, TypeVar
+
+import numpy as np
+
+from ucma.config import UCMAConfig
+from ucma.conflicts.predicates import PredicateRegistry
+from ucma.conflicts.resolver import ConflictResolver
+from ucma.conflicts.sources import SourceOfTruth
+from ucma.embeddings import CachedEmbedder, Embedder, TokenCounter
+from ucma.errors import ConfigError, ValidationError
+from ucma.lifecycle.clock import Clock, as_clock
+from ucma.lifecycle.consolidation import SleepReport
+from ucma.memory.retention import initial_stability
+from ucma.memory.sensory import SensoryBuffer
+from ucma.memory.working import WorkingMemory
+from ucma.providers.base import Providers
+from ucma.storage.base import Storage
+from ucma.types import MemoryRecord, Provenance, RetentionInfo, Scope
+from ucma.validation import check_scope, check_timestamp
+
+__all__ = ["EngineBase"]
+
+logger = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+class EngineBase:
+    """State and plumbing of ``AsyncMemory`` (ucma.engine.memory).
+
+    The engine's other parts are mixins over this class, one module each, and
+    only ever used combined as ``AsyncMemory``: they call one another through
+    ``self`` (``recall`` of ``remember``, ``scopes`` of ``prepare_large_scopes``),
+    and ``__init__`` registers sources of truth through ``add_source_of_truth``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        config: UCMAConfig | None = None,
+        user_id: str | None = None,
+        agent_id: str = "default",
+        embedder: Embedder | None = None,
+        storage: Storage | None = None,
+        clock: Clock | Callable[[], float] | None = None,
+        providers: Providers | None = None,
+        sources: Sequence[SourceOfTruth] = (),
+    ) -> None:
+        self.path = Path(path)
+        self.config = config or UCMAConfig()
+        self.predicates = PredicateRegistry.from_config(self.config.conflicts)
+        self._resolver = ConflictResolver(self.config.conflicts, self.predicates)
+        self._sources: list[SourceOfTruth] = []
+        for source in sources:
+            self.add_source_of_truth(source)
+        self._default_user = user_id
+        self._default_agent = agent_id
+        # Every notion of "now" comes from here (ucma.lifecycle.clock).
+        self.clock: Clock = as_clock(clock)
+        self._clock = self.clock
+        self._providers = providers
+        self._interrupt = asyncio.Event()
+        self._consolidation: asyncio.Task[SleepReport] | None = None
+        self._gardener_owner = _new_id("gardener")
+        self._inner_embedder = embedder or _embedder_from_config(self.config)
+        self._owns_embedder = embedder is None
+        self._storage: Storage | None = storage
+        self._embedder: Embedder | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._queued: set[asyncio.Future[None]] = set()
+        self._open_lock = asyncio.Lock()
+        self._closed = False
+        self.sensory = SensoryBuffer(self.config.sensory.capacity, clock=self.clock)
+        self._tokens = TokenCounter()
+        self._working: dict[Scope, WorkingMemory] = {}
+        self._sessions: dict[Scope, str] = {}
+        self._last_episode: dict[tuple[Scope, str], str] = {}
+        # The people each scope's episodes involve, for the router (see _known_names).
+        self._names: dict[Scope, list[str]] = {}
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    async def open(self) -> Self:
+        """Open the database (idempotent); every other method opens on first use."""
+        async with self._open_lock:
+            if self._closed:
+                raise ValidationError("this memory is closed; create a new one")
+            if self._executor is not None:
+                return self
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="ucma-storage")
+            if self._storage is None:
+                self._storage = await self._run(self._open_storage)
+            self._embedder = CachedEmbedder(
+                self._inner_embedder,
+                max_size=self.config.embedding.lru_size,
+                store=self._storage.embedding_cache
+                if self.config.embedding.persistent_cache
+                else None,
+                write_batch=self.config.embedding.persistent_cache_batch,
+            )
+            logger.info("opened %s (embedder %s)", self.path, self._inner_embedder.model_id)
+        return self
+
+    def _open_storage(self) -> Storage:
+        from ucma.storage.sqlite import SQLiteStorage
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteStorage(
+            self.path,
+            dimension=self._inner_embedder.dimension,
+            ann=self.config.retrieval.ann_settings(),
+        )
+
+    async def close(self) -> None:
+        async with self._open_lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._consolidation is not None and not self._consolidation.done():
+                self._interrupt.set()
+                await asyncio.gather(self._consolidation, return_exceptions=True)
+            await asyncio.gather(*self._queued, return_exceptions=True)
+            if self._embedder is not None:
+                await self._embedder.flush()
+            if self._executor is not None:
+                if self._storage is not None:
+                    await self._run(self._storage.close)
+                self._executor.shutdown(wait=True)
+            if self._owns_embedder:
+                await self._inner_embedder.aclose()
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._inner_embedder
+
+    async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        if self._executor is None:
+            raise ValidationError("memory is not open")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    def _queue(self, fn: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
+        """Run ``fn`` on the storage thread without waiting for it: a write a
+        caller's answer does not depend on. The one storage thread takes work in
+        order, so every later storage call sees it; a failure is logged."""
+        if self._executor is None:
+            raise ValidationError("memory is not open")
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        self._queued.add(future)
+        future.add_done_callback(self._dequeue)
+
+    def _dequeue(self, future: asyncio.Future[None]) -> None:
+        self._queued.discard(future)
+        if not future.cancelled() and future.exception() is not None:
+            logger.error("queued storage write failed", exc_info=future.exception())
+
+    async def _ready(self) -> Storage:
+        if self._executor is None or self._storage is None:
+            await self.open()
+        assert self._storage is not None
+        return self._storage
+
+    async def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for memory content. They are stored with their memories, so
+        the embedding caches (kept for queries) would only hold second copies."""
+        await self._ready()
+        return await self._inner_embedder.embed(texts)
+
+    async def _embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors through the LRU and the persistent (model, text) cache,
+        in one batch (one model call for what the caches miss)."""
+        await self._ready()
+        assert self._embedder is not None
+        vectors: np.ndarray = await self._embedder.embed(texts)
+        return vectors
+
+    def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:
+        return check_scope(
+            user_id if user_id is not None else self._default_user,
+            agent_id if agent_id is not None else self._default_agent,
+        )
+
+    def session_id(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
+        """The current session of a scope (one is started on first use)."""
+        scope = self._scope(user_id, agent_id)
+        return self._sessions.setdefault(scope, _new_id("ses"))
+
+    def working_memory(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> WorkingMemory:
+        """The scope's working memory: three token-budgeted zones of the LLM context."""
+        scope = self._scope(user_id, agent_id)
+        if scope not in self._working:
+            cfg = self.config.working
+            self._working[scope] = WorkingMemory(
+                {
+                    "system": cfg.system_tokens,
+                    "active": cfg.active_tokens,
+                    "staging": cfg.staging_tokens,
+                },
+                self._tokens.count,
+                self._clock,
+            )
+        return self._working[scope]
+
+
+def _initial_retention(record: MemoryRecord, now: float) -> RetentionInfo:
+    return RetentionInfo(record.id, initial_stability(record.temporal_level), now, 0)
+
+
+def _embedder_from_config(config: UCMAConfig) -> Embedder:
+    spec = config.embedding.model
+    if spec == "local":
+        from ucma.embeddings import LocalEmbedder
+
+        return LocalEmbedder(batch_size=config.embedding.batch_size)
+    provider, _, model = spec.partition(":")
+    if provider == "openai" and model:
+        from ucma.embeddings import OpenAIEmbedder
+
+        if config.embedding.dimension is None:
+            raise ConfigError("EmbeddingConfig.dimension is required for openai embedders")
+        return OpenAIEmbedder(
+            model=model, dimension=config.embedding.dimension, base_url=config.embedding.base_url
+        )
+    raise ConfigError(f"unknown embedding model {spec!r}; use 'local' or 'openai:<model>'")
+
+
+def _enum(enum: Any, value: object, name: str) -> Any:
+    try:
+        return enum(value)
+    except ValueError as exc:
+        choices = ", ".join(m.value for m in enum)
+        raise ValidationError(f"{name} must be one of: {choices}; got {value!r}") from exc
+
+
+def _provenance(value: object, default: Provenance) -> Provenance:
+    return default if value is None else _enum(Provenance, value, "provenance")
+
+
+def _time_range(value: object) -> tuple[float, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise ValidationError("time_range must be a (start, end) pair of epoch seconds")
+    start = check_timestamp(value[0], "time_range start")
+    end = check_timestamp(value[1], "time_range end")
+    if end < start:
+        raise ValidationError("time_range end must not be before its start")
+    return start, end

@@ -1,0 +1,293 @@
+"""Writing what happens: observations, sessions and deletion."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ucma.engine.base import EngineBase, _initial_retention, _new_id, _provenance
+from ucma.errors import NotFoundError, ValidationError
+from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
+from ucma.memory.importance import classify_importance
+from ucma.memory.levels import initial_salience, select_temporal_level
+from ucma.storage.base import Storage
+from ucma.types import Episode, GraphEdge, Observation, Provenance, Scope
+from ucma.validation import check_content, check_id, check_metadata, check_strings, check_timestamp
+
+__all__ = ["EpisodeWrites"]
+
+logger = logging.getLogger(__name__)
+
+_OBSERVE_KEYS = frozenset(
+    {
+        "content",
+        "source",
+        "timestamp",
+        "metadata",
+        "session_id",
+        "tags",
+        "participants",
+        "provenance",
+    }
+)
+
+
+class _Prepared:
+    """A validated observation waiting to be embedded and written."""
+
+    __slots__ = (
+        "id",
+        "content",
+        "source",
+        "timestamp",
+        "metadata",
+        "session_id",
+        "tags",
+        "participants",
+        "provenance",
+        "base_importance",
+        "temporal_level",
+        "salience",
+    )
+
+    def __init__(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+
+class EpisodeWrites(EngineBase):
+    """observe / observe_many (validated, embedded in one batch, de-duplicated, written in one
+    transaction), sessions and delete."""
+
+    # -- writes -------------------------------------------------------------------
+
+    async def observe(
+        self,
+        content: str,
+        *,
+        source: str = "user",
+        timestamp: float | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+        tags: Sequence[str] | None = None,
+        participants: Sequence[str] | None = None,
+        provenance: Provenance | str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> Observation:
+        """Observe one input; store it as an episode if it is important enough.
+
+        ``timestamp`` is when the event happened (default now), so history can
+        be imported; ``source`` is who or what produced it ("user", "tool_result",
+        a speaker's name ...). Returns what was done with it.
+        """
+        item = {
+            "content": content,
+            "source": source,
+            "timestamp": timestamp,
+            "metadata": metadata,
+            "session_id": session_id,
+            "tags": tags,
+            "participants": participants,
+            "provenance": provenance,
+        }
+        [observation] = await self.observe_many([item], user_id=user_id, agent_id=agent_id)
+        return observation
+
+    async def observe_many(
+        self,
+        items: Sequence[str | Mapping[str, Any]],
+        *,
+        source: str = "user",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Observation]:
+        """Observe a batch: one embedding call and one transaction for all of it.
+
+        Items are strings or mappings with ``observe``'s keyword arguments. The
+        batch is validated whole before anything happens, and written whole or
+        not at all.
+        """
+        scope = self._scope(user_id, agent_id)
+        limits = self.config.limits
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise ValidationError("items must be a list of strings or mappings")
+        if len(items) > limits.max_batch_size:
+            raise ValidationError(
+                f"batch of {len(items)} items; the limit is {limits.max_batch_size}"
+            )
+        now = self._clock()
+        prepared = [self._prepare_observation(item, source, scope, now) for item in items]
+        for p in prepared:
+            await self.sensory.ingest(p.content, p.source, metadata={"memory_id": p.id})
+        threshold = self.config.episodic.min_importance_to_store
+        stored = [p for p in prepared if p.base_importance > threshold]
+        merged: dict[str, str] = {}
+        if stored:
+            vectors = await self._embed([p.content for p in stored])
+            storage = await self._ready()
+            merged = await self._run(self._write_episodes, storage, scope, stored, vectors, now)
+            for p in stored:
+                self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
+        logger.info(
+            "observe: %d items, %d stored, %d merged (user=%s)",
+            len(prepared),
+            len(stored) - len(merged),
+            len(merged),
+            scope.user_id,
+        )
+        return [
+            Observation(
+                id=merged.get(p.id, p.id),
+                stored=p.base_importance > threshold,
+                importance=p.base_importance,
+                temporal_level=p.temporal_level,
+                merged_into=merged.get(p.id),
+            )
+            for p in prepared
+        ]
+
+    def _prepare_observation(
+        self, item: str | Mapping[str, Any], default_source: str, scope: Scope, now: float
+    ) -> _Prepared:
+        if isinstance(item, str):
+            fields: Mapping[str, Any] = {"content": item}
+        elif isinstance(item, Mapping):
+            unknown = set(item) - _OBSERVE_KEYS
+            if unknown:
+                raise ValidationError(f"unknown observation fields: {sorted(unknown)}")
+            fields = item
+        else:
+            raise ValidationError(
+                f"an observation must be a string or mapping, got {type(item).__name__}"
+            )
+        limits = self.config.limits
+        content = check_content(fields.get("content"), limits)
+        source = fields.get("source") or default_source
+        if not isinstance(source, str) or not source.strip() or len(source) > 256:
+            raise ValidationError("source must be a non-empty string of at most 256 characters")
+        ts = fields.get("timestamp")
+        timestamp = now if ts is None else check_timestamp(ts)
+        session = fields.get("session_id")
+        session_id = (
+            check_id(session, "session_id")
+            if session is not None
+            else (self._sessions.setdefault(scope, _new_id("ses")))
+        )
+        provenance = _provenance(fields.get("provenance"), Provenance.OBSERVED)
+        importance = classify_importance(content, source)
+        level = select_temporal_level(content, "observation")
+        participants = check_strings(fields.get("participants"), "participants") or [source]
+        return _Prepared(
+            id=_new_id("ep"),
+            content=content,
+            source=source,
+            timestamp=timestamp,
+            metadata=check_metadata(fields.get("metadata"), limits),
+            session_id=session_id,
+            tags=check_strings(fields.get("tags"), "tags"),
+            participants=participants,
+            provenance=provenance,
+            base_importance=importance,
+            temporal_level=level,
+            salience=initial_salience(content, provenance.value, importance),
+        )
+
+    def _session_edges(
+        self, scope: Scope, batch: Sequence[_Prepared], merged: Mapping[str, str]
+    ) -> list[GraphEdge]:
+        """``followed_by`` edges between consecutive episodes of a session (a merged
+        duplicate stands for the episode it reinforced)."""
+        weight = self.config.graph.session_edge_weight
+        last: dict[tuple[Scope, str], str] = {}
+        edges = []
+        for p in batch:
+            key = (scope, p.session_id)
+            current = merged.get(p.id, p.id)
+            previous = last.get(key) or self._last_episode.get(key)
+            if previous is not None and previous != current:
+                edges.append(GraphEdge(previous, current, "followed_by", weight, p.timestamp))
+            last[key] = current
+        return edges
+
+    def _write_episodes(
+        self,
+        storage: Storage,
+        scope: Scope,
+        all_items: Sequence[_Prepared],
+        all_vectors: np.ndarray,
+        now: float,
+    ) -> dict[str, str]:
+        """Write a batch in one transaction; near-duplicates (R4, ``ucma.lifecycle.dedup``)
+        reinforce what they duplicate instead. Returns {duplicate id: existing id}."""
+        duplicates = find_duplicates(
+            storage,
+            scope,
+            [p.id for p in all_items],
+            [p.content for p in all_items],
+            [p.source for p in all_items],
+            all_vectors,
+            self.config.episodic.duplicate_similarity,
+            window=self.config.episodic.duplicate_window,
+        )
+        merged = {d.attempted_id: d.existing_id for d in duplicates}
+        keep = [i for i, p in enumerate(all_items) if p.id not in merged]
+        batch = [all_items[i] for i in keep]
+        vectors = all_vectors[keep]
+        edges = self._session_edges(scope, all_items, merged)
+        episodes = [
+            Episode(
+                id=p.id,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                content=p.content,
+                provenance=p.provenance,
+                temporal_level=p.temporal_level,
+                base_salience=p.salience,
+                created_at=now,
+                updated_at=now,
+                metadata=p.metadata,
+                session_id=p.session_id,
+                timestamp=p.timestamp,
+                source=p.source,
+                participants=p.participants,
+                tags=p.tags,
+            )
+            for p in batch
+        ]
+        with storage.transaction():
+            storage.episodes.add(episodes, vectors)
+            storage.retention.put_many(scope, [_initial_retention(e, now) for e in episodes])
+            if edges:
+                storage.graph.add_edges(scope, edges)
+            merge_duplicates(
+                storage, scope, duplicates, now, self.config.forgetting.stability_boost_base
+            )
+        self._names.pop(scope, None)
+        return merged
+
+    async def new_session(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
+        """Start a new session: clear the active and staging zones of working memory."""
+        scope = self._scope(user_id, agent_id)
+        old = self._sessions.get(scope)
+        self._sessions[scope] = new = _new_id("ses")
+        working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
+        cleared = working.clear_zone("active") + working.clear_zone("staging")
+        logger.info("new_session %s (was %s), cleared %d working items", new, old, cleared)
+        await self._consolidate_on_new_session(scope)
+        return new
+
+    async def delete(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> None:
+        """Delete a memory and everything hanging off it; NotFoundError if unknown.
+        Its decision traces and salience history stay (they are history); the
+        event log records ``memory.deleted``."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        if not await self._run(storage.memories.delete, scope, check_id(memory_id)):
+            raise NotFoundError("memory", memory_id)
+        logger.info("delete: %s", memory_id)

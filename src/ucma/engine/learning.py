@@ -1,0 +1,360 @@
+"""The outcome learning loop (seed 003; logic in ``ucma.learning``): decisions,
+outcomes, traces, the event log and shared patterns."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ucma.engine.base import EngineBase, _enum, _new_id
+from ucma.errors import NotFoundError, ValidationError
+from ucma.events.log import Event, SalienceProjection, replay_salience
+from ucma.learning import causal, patterns
+from ucma.learning.decisions import (
+    check_quality,
+    normalised_memory_scores,
+    observe_outcome,
+    track_decision,
+)
+from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
+from ucma.storage.base import Storage
+from ucma.types import Scope
+from ucma.validation import (
+    check_content,
+    check_fraction,
+    check_id,
+    check_limit,
+    check_metadata,
+    check_strings,
+)
+
+__all__ = ["LearningLoop"]
+
+logger = logging.getLogger(__name__)
+
+
+class LearningLoop(EngineBase):
+    """decide, outcome and what they leave behind."""
+
+    # -- learning loop (seed 003) -------------------------------------------------
+
+    async def decide(
+        self,
+        memory_ids: Sequence[str],
+        memory_scores: Sequence[float] | Mapping[str, float] | None = None,
+        *,
+        decision_type: str = "recommendation",
+        summary: str,
+        confidence: float = 0.5,
+        alternatives_count: int = 0,
+        retrieval_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> DecisionTrace:
+        """Record a decision and the memories that fed it (seed 003 R9 to R11).
+
+        ``memory_scores`` (one per id, a list in order or a mapping; default
+        equal) are normalised to sum 1 with no share below 0.01 (R10, R18).
+        Every id must be a memory of the scope (NotFoundError otherwise);
+        ``retrieval_id`` (from ``recall``) must be one of its recalls.
+        ``summary`` says what was decided, without personal data. Returns the
+        trace; pass its ``id`` to ``outcome`` once the result is known.
+        """
+        scope = self._scope(user_id, agent_id)
+        limits = self.config.limits
+        ids = [check_id(m) for m in check_strings(memory_ids, "memory_ids", max_items=100)]
+        if not ids:
+            raise ValidationError("memory_ids: a decision needs at least one memory")
+        scores = normalised_memory_scores(ids, memory_scores, self.config.salience.min_attribution)
+        alternatives = alternatives_count
+        if isinstance(alternatives, bool) or not isinstance(alternatives, int) or alternatives < 0:
+            raise ValidationError("alternatives_count must be an integer >= 0")
+        trace = DecisionTrace(
+            id=_new_id("trc"),
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            session_id=self._sessions.get(scope),
+            retrieval_id=check_id(retrieval_id, "retrieval_id") if retrieval_id else None,
+            memory_scores=scores,
+            decision_type=check_id(decision_type, "decision_type"),
+            summary=check_content(summary, limits, "summary"),
+            confidence=check_fraction(confidence, "confidence"),
+            alternatives_count=alternatives,
+            created_at=self._clock(),
+            metadata=check_metadata(metadata, limits),
+        )
+        storage = await self._ready()
+        await self._run(track_decision, storage, scope, trace)
+        logger.info("decide: %s (%d memories, %s)", trace.id, len(ids), trace.decision_type)
+        return trace
+
+    async def outcome(
+        self,
+        trace_id: str,
+        quality: float,
+        signal: OutcomeSignal | str,
+        feedback: str | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> OutcomeReport:
+        """Record how a decision turned out and learn from it (seed 003 R12 to R20).
+
+        ``quality`` is in [-1, 1] (R13); ``signal`` one of R12's signals. Each
+        memory of the trace gets salience delta = quality x attribution x
+        learning rate x temporal dampening (R17 table), within R16's bounds;
+        its retention stability grows or shrinks (R20); procedures update
+        their success rate and learnings their validation (seed 000). All of
+        it, with its events, is one transaction. Refused (nothing changes)
+        with ``OutcomeWindowClosed`` after ``SalienceConfig.outcome_window_days``
+        (7) and ``OutcomeAlreadyRecorded`` for a second outcome.
+        """
+        scope = self._scope(user_id, agent_id)
+        tid = check_id(trace_id, "trace_id")
+        value = check_quality(quality)
+        kind = _enum(OutcomeSignal, signal, "signal")
+        text = check_content(feedback, self.config.limits, "feedback") if feedback else None
+        storage = await self._ready()
+        report = await self._run(
+            observe_outcome,
+            storage,
+            scope,
+            tid,
+            value,
+            kind,
+            text,
+            self.config.salience,
+            self._clock(),
+        )
+        logger.info(
+            "outcome: %s quality %+.2f (%s), %d salience updates",
+            tid,
+            value,
+            kind.value,
+            len(report.updates),
+        )
+        return report
+
+    async def trace(
+        self, trace_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> DecisionTrace:
+        """One decision trace; NotFoundError if the scope has none with this id."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        found = await self._run(storage.traces.get, scope, check_id(trace_id, "trace_id"))
+        if found is None:
+            raise NotFoundError("trace", trace_id)
+        return found
+
+    async def traces(
+        self,
+        *,
+        observed: bool | None = None,
+        decision_type: str | None = None,
+        limit: int = 100,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[DecisionTrace]:
+        """Decision traces, newest first; ``observed`` filters on having an outcome."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            functools.partial(
+                storage.traces.list,
+                scope,
+                observed=None if observed is None else bool(observed),
+                decision_type=check_id(decision_type, "decision_type") if decision_type else None,
+                limit=check_limit(limit, 100_000),
+            )
+        )
+
+    async def salience_history(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[SalienceUpdate]:
+        """Every outcome-driven salience change of one memory, oldest first."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        mid = check_id(memory_id)
+        return await self._run(functools.partial(storage.traces.updates, scope, memory_id=mid))
+
+    async def events(
+        self,
+        *,
+        after_seq: int = 0,
+        types: Sequence[str] | None = None,
+        limit: int = 1000,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Event]:
+        """The scope's event log after ``after_seq``, in order (event sourcing)."""
+        scope = self._scope(user_id, agent_id)
+        if isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0:
+            raise ValidationError("after_seq must be an integer >= 0")
+        wanted = check_strings(types, "types") or None
+        storage = await self._ready()
+        return await self._run(
+            functools.partial(
+                storage.events.list,
+                scope,
+                after_seq=after_seq,
+                types=wanted,
+                limit=check_limit(limit, 1_000_000),
+            )
+        )
+
+    async def replay(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> SalienceProjection:
+        """Rebuild the scope's salience projection (every memory's outcome
+        adjustment) from its events alone, and compare it with the live
+        records: ``mismatches`` maps memory id to (replayed, live)."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+
+        def rebuild() -> SalienceProjection:
+            with storage.transaction():  # one consistent state: events and records
+                projection = replay_salience(storage.events.list(scope))
+                live = {
+                    r.id: r.outcome_adjustment
+                    for r in storage.memories.list(scope, limit=2**62, include_archived=True)
+                }
+            for memory_id in projection.adjustments.keys() | live.keys():
+                replayed = projection.adjustments.get(memory_id, float("nan"))
+                current = live.get(memory_id, float("nan"))
+                if not abs(replayed - current) <= 1e-9:
+                    projection.mismatches[memory_id] = (replayed, current)
+            return projection
+
+        return await self._run(rebuild)
+
+    async def memory_influence(
+        self,
+        *,
+        min_decisions: int | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[causal.MemoryInfluence]:
+        """Which memories consistently preceded good outcomes and which misled:
+        per memory, decisions with outcomes, mean and attribution-weighted
+        quality, and a verdict (helpful / misleading / mixed / insufficient)."""
+        scope = self._scope(user_id, agent_id)
+        cfg = self.config.patterns
+        minimum = (
+            cfg.min_decisions
+            if min_decisions is None
+            else check_limit(min_decisions, 1_000_000, "min_decisions")
+        )
+        storage = await self._ready()
+        traces = await self._run(
+            functools.partial(storage.traces.list, scope, observed=True, limit=2**62)
+        )
+        return causal.memory_influence(
+            traces, min_decisions=minimum, threshold=cfg.verdict_threshold
+        )
+
+    async def counterfactuals(
+        self, trace_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> causal.CounterfactualReport:
+        """Similar past decisions whose outcome differed from this trace's, and
+        the memories that differed (seed 003 counterfactual analysis)."""
+        trace = await self.trace(trace_id, user_id=user_id, agent_id=agent_id)
+        if trace.outcome_quality is None:
+            raise ValidationError(f"trace {trace_id!r} has no outcome yet; record one first")
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        others = await self._run(storage.traces.involving, scope, trace.memory_ids)
+        same_type = await self._run(
+            functools.partial(
+                storage.traces.list,
+                scope,
+                observed=True,
+                decision_type=trace.decision_type,
+                limit=1000,
+            )
+        )
+        seen = {t.id: t for t in [*others, *same_type]}
+        return causal.counterfactuals(trace, list(seen.values()))
+
+    async def extract_patterns(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[causal.Pattern]:
+        """Clusters of similar memories with consistently good outcomes, each
+        summarised by its most central memory and its common terms."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(self._patterns_of, storage, scope)
+
+    def _patterns_of(self, storage: Storage, scope: Scope) -> list[causal.Pattern]:
+        cfg = self.config.patterns
+        traces = storage.traces.list(scope, observed=True, limit=2**62)
+        influence = causal.memory_influence(
+            traces, min_decisions=cfg.min_decisions, threshold=cfg.verdict_threshold
+        )
+        ids = [m.memory_id for m in influence if m.mean_quality > cfg.min_quality]
+        records = storage.memories.get_many(scope, ids)
+        return causal.extract_patterns(
+            influence,
+            {i: r.content for i, r in records.items()},
+            storage.memories.vectors(scope, list(records)),
+            min_decisions=cfg.min_decisions,
+            min_quality=cfg.min_quality,
+            similarity=cfg.cluster_similarity,
+        )
+
+    async def share_patterns(
+        self, *, epsilon: float | None = None, seed: int | None = None
+    ) -> patterns.SharingReport:
+        """Patterns seen across the users of this database, privacy-protected
+        for sharing (seed 003 federated learning): only those in at least
+        ``PatternConfig.privacy_min_instances`` decisions across at least
+        ``privacy_min_users`` users, with Laplace noise at ``epsilon`` and no
+        personal data; the others are refused with their reason."""
+        cfg = self.config.patterns
+        budget = cfg.epsilon if epsilon is None else epsilon
+        if isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0:
+            raise ValidationError("epsilon must be a number > 0")
+        storage = await self._ready()
+
+        def gather() -> dict[str, list[causal.Pattern]]:
+            by_user: dict[str, list[causal.Pattern]] = {}
+            for scope in storage.memories.scopes():
+                by_user.setdefault(scope.user_id, []).extend(self._patterns_of(storage, scope))
+            return by_user
+
+        by_user = await self._run(gather)
+        candidates = patterns.merge_user_patterns(by_user, similarity=cfg.merge_similarity)
+        report = patterns.share_patterns(
+            candidates,
+            epsilon=float(budget),
+            min_instances=cfg.privacy_min_instances,
+            min_users=cfg.privacy_min_users,
+            rng=np.random.default_rng(seed),
+        )
+        logger.info(
+            "share_patterns: %d shared, %d refused", len(report.shared), len(report.refused)
+        )
+        return report
+
+    async def event_backlog(self, consumer: str, *, limit: int = 500) -> list[Event]:
+        """Events of every scope that the named consumer (a publisher) has not
+        acknowledged yet, in global order."""
+        name = check_id(consumer, "consumer")
+        storage = await self._ready()
+
+        def read() -> list[Event]:
+            return storage.events.after(storage.events.cursor(name), check_limit(limit, 100_000))
+
+        return await self._run(read)
+
+    async def acknowledge_events(self, consumer: str, position: int) -> None:
+        """Persist that ``consumer`` has delivered every event up to ``position``."""
+        name = check_id(consumer, "consumer")
+        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+            raise ValidationError("position must be an integer >= 0")
+        storage = await self._ready()
+        await self._run(storage.events.set_cursor, name, position, self._clock())

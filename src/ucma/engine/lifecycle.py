@@ -1,0 +1,217 @@
+"""Sleep, forgetting and the gardener (logic in ``ucma.lifecycle``), and the
+history, sources, duplicates and retention of a memory."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ucma.engine.base import EngineBase
+from ucma.errors import NotFoundError
+from ucma.lifecycle.consolidation import PHASES, SleepCycle, SleepReport
+from ucma.lifecycle.forgetting import ForgettingReport, forgetting_pass
+from ucma.lifecycle.gardener import Gardener, GardenerReport, promote_identity_patterns
+from ucma.memory.retention import SECONDS_PER_DAY, retention
+from ucma.providers.base import Providers
+from ucma.providers.registry import providers_from_config
+from ucma.storage.base import Storage
+from ucma.types import DuplicateAttempt, HistoryEntry, MemorySource, Scope
+from ucma.validation import check_id, check_limit
+
+__all__ = ["Lifecycle"]
+
+
+class Lifecycle(EngineBase):
+    """sleep, forget, run_gardener and the memory's own lifecycle records."""
+
+    # -- lifecycle: sleep, forgetting, gardener (issue 4; logic in ucma.lifecycle) -------
+
+    def _lifecycle_providers(self) -> Providers:
+        if self._providers is None:
+            cfg = self.config.consolidation
+            self._providers = providers_from_config(
+                cfg.llm,
+                base_url=cfg.llm_base_url,
+                classify_importance=cfg.llm_classify_importance,
+                timeout=cfg.llm_timeout_seconds,
+                attempts=cfg.llm_attempts,
+            )
+        return self._providers
+
+    def _sleep_cycle(
+        self, storage: Storage, progress: Callable[[str, int, int], None] | None
+    ) -> SleepCycle:
+        return SleepCycle(
+            storage=storage,
+            run=self._run,
+            embed=self._embed,
+            providers=self._lifecycle_providers(),
+            config=self.config,
+            clock=self.clock,
+            interrupt=self._interrupt,
+            progress=progress,
+        )
+
+    async def sleep(
+        self,
+        *,
+        phases: Sequence[str] | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> SleepReport:
+        """Run one sleep cycle for a scope: compress, abstract, reinforce, prune, clean
+        (``ucma.lifecycle.consolidation``). ``progress(phase, number, total)`` is called
+        as each phase starts; ``interrupt_consolidation()`` stops the cycle between
+        phases. A provider failure raises ``ProviderError``; the phases before it stay
+        committed, nothing of the failing phase is written."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        self._interrupt.clear()
+        return await self._sleep_cycle(storage, progress).run(scope, phases or PHASES)
+
+    async def sleep_all(
+        self, *, progress: Callable[[str, int, int], None] | None = None
+    ) -> list[SleepReport]:
+        """A sleep cycle for every scope of the database (``ucma sleep``, the server)."""
+        storage = await self._ready()
+        self._interrupt.clear()
+        reports = []
+        for scope in await self._run(storage.memories.scopes):
+            report = await self._sleep_cycle(storage, progress).run(scope)
+            reports.append(report)
+            if report.interrupted:
+                break
+        return reports
+
+    def interrupt_consolidation(self) -> None:
+        """Ask a running sleep cycle to stop after its current phase."""
+        self._interrupt.set()
+
+    @property
+    def consolidation_task(self) -> asyncio.Task[SleepReport] | None:
+        """The background cycle started by ``new_session`` (``on_new_session="background"``)."""
+        return self._consolidation
+
+    async def _consolidate_on_new_session(self, scope: Scope) -> None:
+        mode = self.config.consolidation.on_new_session
+        if mode == "off":
+            return
+        storage = await self._ready()
+        if mode == "sync":
+            self._interrupt.clear()
+            await self._sleep_cycle(storage, None).run(scope)
+        elif self._consolidation is None or self._consolidation.done():
+            self._interrupt.clear()
+            self._consolidation = asyncio.create_task(
+                self._sleep_cycle(storage, None).run(scope), name="ucma-consolidation"
+            )
+
+    async def forget(
+        self,
+        *,
+        dry_run: bool = False,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> ForgettingReport:
+        """Run the forgetting engine for a scope (``ucma.lifecycle.forgetting``): archive
+        what it forgets, purge archives past the retention period. ``dry_run=True``
+        lists what would be archived and purged, with the reason for each, and
+        changes nothing."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            forgetting_pass,
+            storage,
+            scope,
+            self.clock.now(),
+            self.config.forgetting,
+            dry_run=bool(dry_run),
+        )
+
+    async def run_gardener(self, job: str | None = None) -> GardenerReport:
+        """Run the gardener's due jobs over every scope, or only ``job`` ("decay",
+        "consolidate", "prune", "identity"; run whether due or not). Jobs that
+        another process holds are skipped (``ucma.lifecycle.gardener``)."""
+        storage = await self._ready()
+        now = self.clock.now
+        forgetting = self.config.forgetting
+
+        async def decay(scope: Scope) -> dict[str, Any]:
+            report = await self._run(
+                forgetting_pass, storage, scope, now(), forgetting, rules={"retention"}
+            )
+            return {"archived": len(report.archived), "purged": len(report.purged)}
+
+        async def prune(scope: Scope) -> dict[str, Any]:
+            report = await self._run(
+                forgetting_pass, storage, scope, now(), forgetting, rules={"salience"}, purge=False
+            )
+            return {"archived": len(report.archived)}
+
+        async def consolidate(scope: Scope) -> dict[str, Any]:
+            report = await self._sleep_cycle(storage, None).run(scope)
+            return {
+                "episodes": report.episodes_processed,
+                "facts": report.abstract.get("facts_new", 0),
+            }
+
+        async def identity(scope: Scope) -> dict[str, Any]:
+            return await self._run(
+                promote_identity_patterns, storage, scope, now(), self.config.consolidation
+            )
+
+        gardener = Gardener(
+            storage=storage,
+            run=self._run,
+            clock=self.clock,
+            jobs={"decay": decay, "consolidate": consolidate, "prune": prune, "identity": identity},
+            config=self.config.consolidation,
+            owner=self._gardener_owner,
+        )
+        self._interrupt.clear()
+        return await gardener.run(job)
+
+    async def history(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[HistoryEntry]:
+        """Lifecycle events of a memory, oldest first: merged (R4 duplicates), promoted,
+        derived, reinforced, archived, purged, level_promoted, outcome. Readable after
+        the memory itself was purged."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(storage.lifecycle.history, scope, check_id(memory_id))
+
+    async def sources(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[MemorySource]:
+        """The occurrences merged into a memory (its source list), oldest first."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(storage.lifecycle.sources, scope, check_id(memory_id))
+
+    async def duplicates(
+        self, *, limit: int = 100, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[DuplicateAttempt]:
+        """The duplicate-attempt log (seed 003 R4), newest first."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            storage.lifecycle.duplicates, scope, limit=check_limit(limit, 10_000)
+        )
+
+    async def retention(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> float:
+        """Current Ebbinghaus retention of a memory, in [0, 1], at the engine's clock."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        key = check_id(memory_id)
+        states = await self._run(storage.retention.get_many, scope, [key])
+        if key not in states:
+            raise NotFoundError("memory", key)
+        state = states[key]
+        return retention(
+            state.stability, (self.clock.now() - state.last_reviewed) / SECONDS_PER_DAY
+        )

@@ -1,0 +1,46 @@
+"""AsyncMemory: the memory controller, the one place that wires UCMA together.
+
+Seed 001's controller API (observe, remember, learn, new_session, stats) plus
+the typed writes and reads a user needs (assert_fact, facts_about,
+add_procedure, record_procedure_outcome, find_procedures, get, list, delete,
+export and import), seed 002's conflict resolution (assert_fact_detailed,
+conflicts, resolve_conflict, sources of truth, answer; logic in
+``ucma.conflicts``), seed 004's cascading recall (``ucma.retrieval``), seed
+003's learning loop (decide, outcome, events; ``ucma.learning``), and the
+lifecycle (sleep, forget, run_gardener, history; ``ucma.lifecycle``).
+``ucma.sync.Memory`` wraps every method one-to-one. Every notion of "now"
+comes from ``self.clock``.
+
+Threading model and atomic writes: ``ucma.engine.base``.
+
+Scope: every method takes ``user_id`` / ``agent_id``; the values given when
+the memory was opened are the defaults. A call with no user_id at all raises
+``ScopeError``.
+
+Administration: ``create_key``, ``list_keys``, ``count_keys``, ``revoke_key``,
+``authenticate`` and ``scopes`` are not scoped. They manage the API keys of the service
+(``ucma keys``, ``ucma.server.auth``) and list the scopes a database holds (the local-mode
+inspector page); the server and CLI reach the key store only through them.
+"""
+
+from __future__ import annotations
+
+from ucma.engine.administration import Administration
+from ucma.engine.episodes import EpisodeWrites
+from ucma.engine.knowledge import KnowledgeWrites
+from ucma.engine.learning import LearningLoop
+from ucma.engine.lifecycle import Lifecycle
+from ucma.engine.queries import Queries
+from ucma.engine.retrieval import Retrieval
+
+__all__ = ["AsyncMemory"]
+
+
+class AsyncMemory(
+    EpisodeWrites, KnowledgeWrites, Retrieval, Queries, LearningLoop, Lifecycle, Administration
+):
+    """Long-term memory for one database file; async, safe to share between tasks.
+
+    One class over the engine's parts (each a mixin over ``EngineBase``, in its own
+    module of this package), so callers see one object with every method.
+    """

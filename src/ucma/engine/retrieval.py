@@ -1,0 +1,251 @@
+"""Cascading recall over hybrid retrieval (seed 004 over seed 003; logic in
+``ucma.retrieval``), and preparing a scope's search ahead of its first recall."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
+from ucma.errors import UCMAError
+from ucma.retrieval.cascade import RecallResult
+from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
+from ucma.retrieval.router import Layer, route
+from ucma.storage.base import Storage
+from ucma.types import Hit, MemoryKind, QueryMode, Scope
+from ucma.validation import (
+    check_content,
+    check_fraction,
+    check_limit,
+    check_query,
+    check_strings,
+    check_timestamp,
+)
+
+__all__ = ["Retrieval"]
+
+logger = logging.getLogger(__name__)
+
+_NAME_SCOPES = 10_000  # scopes whose participant names are kept for routing
+
+
+class Retrieval(EngineBase):
+    """remember, recall and prepare_search."""
+
+    # -- reads --------------------------------------------------------------------
+
+    async def remember(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        mode: QueryMode | str | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        time_range: tuple[float, float] | None = None,
+        entity: str | None = None,
+        tags: Sequence[str] | None = None,
+        include_graph_neighbors: bool = True,
+        min_importance: float = 0.0,
+        reference_time: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[Hit]:
+        """Retrieve memories for ``query`` from every kind at once, best first
+        (seed 001 chapter 19; no cascade). The top hits are staged in the scope's
+        working memory; retrieval counts as a review of each returned memory."""
+        result = await self.recall(
+            query,
+            limit=limit,
+            mode=mode,
+            kinds=kinds,
+            time_range=time_range,
+            entity=entity,
+            tags=tags,
+            include_graph_neighbors=include_graph_neighbors,
+            min_importance=min_importance,
+            reference_time=reference_time,
+            cascade=False,
+            layer=Layer.SEMANTIC,
+            user_id=user_id,
+            agent_id=agent_id,
+        )
+        return result.hits
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        cascade: bool = True,
+        confidence_threshold: float | None = None,
+        max_cascade_depth: int | None = None,
+        reference_time: float | None = None,
+        explain: bool = False,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        time_range: tuple[float, float] | None = None,
+        entity: str | None = None,
+        tags: Sequence[str] | None = None,
+        mode: QueryMode | str | None = None,
+        include_graph_neighbors: bool = True,
+        min_importance: float = 0.0,
+        layer: Layer | str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> RecallResult:
+        """Cascading recall (seed 004) over hybrid retrieval (seed 003).
+
+        The query is classified (seven classes), searched in its primary layer
+        with every channel fused, and, when the best confidence is below
+        ``confidence_threshold`` (default 0.5), in secondary layers up to
+        ``max_cascade_depth`` (default 2). Time expressions are read relative to
+        ``reference_time`` (default now). Every hit carries seed 004's five
+        confidence factors and its channel scores; the result carries the
+        cascade path and a ``low_confidence`` flag to abstain on. ``explain``
+        adds the plan and per-hit channel scores to ``result.explanation``.
+        """
+        scope = self._scope(user_id, agent_id)
+        cfg = self.config
+        text = check_query(query, cfg.limits)
+        count = check_limit(
+            limit if limit is not None else cfg.retrieval.max_results,
+            cfg.retrieval.max_results_limit,
+        )
+        threshold = check_fraction(
+            cfg.cascade.confidence_threshold
+            if confidence_threshold is None
+            else confidence_threshold,
+            "confidence_threshold",
+        )
+        depth = (
+            check_limit(
+                (cfg.cascade.max_depth if max_cascade_depth is None else max_cascade_depth) + 1,
+                11,
+                "max_cascade_depth + 1",
+            )
+            - 1
+        )
+        now = self._clock()
+        reference = (
+            now if reference_time is None else check_timestamp(reference_time, "reference_time")
+        )
+        request = RecallRequest(
+            limit=count,
+            cascade=bool(cascade),
+            threshold=threshold,
+            max_depth=depth,
+            include_graph_neighbors=bool(include_graph_neighbors),
+            min_importance=check_fraction(min_importance, "min_importance"),
+            layer=_enum(Layer, layer, "layer") if layer is not None else None,
+            explain=bool(explain),
+            retrieval_id=_new_id("ret"),
+        )
+        storage = await self._ready()
+        known = self._names.get(scope)
+        if known is None:
+            known = await self._run(self._known_names, storage, scope)
+        plan = route(
+            text,
+            reference_time=reference,
+            known_entities=known,
+            mode=_enum(QueryMode, mode, "mode") if mode is not None else None,
+            entity=check_content(entity, cfg.limits, "entity") if entity is not None else None,
+            tags=[t.lower() for t in check_strings(tags, "tags")] or None,
+            time_range=_time_range(time_range),
+            kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
+            drop_entity_terms="entity" in cfg.retrieval.channels,
+        )
+        wanted = [plan.embedded_text] if text.strip() else []
+        if plan.time_anchor is not None and plan.time_range is None:
+            wanted.append(plan.time_anchor.event)
+        vectors = list(await self._embed_queries(wanted)) if wanted else []
+        vector = vectors[0] if text.strip() else None
+        anchor_vector = vectors[-1] if len(vectors) == 2 else None
+        result = await self._run(
+            run_recall,
+            storage,
+            cfg,
+            scope,
+            plan,
+            vector,
+            request,
+            now=now,
+            anchor_vector=anchor_vector,
+        )
+        self._queue(record_recall, storage, cfg, scope, result, now=now)
+        self._queue(self._known_names, storage, scope)
+        working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
+        for hit in result.hits[: cfg.working.staged_hits]:
+            working.add(hit.id, hit.content, "staging", hit.memory.effective_salience)
+        logger.info(
+            "recall: %d hits for %r (%s, confidence %.2f%s)",
+            len(result.hits),
+            text[:60],
+            plan.query_class.value,
+            result.confidence,
+            ", low" if result.low_confidence else "",
+        )
+        return result
+
+    def _known_names(self, storage: Storage, scope: Scope) -> list[str]:
+        """Read the names of the people the scope's episodes involve and keep them
+        for routing the scope's next recall without a storage round trip (storage
+        thread only).
+
+        Every recall queues this read behind its own bookkeeping, so names that
+        another process (or another ``Storage`` on the file) added reach the
+        router once the storage thread has run a read queued after them (in
+        back-to-back recalls, the second one after); this engine's own episode
+        writes drop the scope's names, so its next recall reads them first.
+        """
+        names = storage.episodes.participants(scope)
+        if len(self._names) >= _NAME_SCOPES:
+            self._names.clear()
+        self._names[scope] = names
+        return names
+
+    async def prepare_search(
+        self, *, user_id: str | None = None, agent_id: str | None = None, wait: bool = True
+    ) -> dict[str, Any]:
+        """Load a scope's search caches now rather than on its first recall, and
+        build its approximate (HNSW) index if it has ``retrieval.ann_threshold``
+        memories or more; with ``wait``, return once that index is ready.
+
+        Without this, the first recall of a scope loads its caches (seconds at
+        100,000 memories) and a large scope's index is built in the background
+        while recalls search exactly. Returns the scope's live rows, the rows its
+        index covers (the rest are searched exactly) and whether a build is running.
+        """
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        status = await self._run(storage.memories.prepare_search, scope, wait=False)
+        if wait and status.building:
+            # Off the storage thread, which other calls keep using meanwhile.
+            status = await asyncio.to_thread(storage.memories.prepare_search, scope, wait=True)
+        return dataclasses.asdict(status)
+
+    async def prepare_large_scopes(self) -> list[dict[str, Any]]:
+        """``prepare_search`` every scope holding ``retrieval.ann_threshold`` memories
+        or more, largest first, one at a time: what a service does as it starts, so
+        that no user's first recall pays for loading a large scope. Returns each
+        prepared scope's ids and status; a scope that fails is logged and skipped."""
+        threshold = self.config.retrieval.ann_threshold
+        if threshold <= 0:
+            return []
+        scopes = await self.scopes(limit=100_000)
+        sizes = [(sum(counts.values()), scope) for scope, counts in scopes]
+        prepared: list[dict[str, Any]] = []
+        for size, scope in sorted(sizes, key=lambda item: -item[0]):
+            if size < threshold:
+                break
+            try:
+                status = await self.prepare_search(
+                    user_id=scope.user_id, agent_id=scope.agent_id, wait=True
+                )
+            except UCMAError:
+                logger.exception("preparing the search of %s failed", scope)
+                continue
+            prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
+        return prepared
