@@ -234,8 +234,12 @@ class Retrieval(EngineBase):
         threshold = self.config.retrieval.ann_threshold
         if threshold <= 0:
             return []
-        scopes = await self.scopes(limit=100_000)
-        sizes = [(sum(counts.values()), scope) for scope, counts in scopes]
+        storage = await self._ready()
+        sizes: list[tuple[int, Scope]] = []
+        for scope in await self._run(storage.memories.scopes):
+            # One scope a call, so that requests interleave with the counting.
+            counts = await self._run(storage.memories.count, scope, include_archived=True)
+            sizes.append((sum(counts.values()), scope))
         prepared: list[dict[str, Any]] = []
         for size, scope in sorted(sizes, key=lambda item: -item[0]):
             if size < threshold:
