@@ -21,37 +21,24 @@ __all__ = ["EpisodeWrites"]
 
 logger = logging.getLogger(__name__)
 
-_OBSERVE_KEYS = frozenset(
-    {
-        "content",
-        "source",
-        "timestamp",
-        "metadata",
-        "session_id",
-        "tags",
-        "participants",
-        "provenance",
-    }
+# What an observation may carry (observe's keyword arguments, observe_many's keys).
+_OBSERVED = (
+    "content",
+    "source",
+    "timestamp",
+    "metadata",
+    "session_id",
+    "tags",
+    "participants",
+    "provenance",
 )
+_OBSERVE_KEYS = frozenset(_OBSERVED)
 
 
 class _Prepared:
     """A validated observation waiting to be embedded and written."""
 
-    __slots__ = (
-        "id",
-        "content",
-        "source",
-        "timestamp",
-        "metadata",
-        "session_id",
-        "tags",
-        "participants",
-        "provenance",
-        "base_importance",
-        "temporal_level",
-        "salience",
-    )
+    __slots__ = ("id", *_OBSERVED, "base_importance", "temporal_level", "salience")
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():

@@ -215,10 +215,9 @@ class VectorIndex:
         if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
-            if scope in self._pending:
-                return self._current(conn, scope).search(query, k, kind_codes, include_archived)
-            cache = self._fresh(conn, scope)
-            graph, _ = self._graph(scope, cache)
+            cache = self._current(conn, scope)
+            # A throwaway copy (see _current) is searched exactly.
+            graph = None if scope in self._pending else self._graph(scope, cache)[0]
             return cache.search(query, k, kind_codes, include_archived, graph)
 
     def _graph(self, scope: Scope, cache: ScopeVectors) -> tuple[HnswIndex | None, bool]:
