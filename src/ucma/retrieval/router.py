@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from ucma.retrieval.names import NameIndex, find_names, remove_names
 from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import MemoryKind, QueryMode
@@ -287,28 +288,19 @@ def _entity_after_prefix(text: str) -> str | None:
     return None
 
 
-def named_entities(text: str, known: Sequence[str]) -> list[str]:
+def named_entities(text: str, known: Sequence[str] | NameIndex) -> list[str]:
     """The known names that ``text`` mentions as whole words (case-insensitive),
-    longest first so "Mary Ann" wins over "Mary"; possessives count ("Mel's")."""
-    found: list[str] = []
-    taken: list[tuple[int, int]] = []
-    for name in sorted({n.strip() for n in known if n and n.strip()}, key=len, reverse=True):
-        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
-        for match in pattern.finditer(text):
-            span = match.span()
-            if not any(span[0] < end and start < span[1] for start, end in taken):
-                taken.append(span)
-                found.append(name)
-                break
-    return found
+    longest first so "Mary Ann" wins over "Mary"; possessives count ("Mel's").
+
+    ``known`` is indexed once per list (see ``names.name_index``), so the cost
+    depends on the query, not on how many names are known."""
+    return find_names(text, known)
 
 
 def without_names(text: str, names: Sequence[str]) -> str:
     """``text`` with every whole-word mention of ``names`` (possessives included)
     removed and the spacing tidied; empty when nothing else is left."""
-    for name in sorted(names, key=len, reverse=True):
-        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
-        text = pattern.sub(" ", text)
+    text = remove_names(text, names)
     text = re.sub(r"\s+([,.?!;:])", r"\1", re.sub(r"\s+", " ", text)).strip()
     return text if any(ch.isalnum() for ch in text) else ""
 
@@ -317,7 +309,7 @@ def route(
     text: str,
     *,
     reference_time: float,
-    known_entities: Sequence[str] = (),
+    known_entities: Sequence[str] | NameIndex = (),
     mode: QueryMode | None = None,
     entity: str | None = None,
     tags: Sequence[str] | None = None,

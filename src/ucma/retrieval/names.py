@@ -1,0 +1,155 @@
+"""Finding known names in a query at a cost independent of how many are known.
+
+A scope can know tens of thousands of people and entities; trying each name's
+regular expression on every query made routing cost grow with them (709 ms
+per query with 1,000 names). Here the names are indexed once in a token trie:
+each name is split into tokens (runs of word characters, or single other
+characters; whitespace only separates), folded for case, and stored under its
+token path. A query is tokenised once and the trie walked from each token, so
+the work per query depends on the query's length, not on the number of names.
+
+The trie only proposes candidates; each candidate is then checked with the
+same whole-word expression as before (compiled once and cached), so the
+semantics are exactly those of trying every name in turn:
+
+- whole words, case-insensitive (Python's ``re.IGNORECASE``);
+- a possessive ("Mel's", "Mel’s") counts as the name;
+- longest name first, so "Mary Ann" wins over "Mary"; among names of the same
+  length, the one listed first;
+- a name's match may not overlap one already taken, and each name is reported
+  once, at its first free occurrence.
+
+Why a candidate is never missed: a match of a name starts where a text token
+starts (the name is a whole word, or starts with a single-character token),
+spans the same characters one for one, and ``re.IGNORECASE`` equates
+characters whose case folds agree (``_fold`` adds the one exception it knows,
+the dotless and dotted i), so the match's tokens fold to the name's tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+__all__ = ["NameIndex", "find_names", "name_index", "name_pattern", "remove_names"]
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+# re.IGNORECASE equates the Turkish dotless and dotted i with i; casefold does not.
+_TURKISH_I = str.maketrans({"ı": "i", "İ": "i"})
+_END = ""  # the trie key holding the names that end at a node (no token is empty)
+
+
+def _fold(token: str) -> str:
+    return token.translate(_TURKISH_I).casefold()
+
+
+@lru_cache(maxsize=8192)
+def name_pattern(name: str) -> re.Pattern[str]:
+    """The whole-word, case-insensitive expression for ``name``, possessive included."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
+
+
+class NameIndex:
+    """Known names in a token trie; build once per list of names, query often.
+
+    ``names`` are stripped and de-duplicated (empty ones dropped); their order
+    decides ties between names of the same length.
+    """
+
+    __slots__ = ("_rank", "_root", "names")
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names: tuple[str, ...] = tuple(
+            dict.fromkeys(s for n in names if n and (s := n.strip()))
+        )
+        self._rank = {name: rank for rank, name in enumerate(self.names)}
+        self._root: dict[str, dict] = {}
+        for name in self.names:
+            node = self._root
+            for token in _TOKEN.findall(name):
+                node = node.setdefault(_fold(token), {})
+            node.setdefault(_END, []).append(name)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def candidates(self, text: str) -> list[str]:
+        """Names whose tokens occur in order in ``text`` (a superset of the names
+        ``text`` mentions), longest first, ties in listed order."""
+        keys = [_fold(token) for token in _TOKEN.findall(text)]
+        root, found, count = self._root, set(), len(keys)
+        for start in range(count):
+            node = root
+            for position in range(start, count):
+                node = node.get(keys[position])
+                if node is None:
+                    break
+                ended = node.get(_END)
+                if ended:
+                    found.update(ended)
+        rank = self._rank
+        return sorted(found, key=lambda name: (-len(name), rank[name]))
+
+    def find(self, text: str) -> list[str]:
+        """The names ``text`` mentions (see the module docstring), longest first."""
+        found: list[str] = []
+        taken: list[tuple[int, int]] = []
+        for name in self.candidates(text):
+            for match in name_pattern(name).finditer(text):
+                span = match.span()
+                if not any(span[0] < end and start < span[1] for start, end in taken):
+                    taken.append(span)
+                    found.append(name)
+                    break
+        return found
+
+
+_CACHE_SIZE = 64
+_cache: dict[int, tuple[Sequence[str], int, NameIndex]] = {}
+_cache_lock = threading.Lock()
+
+
+def name_index(known: Sequence[str] | NameIndex) -> NameIndex:
+    """The ``NameIndex`` of ``known``, built once per list and cached.
+
+    The cache is keyed by the sequence's identity (it holds a reference, so the
+    identity stays unique) and checked against its length; a new sequence equal
+    to a cached one reuses that index (a list compare, far cheaper than a
+    build). A sequence must not be changed in place after it is routed unless
+    its length changes too; pass a new list, or hold a ``NameIndex``.
+    """
+    if isinstance(known, NameIndex):
+        return known
+    with _cache_lock:
+        entry = _cache.get(id(known))
+        if entry is not None and entry[0] is known and entry[1] == len(known):
+            return entry[2]
+        same = next(
+            (
+                key
+                for key, (other, size, _) in _cache.items()
+                if size == len(known) and list(other) == list(known)
+            ),
+            None,
+        )
+        index = _cache.pop(same)[2] if same is not None else NameIndex(known)
+        if len(_cache) >= _CACHE_SIZE:
+            del _cache[next(iter(_cache))]
+        _cache[id(known)] = (known, len(known), index)
+        return index
+
+
+def find_names(text: str, known: Sequence[str] | NameIndex) -> list[str]:
+    """The known names ``text`` mentions as whole words, longest first."""
+    return name_index(known).find(text)
+
+
+def remove_names(text: str, names: Sequence[str]) -> str:
+    """``text`` with every whole-word mention of ``names`` (possessives included)
+    replaced by a space, longest name first (``names`` are those a query
+    mentions: a handful, so no index is needed)."""
+    for name in sorted(names, key=len, reverse=True):
+        text = name_pattern(name).sub(" ", text)
+    return text
