@@ -1,5 +1,8 @@
 """Text embedders: the :class:`Embedder` contract, the offline default and its wrappers.
 
+Any object with ``model_id``, ``dimension`` and an async ``embed(texts)`` is accepted where an
+embedder is (:class:`EmbedderLike`); :func:`as_embedder` wraps it with the same checks.
+
 ``LocalEmbedder`` (all-MiniLM-L6-v2 int8 ONNX, 384 dimensions, ``model_id``
 ``"minilm-l6-v2-int8"``) is the default and needs no network. ``CachedEmbedder`` wraps any
 embedder with an LRU and an optional persistent store. ``OpenAIEmbedder`` talks to any
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ucma.embeddings.base import Embedder
+from ucma.embeddings.base import Embedder, EmbedderLike, ProtocolEmbedder, as_embedder
 from ucma.embeddings.cache import CachedEmbedder, CacheStats, EmbeddingCacheStore, text_hash
 from ucma.embeddings.local import LocalEmbedder
 from ucma.embeddings.tokens import TokenCounter
@@ -23,10 +26,13 @@ __all__ = [
     "CacheStats",
     "CachedEmbedder",
     "Embedder",
+    "EmbedderLike",
     "EmbeddingCacheStore",
     "LocalEmbedder",
     "OpenAIEmbedder",
+    "ProtocolEmbedder",
     "TokenCounter",
+    "as_embedder",
     "text_hash",
 ]
 

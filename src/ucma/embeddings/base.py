@@ -5,23 +5,33 @@ order. Subclasses implement only :meth:`Embedder._embed_texts`; the public :meth
 validates the input before it and checks the output after it, so no backend can hand a zero,
 NaN or wrongly shaped vector to the rest of UCMA. A failed check raises
 :class:`~ucma.errors.EmbeddingError`; UCMA never substitutes a zero vector.
+
+Subclassing is not required: :class:`EmbedderLike` is the structural protocol (``model_id``,
+``dimension`` and an ``embed(texts)`` coroutine), and :func:`as_embedder` wraps any object that
+satisfies it in :class:`ProtocolEmbedder`, which applies exactly the same checks.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ucma.errors import EmbeddingError, ValidationError
+from ucma.errors import ConfigError, EmbeddingError, UCMAError, ValidationError
 
 __all__ = [
     "Embedder",
+    "EmbedderLike",
+    "ProtocolEmbedder",
+    "as_embedder",
     "check_embeddings",
     "read_verified",
     "validate_texts",
@@ -148,3 +158,89 @@ class Embedder(ABC):
         return check_embeddings(
             vectors, rows=rows, dimension=self.dimension, source=f"embedder {self.model_id!r}"
         )
+
+
+@runtime_checkable
+class EmbedderLike(Protocol):
+    """What the engine needs of an embedder; any object with these members plugs in.
+
+    ``embed`` may return any 2-D numeric array-like (a numpy array, a list of lists); it is
+    checked and normalised as :meth:`Embedder.embed` checks its backends. ``aclose`` is optional.
+    """
+
+    model_id: str
+    dimension: int
+
+    async def embed(self, texts: Sequence[str]) -> Any: ...
+
+
+class ProtocolEmbedder(Embedder):
+    """Adapts a duck-typed embedder (:class:`EmbedderLike`) to :class:`Embedder`.
+
+    Input goes through :func:`validate_texts` before the wrapped ``embed`` sees it, the output
+    through :func:`check_embeddings` after: a wrong shape, a NaN or a zero vector raises
+    :class:`EmbeddingError` naming the embedder. An exception that is not a ``UCMAError`` is
+    raised as ``EmbeddingError`` (chained), so callers see one error type whatever the backend.
+    """
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.model_id = _checked_model_id(inner)
+        self.dimension = _checked_dimension(inner)
+
+    async def _embed_texts(self, texts: list[str]) -> Any:
+        name = f"embedder {type(self.inner).__name__} ({self.model_id!r})"
+        try:
+            result = self.inner.embed(texts)  # type: ignore[attr-defined]
+            if inspect.isawaitable(result):
+                result = await result
+        except UCMAError:
+            raise
+        except Exception as exc:
+            raise EmbeddingError(f"{name} failed: {type(exc).__name__}: {exc}") from exc
+        return result
+
+    async def aclose(self) -> None:
+        """Close the wrapped embedder when it has an ``aclose`` (or ``close``) method."""
+        for method_name in ("aclose", "close"):
+            method = getattr(self.inner, method_name, None)
+            if callable(method):
+                result = method()
+                if inspect.isawaitable(result):
+                    await result
+                return
+
+
+def as_embedder(embedder: object) -> Embedder:
+    """``embedder`` itself when it is an :class:`Embedder`, else wrapped in
+    :class:`ProtocolEmbedder`. Raises :class:`ConfigError` when it lacks a member of
+    :class:`EmbedderLike`, saying which."""
+    if isinstance(embedder, Embedder):
+        return embedder
+    if not callable(getattr(embedder, "embed", None)):
+        raise ConfigError(
+            f"embedder {type(embedder).__name__} has no embed(texts) method; pass an "
+            "ucma.embeddings.Embedder or an object with model_id, dimension and "
+            "async embed(texts) returning one row per text"
+        )
+    return ProtocolEmbedder(embedder)
+
+
+def _checked_model_id(embedder: object) -> str:
+    model_id = getattr(embedder, "model_id", None)
+    if not isinstance(model_id, str) or not model_id.strip():
+        raise ConfigError(
+            f"embedder {type(embedder).__name__} needs a model_id: a non-empty string naming "
+            f"its vector space (stored vectors and caches are keyed by it), got {model_id!r}"
+        )
+    return model_id
+
+
+def _checked_dimension(embedder: object) -> int:
+    dimension = getattr(embedder, "dimension", None)
+    if isinstance(dimension, bool) or not isinstance(dimension, numbers.Integral) or dimension < 1:
+        raise ConfigError(
+            f"embedder {type(embedder).__name__} needs a dimension: the positive int width of "
+            f"every vector it returns, got {dimension!r}"
+        )
+    return int(dimension)

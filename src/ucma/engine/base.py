@@ -26,7 +26,7 @@ from ucma.config import UCMAConfig
 from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.sources import SourceOfTruth
-from ucma.embeddings import CachedEmbedder, Embedder, TokenCounter
+from ucma.embeddings import CachedEmbedder, Embedder, EmbedderLike, TokenCounter, as_embedder
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
@@ -66,7 +66,7 @@ class EngineBase:
         config: UCMAConfig | None = None,
         user_id: str | None = None,
         agent_id: str = "default",
-        embedder: Embedder | None = None,
+        embedder: Embedder | EmbedderLike | None = None,
         storage: Storage | None = None,
         clock: Clock | Callable[[], float] | None = None,
         providers: Providers | None = None,
@@ -88,7 +88,11 @@ class EngineBase:
         self._interrupt = asyncio.Event()
         self._consolidation: asyncio.Task[SleepReport] | None = None
         self._gardener_owner = _new_id("gardener")
-        self._inner_embedder = embedder or _embedder_from_config(self.config)
+        # Any object with model_id, dimension and embed() will do: a non-Embedder is
+        # wrapped so its vectors get the same shape/NaN/zero checks (ucma.embeddings.base).
+        self._inner_embedder = (
+            _embedder_from_config(self.config) if embedder is None else as_embedder(embedder)
+        )
         self._owns_embedder = embedder is None
         self._storage: Storage | None = storage
         self._embedder: Embedder | None = None

@@ -1,11 +1,14 @@
 """The sleep cycle (seed 001 chapter 21): compress, abstract, reinforce, prune, clean.
 
-1. compress: short-term episodes past their TTL (48 h) are scored (stored
-   salience, or an LLM importance classifier when configured) against the
-   adaptive threshold ``base + min(n / 100 * penalty_max, penalty_max)`` (0.30
-   plus up to 0.40 when many expire at once). Those at or above it are
-   summarised and promoted to the medium-term tier; the rest are archived
-   (never deleted outright; promoted instead when forgetting is off).
+1. compress: short-term episodes stored more than their TTL (48 h) ago, by
+   ``created_at`` and never by the event ``timestamp`` (imported history is
+   fresh), are scored (stored salience, or an LLM importance classifier when
+   configured) against the adaptive threshold ``base + min(n / 100 *
+   penalty_max, penalty_max)`` (0.30 plus up to 0.40 when many expire at once).
+   Those at or above it are summarised and promoted to the medium-term tier;
+   the rest are archived (never deleted outright; promoted instead when
+   forgetting is off) unless used within the TTL: those stay short-term until
+   a later cycle finds them unused.
 2. abstract: episodes not yet abstracted go through the fact extractor; each
    fact is stored (or reinforced: the same triple is the same fact) with
    provenance ``inferred`` (rules) or ``generated`` (LLM), its source episodes,
@@ -20,8 +23,9 @@ Each phase reads, computes (embeddings and provider calls happen outside any
 transaction) and writes in one transaction, so the store is consistent after
 every phase. ``interrupt`` is checked between phases: an interrupted cycle
 stops after the phase it is in, and the next cycle resumes (each phase only
-looks at work that is still pending). A provider failure raises
-``ProviderError`` with nothing of that phase written.
+looks at work that is still pending). Providers are called through
+``ucma.providers.contracts``: a provider failure or a result outside its
+contract raises ``ProviderError`` with nothing of that phase written.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from ucma.memory.graph_maths import pagerank
 from ucma.memory.levels import select_temporal_level
 from ucma.memory.retention import initial_stability
 from ucma.providers.base import ExtractedFact, Providers
+from ucma.providers.contracts import CheckedProviders, provider_name
 from ucma.storage.base import Storage
 from ucma.types import (
     Episode,
@@ -151,6 +156,8 @@ class SleepCycle:
         self._run = run
         self._embed = embed
         self._providers = providers
+        # Providers are duck-typed: every call goes through their contracts.
+        self._calls = CheckedProviders(providers)
         self._config = config
         self._clock = clock
         self._interrupt = interrupt
@@ -190,16 +197,19 @@ class SleepCycle:
         )
         if not expired:
             return {"expired": 0, "promoted": 0, "archived": 0, "threshold": threshold}
-        classifier = self._providers.importance
-        if classifier is not None:
-            scores = [await classifier.classify_importance(e.content, e.source) for e in expired]
+        if self._providers.importance is not None:
+            scores = [await self._calls.classify_importance(e.content, e.source) for e in expired]
         else:
             scores = [e.effective_salience for e in expired]
         keep = [(e, s) for e, s in zip(expired, scores, strict=True) if s >= threshold]
-        drop = [(e, s) for e, s in zip(expired, scores, strict=True) if s < threshold]
+        # Disuse decides forgetting: one used within the TTL stays short-term until it is not.
+        drop = [
+            (e, s)
+            for e, s in zip(expired, scores, strict=True)
+            if s < threshold and (e.last_accessed is None or e.last_accessed < cutoff)
+        ]
         summaries = [
-            await self._providers.summarizer.summarize(e.content, cfg.summary_max_tokens)
-            for e, _ in keep
+            await self._calls.summarize(e.content, cfg.summary_max_tokens) for e, _ in keep
         ]
         forgetting = self._config.forgetting.enabled
         promoted = [
@@ -251,10 +261,9 @@ class SleepCycle:
         )
         if not episodes:
             return {"episodes": 0, "facts_new": 0, "facts_reinforced": 0}
-        extractor = self._providers.fact_extractor
         found: dict[str, tuple[ExtractedFact, list[str]]] = {}
         for episode in episodes:
-            facts = await extractor.extract_facts(
+            facts = await self._calls.extract_facts(
                 episode.content, speaker=episode.source, reference_time=episode.timestamp
             )
             for fact in facts:
@@ -337,7 +346,7 @@ class SleepCycle:
             base_salience=salience,
             created_at=now,
             updated_at=now,
-            metadata={"extracted_by": type(self._providers.fact_extractor).__name__},
+            metadata={"extracted_by": provider_name(self._providers.fact_extractor)},
             subject=raw.subject,
             predicate=raw.predicate,
             object=raw.object,

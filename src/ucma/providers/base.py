@@ -13,6 +13,12 @@ Contracts every implementation keeps:
   ``ExtractedFact.validated``: non-empty subject, predicate and object,
   confidence in [0, 1];
 - ``classify_importance`` returns a float in [0, 1].
+
+The engine calls providers through ``ucma.providers.contracts``, which holds
+them to these contracts (a wrong return type raises ``ProviderError`` naming
+the provider) and passes an optional keyword only to implementations whose
+signature accepts it, so an extractor without ``reference_time`` still works.
+Subclassing is never required.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ucma.errors import ProviderError
+from ucma.errors import ConfigError, ProviderError
 from ucma.types import Provenance
 
 __all__ = [
@@ -102,8 +108,14 @@ class Summarizer(Protocol):
 class FactExtractor(Protocol):
     """Finds subject-predicate-object facts in one piece of text."""
 
-    async def extract_facts(self, content: str, *, speaker: str = "user") -> list[ExtractedFact]:
-        """``speaker`` is who said it; first-person statements are about them."""
+    async def extract_facts(
+        self, content: str, *, speaker: str = "user", reference_time: float | None = None
+    ) -> list[ExtractedFact]:
+        """``speaker`` is who said it; first-person statements are about them.
+        ``reference_time`` is when it was said (epoch seconds), for resolving
+        relative dates ("yesterday", "next week"); None means unknown. Both are
+        optional for implementations: the engine omits a keyword the signature
+        does not take."""
         ...
 
 
@@ -122,3 +134,19 @@ class Providers:
     summarizer: Summarizer
     fact_extractor: FactExtractor
     importance: ImportanceClassifier | None = None
+
+    def __post_init__(self) -> None:
+        """Reject a member without its method now, not at the first sleep."""
+        required = [
+            ("summarizer", self.summarizer, "summarize"),
+            ("fact_extractor", self.fact_extractor, "extract_facts"),
+        ]
+        if self.importance is not None:
+            required.append(("importance", self.importance, "classify_importance"))
+        for field_name, provider, method in required:
+            if not callable(getattr(provider, method, None)):
+                raise ConfigError(
+                    f"Providers.{field_name} is a {type(provider).__name__} without a "
+                    f"{method}() method; pass an object implementing the "
+                    f"ucma.providers.base protocol"
+                )
