@@ -116,17 +116,44 @@ def test_time_range_follows_updated_timestamps(storage, make, timeline) -> None:
     assert storage.episodes.time_range(ALICE, make.t0 + 6 * DAY, make.t0 + 8 * DAY) == []
 
 
-def test_expired_short_term_is_strictly_before_cutoff(storage, make, timeline) -> None:
+def test_expired_short_term_counts_from_storage_not_event_time(storage, make) -> None:
+    """The TTL runs from ``created_at``, strictly before the cutoff; the event
+    ``timestamp`` only orders the result (oldest event first)."""
     t0 = make.t0
-    short_before = sorted(
-        (e for e in timeline.values() if e.tier is Tier.SHORT_TERM and e.timestamp < t0 + DAY + 5),
-        key=lambda e: e.timestamp,
-    )
-    assert ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5)) == ids(short_before)
-    assert "ep-day2" not in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5))
-    assert "ep-day2" in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY + 5.001))
-    storage.memories.set_archived(ALICE, ["ep-before"], t0)
-    assert "ep-before" not in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY))
+
+    def short(name: str, *, timestamp: float, created: float):
+        return make.episode(
+            ALICE,
+            id=f"ep-{name}",
+            timestamp=timestamp,
+            created_at=created,
+            updated_at=created,
+            tier=Tier.SHORT_TERM,
+        )
+
+    episodes = [
+        short("stored-early", timestamp=t0 + 50.0, created=t0),
+        short("imported", timestamp=t0 - 400 * DAY, created=t0 + DAY),
+        short("stored-late", timestamp=t0 - 10.0, created=t0 + 2 * DAY),
+        short("at-cutoff", timestamp=t0 + 60.0, created=t0 + DAY - 1.0),
+        make.episode(ALICE, id="ep-medium", timestamp=t0, created_at=t0, tier=Tier.MEDIUM_TERM),
+    ]
+    storage.episodes.add(episodes, make.vectors(len(episodes)))
+    cutoff = t0 + DAY - 1.0
+    assert ids(storage.episodes.expired_short_term(ALICE, cutoff)) == ["ep-stored-early"]
+    assert ids(storage.episodes.expired_short_term(ALICE, cutoff + 0.001)) == [
+        "ep-stored-early",
+        "ep-at-cutoff",
+    ]
+    # Ordered by event time: the import about last year comes first once expired.
+    assert ids(storage.episodes.expired_short_term(ALICE, t0 + 3 * DAY)) == [
+        "ep-imported",
+        "ep-stored-late",
+        "ep-stored-early",
+        "ep-at-cutoff",
+    ]
+    storage.memories.set_archived(ALICE, ["ep-stored-early"], t0)
+    assert "ep-stored-early" not in ids(storage.episodes.expired_short_term(ALICE, t0 + DAY))
     assert storage.episodes.expired_short_term(ALICE, t0 - 10) == []
 
 

@@ -25,7 +25,7 @@ def vitals(**overrides: object) -> MemoryVitals:
         "kind": MemoryKind.EPISODIC,
         "temporal_level": 1,
         "effective_salience": 0.5,
-        "created_at": NOW,
+        "created_at": 0.0,  # stored long ago: disuse counts from the last review
         "stability": initial_stability(1),
         "last_reviewed": NOW,
     }

@@ -1,14 +1,13 @@
 """The sleep cycle (seed 001 chapter 21): compress, abstract, reinforce, prune, clean.
 
-1. compress: short-term episodes stored more than their TTL (48 h) ago, by
-   ``created_at`` and never by the event ``timestamp`` (imported history is
-   fresh), are scored (stored salience, or an LLM importance classifier when
+1. compress: short-term episodes past their TTL (48 h since they were stored,
+   by ``created_at``, never by the event ``timestamp``: imported history is
+   fresh) are scored (stored salience, or an LLM importance classifier when
    configured) against the adaptive threshold ``base + min(n / 100 *
-   penalty_max, penalty_max)`` (0.30 plus up to 0.40 when many expire at once).
-   Those at or above it are summarised and promoted to the medium-term tier;
-   the rest are archived (never deleted outright; promoted instead when
-   forgetting is off) unless used within the TTL: those stay short-term until
-   a later cycle finds them unused.
+   penalty_max, penalty_max)`` (0.30 plus up to 0.40 when many expire at
+   once). Those at or above it are summarised and promoted to the medium-term
+   tier; the rest are archived (never deleted outright; promoted instead when
+   forgetting is off).
 2. abstract: episodes not yet abstracted go through the fact extractor; each
    fact is stored (or reinforced: the same triple is the same fact) with
    provenance ``inferred`` (rules) or ``generated`` (LLM), its source episodes,
@@ -202,12 +201,7 @@ class SleepCycle:
         else:
             scores = [e.effective_salience for e in expired]
         keep = [(e, s) for e, s in zip(expired, scores, strict=True) if s >= threshold]
-        # Disuse decides forgetting: one used within the TTL stays short-term until it is not.
-        drop = [
-            (e, s)
-            for e, s in zip(expired, scores, strict=True)
-            if s < threshold and (e.last_accessed is None or e.last_accessed < cutoff)
-        ]
+        drop = [(e, s) for e, s in zip(expired, scores, strict=True) if s < threshold]
         summaries = [
             await self._calls.summarize(e.content, cfg.summary_max_tokens) for e, _ in keep
         ]

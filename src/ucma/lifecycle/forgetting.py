@@ -20,6 +20,10 @@ Policy (``assess``), first matching rule wins; every verdict carries its reason:
    an explicit statement (salience 1.0) after about 44. The decay itself (the
    R19 rates) does not depend on salience.
 
+Elapsed time is disuse (:func:`disuse_days`): days since the memory was stored or
+last reviewed, whichever is later, never since the event it describes, so history
+imported with old timestamps decays from its import, not from its dates.
+
 Stability starts at the temporal level's R19 value (``ucma.memory.retention``),
 so unreviewed memories lose 10 % a day (level 1), 5 % a week (2), 2 % a month
 (3), 1 % a year (4); each retrieval is a review that resets the clock and adds
@@ -52,6 +56,7 @@ __all__ = [
     "ForgettingReport",
     "apply_outcome",
     "assess",
+    "disuse_days",
     "forgetting_pass",
     "outcome_stability",
     "retention_threshold",
@@ -111,6 +116,17 @@ def retention_threshold(vitals: MemoryVitals, config: ForgettingConfig) -> float
     return min(1.0, base)
 
 
+def disuse_days(vitals: MemoryVitals, now: float) -> float:
+    """Days since ``vitals``' memory was stored or last reviewed, whichever is later (>= 0).
+
+    Forgetting follows disuse, never the age of the event a memory describes: an episode
+    imported today about a conversation of 2024 starts its decay today. Only storage and
+    use (``created_at``, ``last_reviewed``) move this clock; ``timestamp`` is for ranking.
+    """
+    last_reviewed = vitals.last_reviewed if vitals.last_reviewed is not None else vitals.created_at
+    return max(0.0, (now - max(vitals.created_at, last_reviewed)) / SECONDS_PER_DAY)
+
+
 def _pagerank_protected(vitals: MemoryVitals, node_count: int, config: ForgettingConfig) -> bool:
     if node_count <= 0:
         return False
@@ -157,7 +173,7 @@ def assess(
         )
     if vitals.stability is None or vitals.last_reviewed is None:
         return verdict(False, "no retention state")
-    elapsed = max(0.0, (now - vitals.last_reviewed) / SECONDS_PER_DAY)
+    elapsed = disuse_days(vitals, now)
     current = retention(vitals.stability, elapsed)
     threshold = retention_threshold(vitals, config)
     if "retention" in rules and current < threshold:

@@ -315,7 +315,10 @@ class EpisodicStore(ABC):
 
     @abstractmethod
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
-        """Short-term episodes with ``timestamp < cutoff`` (past their TTL)."""
+        """Short-term episodes stored (``created_at``) before ``cutoff``: past their TTL.
+
+        The TTL counts from storing, never from the episode's ``timestamp``: history
+        imported with old event times is not expired by its dates. Oldest event first."""
 
     @abstractmethod
     def session(self, scope: Scope, session_id: str) -> list[Episode]:

@@ -190,8 +190,9 @@ class SQLiteEpisodicStore(EpisodicStore):
             return [row[0] for row in conn.execute(sql, _range_params(scope, start, end, limit))]
 
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
+        # Time since storing, not event age: an episode imported today about 2024 is fresh.
         return self._select(
-            " WHERE t.user_id = ? AND t.agent_id = ? AND t.tier = ? AND t.timestamp < ?"
+            " WHERE t.user_id = ? AND t.agent_id = ? AND t.tier = ? AND m.created_at < ?"
             + _LIVE
             + " ORDER BY t.timestamp, t.seq",
             (scope.user_id, scope.agent_id, Tier.SHORT_TERM.value, float(cutoff)),
