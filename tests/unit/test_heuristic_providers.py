@@ -47,8 +47,10 @@ def test_speaker_names_first_person_and_with_clause() -> None:
 
 def test_dated_events_carry_valid_from() -> None:
     [fact] = EXTRACT("On 2024-05-03 Alice moved to Berlin.")
-    assert (fact.subject, fact.predicate, fact.object) == ("Alice", "moved_to", "Berlin")
+    assert (fact.subject, fact.predicate, fact.object) == ("Alice", "lives_in", "Berlin")
     assert fact.valid_from == datetime(2024, 5, 3, tzinfo=UTC).timestamp()
+    [event] = EXTRACT("On 2024-05-03 Alice toured Berlin.")
+    assert (event.subject, event.predicate, event.object) == ("Alice", "toured", "Berlin")
     reference = datetime(2023, 1, 1, tzinfo=UTC).timestamp()
     [started] = EXTRACT("Bob started his new job on March 7.", reference_time=reference)
     assert started.valid_from == datetime(2023, 3, 7, tzinfo=UTC).timestamp()
