@@ -106,9 +106,10 @@ class ConsolidationConfig:
     hebbian_max_weight: float = 0.9
     # remember() counts the top this-many hits of a query as retrieved together.
     co_retrieval_top_k: int = 5
-    # What new_session does: "sync" (consolidate the scope before returning),
-    # "background" (an asyncio task; see AsyncMemory.consolidation_task) or "off".
-    on_new_session: str = "sync"
+    # What new_session does: "background" (return at once and consolidate the scope
+    # in an asyncio task, one per scope, see AsyncMemory.consolidation_task), "sync"
+    # (consolidate before returning: deterministic, for scripts and tests) or "off".
+    on_new_session: str = "background"
     # Provider for summaries and fact extraction: "heuristic" (offline) or
     # "<provider>:<model>" such as "ollama:llama3.1" (needs ucma[openai]).
     llm: str = "heuristic"

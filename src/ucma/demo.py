@@ -87,5 +87,9 @@ async def run_demo(
     logger.info("demo session 1 stored learning %s", learning.id)
 
     await memory.new_session(**scope)
+    # Session 1 is consolidated in the background; session 2 starts from its result.
+    consolidation = memory.consolidation_task
+    if consolidation is not None:
+        await consolidation
     await memory.observe(SESSION_2, source="user", **scope)
     return await memory.remember(DEMO_QUERY, limit=5, **scope)

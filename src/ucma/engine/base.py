@@ -86,7 +86,13 @@ class EngineBase:
         self._clock = self.clock
         self._providers = providers
         self._interrupt = asyncio.Event()
-        self._consolidation: asyncio.Task[SleepReport] | None = None
+        # Background consolidation (ucma.engine.lifecycle): one task per scope at a
+        # time, a rerun flag for requests made while it runs, and a lock per scope
+        # so no two sleep cycles of one scope ever overlap.
+        self._consolidation: asyncio.Task[SleepReport | None] | None = None
+        self._consolidations: dict[Scope, asyncio.Task[SleepReport | None]] = {}
+        self._consolidate_again: set[Scope] = set()
+        self._cycle_locks: dict[Scope, asyncio.Lock] = {}
         self._gardener_owner = _new_id("gardener")
         # Any object with model_id, dimension and embed() will do: a non-Embedder is
         # wrapped so its vectors get the same shape/NaN/zero checks (ucma.embeddings.base).
@@ -146,9 +152,12 @@ class EngineBase:
             if self._closed:
                 return
             self._closed = True
-            if self._consolidation is not None and not self._consolidation.done():
+            # Background cycles stop after their current phase (each phase commits
+            # whole, so the store stays consistent); their errors were logged.
+            running = [task for task in self._consolidations.values() if not task.done()]
+            if running:
                 self._interrupt.set()
-                await asyncio.gather(self._consolidation, return_exceptions=True)
+                await asyncio.gather(*running, return_exceptions=True)
             await asyncio.gather(*self._queued, return_exceptions=True)
             if self._embedder is not None:
                 await self._embedder.flush()
@@ -158,6 +167,10 @@ class EngineBase:
                 self._executor.shutdown(wait=True)
             if self._owns_embedder:
                 await self._inner_embedder.aclose()
+
+    def _cycle_lock(self, scope: Scope) -> asyncio.Lock:
+        """The lock every sleep cycle of ``scope`` holds while it runs."""
+        return self._cycle_locks.setdefault(scope, asyncio.Lock())
 
     async def __aenter__(self) -> Self:
         return await self.open()

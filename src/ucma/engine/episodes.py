@@ -257,7 +257,15 @@ class EpisodeWrites(EngineBase):
         return merged
 
     async def new_session(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
-        """Start a new session: clear the active and staging zones of working memory."""
+        """Start a new session: clear the active and staging zones of working memory,
+        then consolidate the scope as ``ConsolidationConfig.on_new_session`` says.
+
+        With the default ``"background"`` this returns at once: a sleep cycle runs
+        as an asyncio task (``consolidation_task``; await it when you need its
+        facts), one per scope at a time. A new session requested while one runs is
+        not lost: the task runs one more cycle when it finishes. A failure is logged
+        (and raised by awaiting the task); ``close()`` lets a running cycle finish
+        its current phase. ``"sync"`` consolidates before returning; ``"off"`` skips."""
         scope = self._scope(user_id, agent_id)
         old = self._sessions.get(scope)
         self._sessions[scope] = new = _new_id("ses")

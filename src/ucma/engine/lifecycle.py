@@ -4,6 +4,8 @@ history, sources, duplicates and retention of a memory."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +22,8 @@ from ucma.types import DuplicateAttempt, HistoryEntry, MemorySource, Scope
 from ucma.validation import check_id, check_limit
 
 __all__ = ["Lifecycle"]
+
+logger = logging.getLogger(__name__)
 
 
 class Lifecycle(EngineBase):
@@ -64,12 +68,15 @@ class Lifecycle(EngineBase):
         """Run one sleep cycle for a scope: compress, abstract, reinforce, prune, clean
         (``ucma.lifecycle.consolidation``). ``progress(phase, number, total)`` is called
         as each phase starts; ``interrupt_consolidation()`` stops the cycle between
-        phases. A provider failure raises ``ProviderError``; the phases before it stay
-        committed, nothing of the failing phase is written."""
+        phases. A background cycle of the same scope (``new_session``) finishes
+        first: two cycles of one scope never overlap. A provider failure raises
+        ``ProviderError``; the phases before it stay committed, nothing of the
+        failing phase is written."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        self._interrupt.clear()
-        return await self._sleep_cycle(storage, progress).run(scope, phases or PHASES)
+        async with self._cycle_lock(scope):  # after a background cycle of the scope
+            self._interrupt.clear()
+            return await self._sleep_cycle(storage, progress).run(scope, phases or PHASES)
 
     async def sleep_all(
         self, *, progress: Callable[[str, int, int], None] | None = None
@@ -79,7 +86,8 @@ class Lifecycle(EngineBase):
         self._interrupt.clear()
         reports = []
         for scope in await self._run(storage.memories.scopes):
-            report = await self._sleep_cycle(storage, progress).run(scope)
+            async with self._cycle_lock(scope):
+                report = await self._sleep_cycle(storage, progress).run(scope)
             reports.append(report)
             if report.interrupted:
                 break
@@ -90,8 +98,12 @@ class Lifecycle(EngineBase):
         self._interrupt.set()
 
     @property
-    def consolidation_task(self) -> asyncio.Task[SleepReport] | None:
-        """The background cycle started by ``new_session`` (``on_new_session="background"``)."""
+    def consolidation_task(self) -> asyncio.Task[SleepReport | None] | None:
+        """The background consolidation ``new_session`` started last (the default
+        ``on_new_session="background"``), None before any. Awaiting it waits for
+        every cycle requested of its scope until then and returns the last cycle's
+        report (None when ``close`` came first); it raises what a cycle raised,
+        which was also logged."""
         return self._consolidation
 
     async def _consolidate_on_new_session(self, scope: Scope) -> None:
@@ -99,13 +111,57 @@ class Lifecycle(EngineBase):
         if mode == "off":
             return
         storage = await self._ready()
+        self._interrupt.clear()
         if mode == "sync":
-            self._interrupt.clear()
-            await self._sleep_cycle(storage, None).run(scope)
-        elif self._consolidation is None or self._consolidation.done():
-            self._interrupt.clear()
-            self._consolidation = asyncio.create_task(
-                self._sleep_cycle(storage, None).run(scope), name="ucma-consolidation"
+            async with self._cycle_lock(scope):
+                await self._sleep_cycle(storage, None).run(scope)
+            return
+        running = self._consolidations.get(scope)
+        if running is not None and not running.done():
+            # Coalesced: the running task runs one more cycle when it finishes, which
+            # picks up everything pending then (each phase looks only at pending work).
+            self._consolidate_again.add(scope)
+            return
+        task = asyncio.create_task(
+            self._consolidate_in_background(storage, scope),
+            name=f"ucma-consolidation-{scope.user_id}-{scope.agent_id}",
+        )
+        task.add_done_callback(functools.partial(self._consolidation_finished, scope))
+        self._consolidations[scope] = self._consolidation = task
+
+    async def _consolidate_in_background(
+        self, storage: Storage, scope: Scope
+    ) -> SleepReport | None:
+        """Sleep cycles for ``scope`` until no new request arrived during the last.
+        Stops early when the engine closes or the cycle was interrupted."""
+        report = None
+        while True:
+            async with self._cycle_lock(scope):
+                if self._closed:
+                    break
+                self._consolidate_again.discard(scope)
+                report = await self._sleep_cycle(storage, None).run(scope)
+            if report.interrupted or scope not in self._consolidate_again:
+                break
+        self._consolidate_again.discard(scope)
+        return report
+
+    def _consolidation_finished(self, scope: Scope, task: asyncio.Task[Any]) -> None:
+        """Forget the finished task and log its failure (retrieving the exception,
+        so asyncio never reports it as unhandled; awaiting the task still raises)."""
+        if self._consolidations.get(scope) is task:
+            del self._consolidations[scope]
+        if task.cancelled():
+            logger.warning(
+                "background consolidation of %s/%s was cancelled", scope.user_id, scope.agent_id
+            )
+        elif (error := task.exception()) is not None:
+            logger.error(
+                "background consolidation of %s/%s failed; the next sleep() or "
+                "new_session() retries the pending work",
+                scope.user_id,
+                scope.agent_id,
+                exc_info=error,
             )
 
     async def forget(
@@ -151,7 +207,8 @@ class Lifecycle(EngineBase):
             return {"archived": len(report.archived)}
 
         async def consolidate(scope: Scope) -> dict[str, Any]:
-            report = await self._sleep_cycle(storage, None).run(scope)
+            async with self._cycle_lock(scope):
+                report = await self._sleep_cycle(storage, None).run(scope)
             return {
                 "episodes": report.episodes_processed,
                 "facts": report.abstract.get("facts_new", 0),
