@@ -10,9 +10,20 @@ last session date as the reference time.
 Reported per system (overall = categories 1-4; category 5, adversarial, apart):
 turn-level Recall@k and hit@k for k = 1, 5, 10, 20, session-level recall@5,
 MRR, per category, and recall latency p50 / p95 with the query embedding
-included. Systems: ``ucma`` (the default pipeline) and the ablations
-``keyword`` (BM25 only), ``dense`` (vectors only) and ``rrf`` (plain RRF of
-the two, nothing else).
+included.
+
+Confidence: the ROC AUC of ``result.confidence`` (bench/metrics.py) between
+answerable questions (categories 1-4 with evidence in the top 10) and
+unanswerable ones (category 5, adversarial, and a fixed sample of another
+conversation's questions asked against this conversation's scope:
+conversation i gets those of conversation i + 1), with the share of
+``low_confidence`` in each group. The recalls that only feed this (category 5
+questions without evidence, borrowed questions) run after all scored ones and
+are not timed, so the ranking metrics and latencies are those of before.
+
+Systems: ``ucma`` (the default pipeline) and the ablations ``keyword`` (BM25
+only), ``dense`` (vectors only) and ``rrf`` (plain RRF of the two, nothing
+else).
 
 Usage: ``python bench/locomo.py --data ../shared/data/locomo/locomo_dev.json
 [--out bench/results/locomo.json] [--systems ucma keyword dense rrf]``
@@ -23,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import re
 import statistics
 import sys
@@ -37,12 +49,18 @@ from typing import Any
 
 import numpy as np
 
-from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig
-from ucma.embeddings import Embedder, LocalEmbedder
-from ucma.engine import AsyncMemory
+sys.path.insert(0, str(Path(__file__).parent))
+
+from metrics import roc_auc, share  # noqa: E402
+from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig  # noqa: E402
+from ucma.embeddings import Embedder, LocalEmbedder  # noqa: E402
+from ucma.engine import AsyncMemory  # noqa: E402
 
 KS = (1, 5, 10, 20)
 CATEGORIES = ("1", "2", "3", "4")
+ADVERSARIAL = "5"
+ANSWERABLE_K = 10
+FOREIGN_PER_CONVERSATION = 20
 
 SYSTEMS: dict[str, RetrievalConfig] = {
     "ucma": RetrievalConfig(),
@@ -168,12 +186,17 @@ async def run_system(
     )
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     latencies: list[float] = []
+    signals: dict[str, list[tuple[float, bool]]] = defaultdict(list)
+    unscored: list[tuple[str, str]] = []  # (scope, question) asked for confidence only
     async with AsyncMemory(db, config=config, embedder=embedder) as mem:
         for sample in data:
             scope = sample["sample_id"]
             for qa in sample["qa"]:
+                category = str(qa["category"])
                 evidence = normalise_evidence(qa.get("evidence", []), known[scope])
                 if not evidence:
+                    if category == ADVERSARIAL:
+                        unscored.append((scope, qa["question"]))
                     continue
                 start = time.perf_counter()
                 result = await mem.recall(
@@ -181,7 +204,23 @@ async def run_system(
                 )
                 latencies.append((time.perf_counter() - start) * 1000)
                 ranked = [h.memory.metadata.get("dia_id") for h in result.hits]
-                rows[str(qa["category"])].append(score_question([r for r in ranked if r], evidence))
+                row = score_question([r for r in ranked if r], evidence)
+                rows[category].append(row)
+                signal = (result.confidence, result.low_confidence)
+                if category == ADVERSARIAL:
+                    signals["adversarial"].append(signal)
+                elif row[f"hit@{ANSWERABLE_K}"]:
+                    signals["answerable"].append(signal)
+        for scope, question in unscored:
+            result = await mem.recall(
+                question, limit=20, user_id=scope, reference_time=references[scope]
+            )
+            signals["adversarial"].append((result.confidence, result.low_confidence))
+        for scope, question in foreign_questions(data):
+            result = await mem.recall(
+                question, limit=20, user_id=scope, reference_time=references[scope]
+            )
+            signals["other_conversation"].append((result.confidence, result.low_confidence))
     overall = [r for c in CATEGORIES for r in rows[c]]
     latencies.sort()
     return {
@@ -191,6 +230,42 @@ async def run_system(
         "latency_ms": {
             "p50": round(statistics.median(latencies), 2),
             "p95": round(latencies[int(0.95 * (len(latencies) - 1))], 2),
+        },
+        "confidence": confidence_report(signals),
+    }
+
+
+def foreign_questions(data: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(scope, question): conversation i is asked a fixed sample of conversation
+    i + 1's questions, which its own turns cannot answer (none for one conversation)."""
+    if len(data) < 2:
+        return []
+    asked = []
+    for index, sample in enumerate(data):
+        donor = data[(index + 1) % len(data)]
+        pool = sorted(qa["question"] for qa in donor["qa"])
+        count = min(FOREIGN_PER_CONVERSATION, len(pool))
+        picked = random.Random(sample["sample_id"]).sample(pool, count)
+        asked += [(sample["sample_id"], question) for question in picked]
+    return asked
+
+
+def confidence_report(signals: dict[str, list[tuple[float, bool]]]) -> dict[str, Any]:
+    """ROC AUC of result confidence, answerable against each unanswerable group and
+    both together, and the share of ``low_confidence`` per group."""
+    answerable = [c for c, _ in signals["answerable"]]
+    groups = ("adversarial", "other_conversation")
+    unanswerable = [c for g in groups for c, _ in signals[g]]
+
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    return {
+        "auc": rounded(roc_auc(answerable, unanswerable)),
+        **{f"auc_{g}": rounded(roc_auc(answerable, [c for c, _ in signals[g]])) for g in groups},
+        "count": {g: len(signals[g]) for g in ("answerable", *groups)},
+        "low_confidence_share": {
+            g: rounded(share([f for _, f in signals[g]])) for g in ("answerable", *groups)
         },
     }
 
@@ -221,6 +296,29 @@ def markdown(results: dict[str, Any]) -> str:
         cats = r["by_category"]
         cells = [f"{cats[c]['recall@10']:.3f}" if c in cats else "-" for c in "12345"]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Confidence: ROC AUC of result.confidence, answerable (categories 1-4, evidence in the "
+        "top 10) against unanswerable (category 5 + another conversation's questions); "
+        "low_confidence share per group:",
+        "",
+        "| system | AUC | AUC vs cat. 5 | AUC vs other conv. | n ans / cat. 5 / other "
+        "| low-conf answerable | low-conf cat. 5 | low-conf other conv. |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in results["systems"].items():
+        c = r["confidence"]
+        n, low = c["count"], c["low_confidence_share"]
+
+        def cell(value: float | None) -> str:
+            return "-" if value is None else f"{value:.3f}"
+
+        lines.append(
+            f"| {name} | {cell(c['auc'])} | {cell(c['auc_adversarial'])} | "
+            f"{cell(c['auc_other_conversation'])} | {n['answerable']} / {n['adversarial']} / "
+            f"{n['other_conversation']} | {cell(low['answerable'])} | "
+            f"{cell(low['adversarial'])} | {cell(low['other_conversation'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -257,7 +355,8 @@ async def main() -> None:
             o = row["overall"]
             print(
                 f"{name:8} R@10 {o['recall@10']:.3f} hit@1 {o['hit@1']:.3f} "
-                f"R@5 {o['recall@5']:.3f} MRR {o['mrr']:.3f} p95 {row['latency_ms']['p95']}ms",
+                f"R@5 {o['recall@5']:.3f} MRR {o['mrr']:.3f} p95 {row['latency_ms']['p95']}ms "
+                f"AUC {row['confidence']['auc']}",
                 file=sys.stderr,
                 flush=True,
             )
