@@ -31,6 +31,7 @@ __all__ = [
     "GraphConfig",
     "LimitsConfig",
     "PatternConfig",
+    "ProcedureConfig",
     "RetrievalConfig",
     "SalienceConfig",
     "SensoryConfig",
@@ -345,6 +346,35 @@ class ForgettingConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProcedureConfig:
+    """How evidence moves a procedure's status (seed 001 chapter 14: draft, active,
+    deprecated). ``ucma.learning.procedures`` applies it after every execution.
+
+    No verdict before ``min_executions`` runs: the seed trusts a success rate only
+    gradually (fully after ten runs), and five is the first point where one run
+    cannot flip it. Then a success rate at or above ``activate_success_rate`` makes
+    a draft (or deprecated) procedure active, and one below
+    ``deprecate_success_rate`` deprecates it; between the two the status stays as
+    it is, so one outcome near a bar does not make it flap. Active procedures above
+    ``ForgettingConfig.protect_procedure_success_rate`` (0.5) are kept from forgetting.
+    """
+
+    min_executions: int = 5
+    activate_success_rate: float = 0.7
+    deprecate_success_rate: float = 0.3
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.min_executions < 1:
+            raise ConfigError("ProcedureConfig.min_executions must be at least 1")
+        if not 0 <= self.deprecate_success_rate < self.activate_success_rate <= 1:
+            raise ConfigError(
+                "ProcedureConfig needs 0 <= deprecate_success_rate < activate_success_rate <= 1, "
+                f"got {self.deprecate_success_rate} and {self.activate_success_rate}"
+            )
+
+
+@dataclass(frozen=True, kw_only=True)
 class SalienceConfig:
     """Seed 003 R15 to R18: outcome-weighted salience."""
 
@@ -473,6 +503,7 @@ class UCMAConfig:
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     forgetting: ForgettingConfig = field(default_factory=ForgettingConfig)
+    procedures: ProcedureConfig = field(default_factory=ProcedureConfig)
     salience: SalienceConfig = field(default_factory=SalienceConfig)
     patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)

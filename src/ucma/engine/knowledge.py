@@ -15,6 +15,7 @@ from ucma.conflicts.resolver import SourceMismatch
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.engine.base import EngineBase, _enum, _initial_retention, _new_id, _provenance
 from ucma.errors import NotFoundError, ValidationError
+from ucma.learning.procedures import record_execution
 from ucma.memory.levels import initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
 from ucma.storage.base import Storage
@@ -401,16 +402,26 @@ class KnowledgeWrites(EngineBase):
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Procedure:
-        """Fold one execution into the procedure's running success rate."""
+        """Fold one execution into the procedure's running success rate; the status
+        then moves by evidence (``ProcedureConfig``): active after enough mostly
+        successful runs, deprecated after enough mostly failed ones, with a
+        ``procedure.status_changed`` event and a ``status_changed`` history entry."""
         if not isinstance(success, bool):
             raise ValidationError("success must be True or False")
-        return await self._modify(
-            procedure_id,
-            MemoryKind.PROCEDURAL,
-            lambda p, now: p.with_outcome(success, now),
-            user_id,
-            agent_id,
-        )
+        scope = self._scope(user_id, agent_id)
+        check_id(procedure_id)
+        storage = await self._ready()
+        now = self._clock()
+        config = self.config.procedures
+
+        def apply() -> Procedure:
+            with storage.transaction():
+                found = storage.memories.get(scope, procedure_id)
+                if not isinstance(found, Procedure):
+                    raise NotFoundError(MemoryKind.PROCEDURAL.value, procedure_id)
+                return record_execution(storage, scope, found, success, now, config)
+
+        return await self._run(apply)
 
     async def validate_learning(
         self,

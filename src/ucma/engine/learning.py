@@ -130,6 +130,7 @@ class LearningLoop(EngineBase):
             text,
             self.config.salience,
             self._clock(),
+            self.config.procedures,
         )
         logger.info(
             "outcome: %s quality %+.2f (%s), %d salience updates",

@@ -10,7 +10,7 @@ counts). Two sources append them:
   schema does it with triggers, so no write path can forget;
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
-  statistics) and of conflict resolution (detected, resolved, superseded).
+  statistics, procedure status changes) and of conflict resolution (detected, resolved, superseded).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -43,10 +43,12 @@ class EventType(StrEnum):
     OUTCOME_OBSERVED = "outcome.observed"
     SALIENCE_ADJUSTED = "salience.adjusted"
     PROCEDURE_OUTCOME = "procedure.outcome_recorded"
+    PROCEDURE_STATUS_CHANGED = "procedure.status_changed"
     LEARNING_VALIDATED = "learning.validated"
     CONFLICT_DETECTED = "conflict.detected"
     CONFLICT_RESOLVED = "conflict.resolved"
     FACT_SUPERSEDED = "fact.superseded"
+    MEMORY_SUPERSEDED = "memory.superseded"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ucma.config import SalienceConfig
+from ucma.config import ProcedureConfig, SalienceConfig
 from ucma.errors import (
     NotFoundError,
     OutcomeAlreadyRecorded,
@@ -28,6 +28,7 @@ from ucma.errors import (
     ValidationError,
 )
 from ucma.events.log import EventType, record
+from ucma.learning.procedures import record_execution
 from ucma.learning.records import (
     DecisionTrace,
     OutcomeReport,
@@ -149,8 +150,10 @@ def observe_outcome(
     feedback: str | None,
     config: SalienceConfig,
     now: float,
+    procedures_config: ProcedureConfig | None = None,
 ) -> OutcomeReport:
-    """Record an outcome and apply everything that follows from it, atomically."""
+    """Record an outcome and apply everything that follows from it, atomically.
+    Procedures' statuses move by ``procedures_config`` (defaults when None)."""
     with storage.transaction():
         trace = storage.traces.get(scope, trace_id)
         if trace is None:
@@ -176,7 +179,9 @@ def observe_outcome(
         _reinforce_retention(storage, scope, quality, credit, now)
         # Re-read: the typed updates below write the whole row, salience included.
         fresh = storage.memories.get_many(scope, list(records))
-        procedures, learnings = _update_statistics(storage, scope, trace_id, quality, fresh, now)
+        procedures, learnings = _update_statistics(
+            storage, scope, trace_id, quality, fresh, now, procedures_config or ProcedureConfig()
+        )
         completed = dataclasses.replace(
             trace,
             outcome_quality=quality,
@@ -281,28 +286,17 @@ def _update_statistics(
     quality: float,
     records: Mapping[str, Any],
     now: float,
+    procedures_config: ProcedureConfig,
 ) -> tuple[list[str], list[str]]:
     success = quality > 0
     procedures: list[str] = []
     learnings: list[str] = []
     for memory in records.values():
         if isinstance(memory, Procedure):
-            updated = memory.with_outcome(success, now)
-            storage.procedures.update(updated)
-            procedures.append(memory.id)
-            record(
-                storage,
-                scope,
-                EventType.PROCEDURE_OUTCOME,
-                {
-                    "memory_id": memory.id,
-                    "trace_id": trace_id,
-                    "success": success,
-                    "success_rate": updated.success_rate,
-                    "execution_count": updated.execution_count,
-                },
-                now,
+            record_execution(
+                storage, scope, memory, success, now, procedures_config, trace_id=trace_id
             )
+            procedures.append(memory.id)
         elif isinstance(memory, Learning):
             lesson = memory.applied(now)
             if quality != 0:

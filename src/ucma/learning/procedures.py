@@ -1,0 +1,88 @@
+"""Procedure executions and the status they earn (seed 001 chapter 14).
+
+Every recorded execution, whether through ``record_procedure_outcome`` or as
+part of a decision's outcome (``ucma.learning.decisions``), goes through
+``record_execution``: the running success rate is updated, the outcome is
+logged (``procedure.outcome_recorded``), and the status is re-judged by
+``evidence_status`` under ``ProcedureConfig``. A status change is an event
+(``procedure.status_changed``) and a lifecycle history entry
+(``status_changed``), both with the evidence that caused it. Runs on the
+storage thread inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ucma.config import ProcedureConfig
+from ucma.events.log import EventType, record
+from ucma.storage.base import Storage
+from ucma.types import HistoryEntry, Procedure, ProcedureStatus, Scope
+
+__all__ = ["evidence_status", "record_execution"]
+
+
+def evidence_status(procedure: Procedure, config: ProcedureConfig) -> ProcedureStatus:
+    """The status ``procedure``'s statistics support; its current one until
+    ``min_executions`` runs, and between the two thresholds (hysteresis)."""
+    if procedure.execution_count < config.min_executions:
+        return procedure.status
+    if procedure.success_rate >= config.activate_success_rate:
+        return ProcedureStatus.ACTIVE
+    if procedure.success_rate < config.deprecate_success_rate:
+        return ProcedureStatus.DEPRECATED
+    return procedure.status
+
+
+def record_execution(
+    storage: Storage,
+    scope: Scope,
+    procedure: Procedure,
+    success: bool,
+    now: float,
+    config: ProcedureConfig,
+    *,
+    trace_id: str | None = None,
+) -> Procedure:
+    """Fold one execution into ``procedure``, store it with its events, return it."""
+    updated = procedure.with_outcome(success, now)
+    status = evidence_status(updated, config)
+    changed = status != updated.status
+    if changed:
+        updated = replace(updated, status=status)
+    storage.procedures.update(updated)
+    outcome = {
+        "memory_id": updated.id,
+        "success": success,
+        "success_rate": updated.success_rate,
+        "execution_count": updated.execution_count,
+    }
+    if trace_id is not None:
+        outcome["trace_id"] = trace_id
+    record(storage, scope, EventType.PROCEDURE_OUTCOME, outcome, now)
+    if changed:
+        evidence = {
+            "from": procedure.status.value,
+            "to": status.value,
+            "success_rate": round(updated.success_rate, 4),
+            "execution_count": updated.execution_count,
+            "reason": _reason(status, updated, config),
+        }
+        record(
+            storage,
+            scope,
+            EventType.PROCEDURE_STATUS_CHANGED,
+            {"memory_id": updated.id, **evidence},
+            now,
+        )
+        storage.lifecycle.add_history(
+            scope, [HistoryEntry(updated.id, "status_changed", now, evidence)]
+        )
+    return updated
+
+
+def _reason(status: ProcedureStatus, procedure: Procedure, config: ProcedureConfig) -> str:
+    rate = f"success rate {procedure.success_rate:.2f} over {procedure.execution_count} runs"
+    if status is ProcedureStatus.ACTIVE:
+        return f"{rate} is at least {config.activate_success_rate:g}"
+    return f"{rate} is below {config.deprecate_success_rate:g}"
