@@ -3,16 +3,23 @@
 User text is never handed to a search engine as query syntax: it is split
 into plain word tokens here, and storage backends quote each token. Words that
 carry no topic (articles, pronouns, question words) are dropped so that BM25
-scores reflect what the query is about.
+scores reflect what the query is about. An exact identifier (an email, URL,
+code or id, see ``ucma.identifiers``) is a term of its own, lower-cased,
+ahead of its parts, so keyword search can match it whole.
 """
 
 from __future__ import annotations
 
 import re
 
+from ucma.identifiers import IDENTIFIER
+
 __all__ = ["STOPWORDS", "keyword_terms"]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_IDENTIFIER_OR_WORD = re.compile(
+    rf"(?P<identifier>{IDENTIFIER.pattern})|(?P<word>{_WORD.pattern})", re.UNICODE
+)
 
 STOPWORDS: frozenset[str] = frozenset(
     word
@@ -34,16 +41,26 @@ STOPWORDS: frozenset[str] = frozenset(
 
 
 def keyword_terms(text: str, *, max_terms: int = 64) -> list[str]:
-    """Distinct lower-case content words of ``text``, in order of first appearance.
+    """Distinct lower-case content words of ``text``, in order of first appearance;
+    an identifier comes whole, then its parts ("wendy@post.dev", "wendy", "post", "dev").
 
     Stopwords are dropped unless nothing else is left (a query of only
     stopwords still searches for them). At most ``max_terms`` are returned, so
     a very long query cannot produce an unbounded search expression.
     """
-    words = [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    words: list[str] = []
+    whole: set[str] = set()  # the identifiers, never stopwords
+    for match in _IDENTIFIER_OR_WORD.finditer(text):
+        if match.lastgroup == "identifier":
+            identifier = match.group().lower()
+            whole.add(identifier)
+            words.append(identifier)
+            words.extend(w.lower().replace("’", "'") for w in _WORD.findall(identifier))
+        else:
+            words.append(match.group().lower().replace("’", "'"))
     seen: dict[str, None] = {}
     for word in words:
-        if word not in STOPWORDS:
+        if word in whole or word not in STOPWORDS:
             seen.setdefault(word, None)
     if not seen:
         for word in words:

@@ -9,7 +9,12 @@ its own postings and statistics, and a query touches only its terms' postings.
 
 Text analysis (``analyze``): lower case, words of letters and digits,
 diacritics folded, English Snowball stems (``snowballstemmer``), so "watched"
-finds "watch". Stems are cached.
+finds "watch". Stems are cached. Each exact identifier (an email, URL, code or
+id, see ``ucma.identifiers``) is also a term of its own, whole and lower-cased
+(not stemmed), so "wendy@post.dev" matches itself above "liam@post.dev" while
+its parts still match. Query terms go through the same analysis. Nothing here
+is persisted: the index is rebuilt from the table, so a change of analysis
+applies to existing stores as they load.
 
 Scoring is BM25F in its simple form (Robertson et al. 2004): a term's
 frequency in the content and, weighted by ``context_weight``, in the
@@ -37,6 +42,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import snowballstemmer
 
+from ucma.identifiers import IDENTIFIER
 from ucma.storage.base import Bm25
 
 __all__ = ["ScopeTerms", "analyze"]
@@ -67,9 +73,13 @@ def _stem(word: str) -> str:
 
 
 def analyze(text: str) -> list[str]:
-    """The index terms of ``text``, in order (repeats kept)."""
+    """The index terms of ``text``: its words' stems in order (repeats kept),
+    then its identifiers whole."""
     stems = _STEMS
-    return [stems.get(word) or _stem(word) for word in _WORD.findall(text.lower())]
+    lowered = text.lower()
+    terms = [stems.get(word) or _stem(word) for word in _WORD.findall(lowered)]
+    terms.extend(IDENTIFIER.findall(lowered))
+    return terms
 
 
 class _Batch:
