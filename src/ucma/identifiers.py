@@ -25,10 +25,20 @@ import re
 
 __all__ = ["IDENTIFIER", "identifiers"]
 
-IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]+(?:(?:://|[-@._/+#~%=&?])+[^\W_]+)+")
-"""A whole identifier: word parts joined by connectors, starting at a part's start."""
+IDENTIFIER = re.compile(r"(?<![^\W_])[^\W_]++(?:(?:://|[-@._/+#~%=&?])+[^\W_]++)+")
+"""A whole identifier: word parts joined by connectors, starting at a part's start.
+(Possessive parts: a word followed by a space fails at once, without backtracking.)"""
+
+# A word character, connectors, a word character: whether IDENTIFIER can match
+# at all. It starts at the first connector (sre then skips ahead to the
+# connector characters), so it is a few times cheaper than IDENTIFIER on text
+# without identifiers, which is most of what gets indexed.
+_CONNECTORS = r"(?:://|[-@._/+#~%=&?])*[^\W_]"
+_JOINT = re.compile(rf"[-@._/+#~%=&?](?<=[^\W_].){_CONNECTORS}|:(?<=[^\W_]:)//{_CONNECTORS}")
 
 
 def identifiers(text: str) -> list[str]:
     """The identifiers of ``text``, lower-cased, in order (repeats kept)."""
+    if _JOINT.search(text) is None:
+        return []
     return [match.lower() for match in IDENTIFIER.findall(text)]

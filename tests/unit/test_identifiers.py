@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ucma.identifiers import identifiers
+from ucma.identifiers import IDENTIFIER, identifiers
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import DEFAULT_BM25
 from ucma.storage.sqlite.keyword_cache import ScopeTerms, analyze
@@ -60,3 +62,9 @@ def test_an_exact_identifier_outscores_shared_parts_whatever_the_row_order():
         by_row = dict(zip(positions.tolist(), scores.tolist(), strict=True))
         exact = texts.index("alice@acme.io")
         assert by_row[exact] > by_row[1 - exact] > 0
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab9_é .:/-@?#,'", max_size=16))
+def test_the_quick_check_never_hides_an_identifier(text: str):
+    assert identifiers(text) == [found.lower() for found in IDENTIFIER.findall(text)]

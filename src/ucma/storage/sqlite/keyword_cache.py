@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import snowballstemmer
 
-from ucma.identifiers import IDENTIFIER
+from ucma.identifiers import identifiers
 from ucma.storage.base import Bm25
 
 __all__ = ["ScopeTerms", "analyze"]
@@ -78,7 +78,7 @@ def analyze(text: str) -> list[str]:
     stems = _STEMS
     lowered = text.lower()
     terms = [stems.get(word) or _stem(word) for word in _WORD.findall(lowered)]
-    terms.extend(IDENTIFIER.findall(lowered))
+    terms.extend(identifiers(lowered))
     return terms
 
 
