@@ -204,6 +204,12 @@ class RetrievalConfig:
     dense_for_all_candidates: bool = True
     # Seed 001's minimum cosine for a dense-only candidate.
     semantic_min_similarity: float = 0.0
+    # A hit whose relevance (confidence's first factor: cosine and keyword match,
+    # see retrieval/confidence.py) is below this is not returned, so a query about
+    # nothing the scope holds finds nothing; neighbours of a hit are exempt.
+    min_relevance: float = 0.02
+    # Seed 003: memories below this effective salience are not retrieved.
+    min_salience: float = 0.05
     # Keyword scoring: BM25 saturation and length normalisation, and the weight
     # of the context field (previous turn, date) relative to content.
     keyword_k1: float = 1.2
@@ -214,15 +220,22 @@ class RetrievalConfig:
     score_normalisation: str = "minmax"
     # Per-channel overrides of the normalisation ("none": the raw score clipped to [0, 1]).
     channel_normalisation: dict[str, str] = field(default_factory=lambda: {"dense": "none"})
+    # Floors of the "max" normalisation per channel (see fusion.normalise).
+    channel_floors: dict[str, float] = field(default_factory=dict)
     channel_weights: dict[str, float] = field(
         default_factory=lambda: {
             "dense": 0.3,
             "keyword": 0.7,
-            "entity": 0.5,
             "temporal": 0.2,
             "tags": 0.3,
         }
     )
+    # The entity channel (people or entities the query names) multiplies a
+    # candidate's fused score by (1 + entity_boost x match): a name narrows the
+    # ranking among memories that match the question's content, and a memory that
+    # only shares the name cannot outrank one that answers (0: the entity channel
+    # is fused additively with its channel weight instead, the old behaviour).
+    entity_boost: float = 0.3
     rrf_k: int = 60
     # Session prior: episodes of sessions matching the query as a whole gain this much.
     session_prior: float = 0.4
@@ -473,9 +486,24 @@ class CascadeConfig:
     weight_recency: float = 0.15
     weight_consistency: float = 0.15
     weight_completeness: float = 0.10
+    # Relevance, the first factor (retrieval/confidence.py): a cosine at or below
+    # relevance_floor_cosine counts 0 (unrelated text scores about that with the
+    # packaged MiniLM), at relevance_full_cosine 1; combined with the share of
+    # the query's keyword information the memory matches.
+    relevance_floor_cosine: float = 0.15
+    relevance_full_cosine: float = 0.60
+    # The weighted sum is scaled by min(1, relevance / relevance_gate): without a
+    # match, no confidence (0 turns the gate off: the seed's plain sum).
+    relevance_gate: float = 0.5
+    # A memory not involving the person the query names keeps this share of its relevance.
+    off_subject_factor: float = 0.7
+    # Seed 004's bands: low below confidence_threshold, high from this.
+    high_confidence: float = 0.75
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.off_subject_factor > 1 or self.relevance_gate > 1:
+            raise ConfigError("CascadeConfig.off_subject_factor and relevance_gate must be <= 1")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 REFERENCE = datetime(2023, 6, 14, 15, 0, tzinfo=UTC).timestamp()  # a Wednesday
 DAY = 86_400.0
 FACTORS = {"semantic_relevance", "source_quality", "recency", "consistency", "completeness",
-           "overall"}
+           "overall", "level"}
 
 
 async def _diary(memory: AsyncMemory) -> dict[str, str]:

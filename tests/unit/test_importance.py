@@ -9,6 +9,7 @@ from ucma.memory.importance import (
     HIGH_IMPORTANCE_KEYWORDS,
     SOURCE_WEIGHTS,
     classify_importance,
+    has_substance,
     matched_keywords,
 )
 
@@ -31,8 +32,10 @@ def test_constants_are_the_seed_values() -> None:
         ("The deployment failed with a critical error", "tool_result", 0.357),
         # 0.70*0.5 + (remember, preference, always -> 0.30)*0.3 + (45/500)*0.2 = 0.458
         ("Remember: my preference is dark mode, always.", "user", 0.458),
-        # 0.30*0.5 + 0 + (2/500)*0.2 = 0.1508
-        ("ok", "environment", 0.151),
+        # 0.30*0.5 + 0 + (7/500)*0.2 = 0.1528
+        ("disk ok", "environment", 0.153),
+        # only phatic words: no substance, 0, never stored
+        ("ok", "environment", 0.0),
         # unknown source 0.40*0.5 + (1 hit)*0.3 + (17/500)*0.2 = 0.2 + 0.03 + 0.0068
         ("deadline tomorrow", "calendar", 0.237),
         # 0.90*0.5 + (cap 0.30)*0.3 + 1.0*0.2
@@ -69,5 +72,22 @@ def test_non_strings_raise_validation_error() -> None:
 def test_score_is_bounded_and_rounded(content: str, source: str) -> None:
     score = classify_importance(content, source)
     assert 0.0 <= score <= 1.0
-    assert 0.15 <= score <= 0.74
+    assert 0.15 <= score <= 0.74 or (score == 0.0 and not has_substance(content))
     assert score == round(score, 3)
+
+
+@pytest.mark.parametrize(
+    "content", ["ok thanks", "lol", "Sounds good!", "haha nice", "👍", "hahahaha", "Yes.",
+                "Thank you so much!!", "ok", "  "]
+)
+def test_content_without_substance_scores_zero(content: str) -> None:
+    assert not has_substance(content)
+    assert classify_importance(content, "user") == 0.0
+
+
+@pytest.mark.parametrize(
+    "content", ["Tom is 6.", "ok, my cat is sick", "I moved to Denver.", "lol the build broke"]
+)
+def test_content_with_substance_is_scored(content: str) -> None:
+    assert has_substance(content)
+    assert classify_importance(content, "user") > 0.2

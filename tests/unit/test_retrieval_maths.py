@@ -72,20 +72,50 @@ def test_five_factor_confidence_uses_the_seed_weights():
     now = 100 * DAY
     ep = _episode(1, now - 3 * DAY, source="user", participants=["user"],
                   metadata={"k": 1})
-    conf = confidence(ep, cosine=0.45, layer="episodic", reference_time=now, config=cfg)
-    assert conf.semantic_relevance == 0.45
+    conf = confidence(ep, cosine=0.51, layer="episodic", reference_time=now, config=cfg)
+    # Relevance: cosine 0.15 -> 0 ... 0.60 -> 1, so 0.51 -> 0.8; no keyword match.
+    assert conf.semantic_relevance == pytest.approx(0.8)
     assert conf.source_quality == pytest.approx(0.85)
     assert conf.recency == pytest.approx(0.92, abs=0.01)  # seed 004: three days -> 0.92
     assert conf.consistency == 1.0
-    expected = (0.35 * 0.45 + 0.25 * 0.85 + 0.15 * conf.recency + 0.15 * 1.0
+    expected = (0.35 * 0.8 + 0.25 * 0.85 + 0.15 * conf.recency + 0.15 * 1.0
                 + 0.10 * conf.completeness)
-    assert conf.overall == pytest.approx(expected)
+    assert conf.overall == pytest.approx(expected) and conf.level == "high"
     doubtful = confidence(ep, cosine=0.45, layer="episodic", reference_time=now, config=cfg,
                           in_doubt=True)
     assert doubtful.consistency == 0.5 and doubtful.overall < conf.overall
     generated = _episode(2, now, provenance=Provenance.GENERATED)
     assert confidence(generated, cosine=0.4, layer="episodic", reference_time=now,
                       config=cfg).source_quality == pytest.approx(0.85 * 0.6)
+
+
+def test_relevance_gates_confidence_whatever_the_age_and_source():
+    cfg = CascadeConfig()
+    now = 100 * DAY
+    fresh = _episode(1, now, source="user", participants=["user"], metadata={"k": 1})
+    unrelated = confidence(fresh, cosine=0.12, layer="episodic", reference_time=now, config=cfg)
+    assert unrelated.semantic_relevance == 0.0 and unrelated.overall == 0.0
+    assert unrelated.level == "low"
+    # Half the gate's relevance: half the seed's weighted sum.
+    weak = confidence(fresh, cosine=0.2625, layer="episodic", reference_time=now, config=cfg)
+    assert weak.semantic_relevance == pytest.approx(0.25)
+    plain = (0.35 * 0.25 + 0.25 * weak.source_quality + 0.15 * weak.recency + 0.15
+             + 0.10 * weak.completeness)
+    assert weak.overall == pytest.approx(plain * 0.5) and weak.level == "low"
+    # A keyword match alone counts (noisy OR with the dense part).
+    worded = confidence(fresh, cosine=0.15, keyword=0.6, layer="episodic", reference_time=now,
+                        config=cfg)
+    assert worded.semantic_relevance == pytest.approx(0.6)
+    both = confidence(fresh, cosine=0.375, keyword=0.6, layer="episodic", reference_time=now,
+                      config=cfg)
+    assert both.semantic_relevance == pytest.approx(1 - 0.5 * 0.4)
+    # Not about the person asked about: a share of the relevance.
+    other = confidence(fresh, cosine=0.375, keyword=0.6, layer="episodic", reference_time=now,
+                       config=cfg, off_subject=True)
+    assert other.semantic_relevance == pytest.approx(0.8 * cfg.off_subject_factor)
+    ungated = CascadeConfig(relevance_gate=0.0)
+    seed = confidence(fresh, cosine=0.12, layer="episodic", reference_time=now, config=ungated)
+    assert seed.overall > 0.5  # the seed's plain sum: confident about nothing
 
 
 @pytest.mark.parametrize(
@@ -146,23 +176,32 @@ def test_only_a_range_the_caller_gives_filters():
     assert given_range.time_filter
 
 
-def test_merge_scores_the_composite_and_keeps_each_memory_once():
+def test_merge_weighs_scores_by_layer_and_keeps_each_memory_once():
     primary = [_hit(1, 0.40), _hit(2, 0.30)]
-    secondary = [_hit(2, 0.90), _hit(3, 0.60, recency_=1.0)]
+    secondary = [_hit(2, 0.90), _hit(3, 0.60, recency_=1.0), _hit(4, 0.70)]
     merged = merge([(1.0, primary), (0.5, secondary)], k=3)
-    composite = {h.id: h.score for h in merged}
-    assert [h.id for h in merged] == ["ep2", "ep3", "ep1"]
-    assert composite["ep2"] == pytest.approx(0.5 * 0.90 + 0.3 * 0.5 + 0.2 * 0.5)
-    assert composite["ep1"] == pytest.approx(0.5 * 0.40 + 0.3 * 1.0 + 0.2 * 0.5)
+    scores = {h.id: h.score for h in merged}
+    # ep2 at its best (0.45 from the secondary layer beats 0.30); ep1 keeps 0.40;
+    # ep4 (0.35) enters above ep3 (0.30), which is cut.
+    assert [h.id for h in merged] == ["ep2", "ep1", "ep4"]
+    assert scores["ep2"] == pytest.approx(0.5 * 0.90)
+    assert scores["ep1"] == pytest.approx(0.40)
+    # The primary's own order survives a merge with nothing better.
+    assert [h.id for h in merge([(1.0, primary), (0.7, [_hit(5, 0.2)])], k=3)] == [
+        "ep1", "ep2", "ep5"
+    ]
 
 
 def _search_with(confidences: dict[Layer, float]):
     calls: list[tuple[Layer, int]] = []
+    deep: list[bool] = []
 
-    def search(layer: Layer, k: int) -> list[Hit]:
+    def search(layer: Layer, k: int, looks_deeper: bool) -> list[Hit]:
         calls.append((layer, k))
+        deep.append(looks_deeper)
         return [_hit(len(calls) * 10 + j, confidences.get(layer, 0.1)) for j in range(k)]
 
+    search.deep = deep  # type: ignore[attr-defined]
     return search, calls
 
 
@@ -179,6 +218,7 @@ def test_cascade_on_low_confidence_follows_precedence_with_overfetch_and_depth_l
     hits, path = cascade(search, Layer.SEMANTIC, 4, enabled=True, threshold=0.5, max_depth=2,
                          config=CascadeConfig())
     assert calls == [(Layer.SEMANTIC, 4), (Layer.EPISODIC, 12), (Layer.GRAPH, 12)]
+    assert search.deep == [False, True, True]  # secondary layers look further
     assert path.cascaded_to == ["episodic", "graph"] and path.depth == 2
     assert path.final_confidence == pytest.approx(0.7 * 0.2 + 0.3 * (0.3 + 0.35) / 2)
     assert len(hits) == 4 and path.merge_strategy == "confidence_weighted"

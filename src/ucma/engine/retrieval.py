@@ -50,12 +50,15 @@ class Retrieval(EngineBase):
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
         reference_time: float | None = None,
+        include_superseded: bool = False,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> list[Hit]:
         """Retrieve memories for ``query`` from every kind at once, best first
         (seed 001 chapter 19; no cascade). The top hits are staged in the scope's
-        working memory; retrieval counts as a review of each returned memory."""
+        working memory; retrieval counts as a review of each returned memory.
+        Memories that newer ones replaced, and facts no longer valid, are left out
+        unless ``include_superseded`` (their history stays: ``history``, ``as_of``)."""
         result = await self.recall(
             query,
             limit=limit,
@@ -67,6 +70,7 @@ class Retrieval(EngineBase):
             include_graph_neighbors=include_graph_neighbors,
             min_importance=min_importance,
             reference_time=reference_time,
+            include_superseded=include_superseded,
             cascade=False,
             layer=Layer.SEMANTIC,
             user_id=user_id,
@@ -92,6 +96,7 @@ class Retrieval(EngineBase):
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
         layer: Layer | str | None = None,
+        include_superseded: bool = False,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> RecallResult:
@@ -105,6 +110,8 @@ class Retrieval(EngineBase):
         confidence factors and its channel scores; the result carries the
         cascade path and a ``low_confidence`` flag to abstain on. ``explain``
         adds the plan and per-hit channel scores to ``result.explanation``.
+        Superseded memories and expired facts are left out unless
+        ``include_superseded``.
         """
         scope = self._scope(user_id, agent_id)
         cfg = self.config
@@ -140,6 +147,7 @@ class Retrieval(EngineBase):
             min_importance=check_fraction(min_importance, "min_importance"),
             layer=_enum(Layer, layer, "layer") if layer is not None else None,
             explain=bool(explain),
+            include_superseded=bool(include_superseded),
             retrieval_id=_new_id("ret"),
         )
         storage = await self._ready()

@@ -11,6 +11,11 @@
 The result is clamped to [0, 1] and rounded to 3 places. With these weights it lies in
 [0.15, 0.74]; the clamp only matters if the constants are changed.
 
+Content without substance scores 0, so ``observe`` never stores it (seed 001's importance
+gate, seed 003 R3): a message whose every word is a stopword or a phatic word ("ok
+thanks", "lol", "sounds good!", "haha nice", an emoji) says nothing to remember, and
+stored it came back as the top hit of unrelated questions.
+
 Deviation from the seed, on purpose: keywords match whole words, not substrings. The seed
 tests ``kw in content.lower()``, which finds "error" in "terrors", "important" in
 "unimportant", "must" in "mustard" and "never" in "nevertheless". Here the content is split
@@ -26,6 +31,7 @@ import re
 from types import MappingProxyType
 
 from ucma.errors import ValidationError
+from ucma.retrieval.terms import STOPWORDS
 
 __all__ = [
     "DEFAULT_SOURCE_WEIGHT",
@@ -37,7 +43,9 @@ __all__ = [
     "LENGTH_SATURATION_CHARS",
     "SOURCE_COEFFICIENT",
     "SOURCE_WEIGHTS",
+    "PHATIC_WORDS",
     "classify_importance",
+    "has_substance",
     "matched_keywords",
 ]
 
@@ -58,6 +66,20 @@ HIGH_IMPORTANCE_KEYWORDS: frozenset[str] = frozenset(
         "deadline", "urgent", "warning", "success", "completed", "fixed",
     }
 )  # fmt: skip
+
+#: Words of acknowledgement, greeting and laughter that carry no content of their own.
+PHATIC_WORDS: frozenset[str] = frozenset(
+    """
+    ok okay okey k kk alright allright right sure yes yeah yea yep yup ya no nope nah
+    thanks thank thx ty tysm cheers welcome np please pls plz sorry
+    lol lmao lmfao rofl haha hahaha hehe heh hah ha xd omg wow whoa oh ah ahh uh um umm
+    hmm hm mhm huh meh yay woo woohoo ooh oops
+    hi hello hey heya hiya yo bye goodbye cya later night morning evening afternoon
+    good great nice cool awesome fine perfect sounds gotcha noted got understood agreed
+    much lot lots appreciate appreciated again
+    indeed totally absolutely definitely exactly true same lovely sweet neat
+    """.split()
+)
 
 KEYWORD_HIT_VALUE = 0.10
 KEYWORD_BOOST_CAP = 0.30
@@ -88,8 +110,25 @@ def matched_keywords(content: str) -> frozenset[str]:
     return frozenset(keyword for keyword in found if keyword is not None)
 
 
+def has_substance(content: str) -> bool:
+    """Whether ``content`` holds at least one word that is neither a stopword nor phatic."""
+    words = _WORD.findall(content.lower().replace("’", "'"))
+    return any(
+        word not in PHATIC_WORDS and word not in STOPWORDS and not _laughter(word)
+        for word in words
+    )
+
+
+def _laughter(word: str) -> bool:
+    """"hahahaha", "lololol", "hehehe": repeated laughter syllables."""
+    return len(word) >= 4 and any(
+        word == (unit * len(word))[: len(word)] for unit in ("ha", "he", "lo", "ah")
+    )
+
+
 def classify_importance(content: str, source: str) -> float:
-    """Importance in [0, 1] of ``content`` received from ``source``, by seed 001's heuristic.
+    """Importance in [0, 1] of ``content`` received from ``source``, by seed 001's heuristic;
+    0 for content without substance (``has_substance``).
 
     Deterministic, offline and O(len(content)). Raises ``ValidationError`` if either argument
     is not a string.
@@ -97,6 +136,8 @@ def classify_importance(content: str, source: str) -> float:
     if not isinstance(source, str):
         raise ValidationError(f"source must be a str, got {type(source).__name__}")
     keywords = matched_keywords(content)
+    if not has_substance(content):
+        return 0.0
     source_weight = SOURCE_WEIGHTS.get(source.strip().lower(), DEFAULT_SOURCE_WEIGHT)
     keyword_boost = min(len(keywords) * KEYWORD_HIT_VALUE, KEYWORD_BOOST_CAP)
     length_factor = min(len(content) / LENGTH_SATURATION_CHARS, 1.0)

@@ -3,9 +3,18 @@
 ``cascade`` searches the query class's primary layer; while the best result's
 confidence stays below the threshold and the depth limit allows, it searches
 the next secondary layer in seed 004's precedence with a 3k over-fetch, merges
-everything by the composite score ``0.5 * confidence + 0.3 * layer weight +
-0.2 * recency`` and keeps the top k. The path it took is returned as a
+everything and keeps the top k. The path it took is returned as a
 ``CascadePath`` (seed 004's ``cascade_path``).
+
+A secondary layer looks where the primary did not (the search callback's
+``deep`` flag: archived memories, three times the candidates, graph
+neighbours two hops away), so the cascade can add what the first look missed
+rather than re-reading a subset of it. The merge keeps each memory once, at
+its best ranking score times its layer's weight (1 for the primary layer,
+then ``secondary_layer_weights``): seed 004's composite ``0.5 * confidence +
+0.3 * layer weight + 0.2 * recency`` re-ranked the primary's own results by
+age and raw similarity, and on LoCoMo a recall that cascaded ranked worse
+than the plain search it wrapped.
 
 Final confidence is ``0.7 * primary + 0.3 * mean(secondary)`` (seed 004's
 composite; its worked examples print numbers no single formula reproduces, so
@@ -37,7 +46,8 @@ PRECEDENCE: dict[Layer, tuple[Layer, ...]] = {
     Layer.PLANNING: (Layer.SEMANTIC, Layer.PROCEDURAL),
 }
 
-Search = Callable[[Layer, int], list[Hit]]
+Search = Callable[[Layer, int, bool], list[Hit]]
+"""``search(layer, k, deep)``: the layer's best k hits; ``deep`` for a cascade step."""
 
 
 @dataclass(slots=True)
@@ -95,22 +105,15 @@ def layer_confidence(hits: Sequence[Hit]) -> float:
     return max(h.confidence.overall for h in hits if h.confidence is not None)
 
 
-def _composite(hit: Hit, weight: float) -> float:
-    conf = hit.confidence
-    overall = conf.overall if conf is not None else 0.0
-    recency = conf.recency if conf is not None else 0.5
-    return 0.5 * overall + 0.3 * weight + 0.2 * recency
-
-
 def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:
-    """Seed 004's merge: every result scored by the composite of its confidence,
-    its layer's weight and its recency; each memory once (its best); top k.
-    The first pool keeps its own order ahead of equal composites."""
+    """Every result scored by its ranking score times its layer's weight; each
+    memory once (its best); top k. The first pool keeps its own order ahead of
+    equal scores."""
     best: dict[str, tuple[float, int, Hit]] = {}
     order = 0
     for weight, hits in pools:
         for hit in hits:
-            score = _composite(hit, weight)
+            score = hit.score * weight
             current = best.get(hit.id)
             if current is None or score > current[0]:
                 best[hit.id] = (score, order, hit)
@@ -134,7 +137,7 @@ def cascade(
     config: CascadeConfig,
 ) -> tuple[list[Hit], CascadePath]:
     """Search ``primary``, then cascade as the module docstring describes."""
-    hits = search(primary, k)
+    hits = search(primary, k, False)
     primary_confidence = layer_confidence(hits)
     path = CascadePath(primary.value, primary_confidence, final_confidence=primary_confidence)
     if not enabled:
@@ -149,7 +152,7 @@ def cascade(
     secondaries = PRECEDENCE[primary][:max_depth]
     merged = hits
     for depth, layer in enumerate(secondaries, start=1):
-        found = search(layer, k * config.overfetch_factor)
+        found = search(layer, k * config.overfetch_factor, True)
         path.cascaded_to.append(layer.value)
         path.cascade_confidences.append(layer_confidence(found))
         pools.append((weights[min(depth - 1, len(weights) - 1)], found))

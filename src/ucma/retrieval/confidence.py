@@ -1,6 +1,12 @@
 """Seed 004's five-factor confidence of one retrieved memory. Pure functions.
 
-- semantic_relevance: cosine similarity of the memory to the query, in [0, 1];
+- semantic_relevance: how much of the query the memory answers, in [0, 1]
+  (``evidence``): its cosine to the query mapped linearly from
+  ``relevance_floor_cosine`` (0: what unrelated text scores with this kind of
+  embedder) to ``relevance_full_cosine`` (1), combined as a noisy OR with the
+  share of the query's keyword information it matches (BM25 against the best
+  score the query's terms allow); a memory that does not involve the person
+  the query names counts ``off_subject_factor`` of that;
 - source_quality: the layer's base quality times the memory's own evidence of
   reliability: provenance (observed 1.0, user-stated 1.0, inferred 0.8,
   generated 0.6) and, where the kind has one, its track record (a fact's
@@ -13,19 +19,26 @@
 - completeness: the share of descriptive fields present (time, source or
   subject, participants or tags, summary or steps ...).
 
-``overall = 0.35 relevance + 0.25 quality + 0.15 recency + 0.15 consistency
-+ 0.10 completeness`` with the weights from ``CascadeConfig``.
+``overall = (0.35 relevance + 0.25 quality + 0.15 recency + 0.15 consistency
++ 0.10 completeness) x min(1, relevance / relevance_gate)`` with the weights
+from ``CascadeConfig``. The seed's sum alone gives a fresh memory of a good
+source 0.56 before it matches anything, so an unrelated question looked
+answerable; relevance gates the sum, so only a memory that matches the query
+can be confident, and the other factors then order the matches.
+
+``level`` names the band seed 004 prints beside the number: ``low`` below the
+cascade threshold, ``high`` from ``high_confidence``, ``medium`` between.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ucma.config import CascadeConfig
 from ucma.types import Episode, Fact, Learning, MemoryRecord, Procedure, Provenance
 
-__all__ = ["LAYER_QUALITY", "Confidence", "confidence", "event_time"]
+__all__ = ["LAYER_QUALITY", "Confidence", "confidence", "event_time", "evidence", "level"]
 
 _DAY = 86_400.0
 RECENCY_TIME_CONSTANT_DAYS = 36.0
@@ -56,9 +69,36 @@ class Confidence:
     consistency: float
     completeness: float
     overall: float
+    level: str = "low"
 
-    def to_dict(self) -> dict[str, float]:
-        return {key: round(value, 4) for key, value in asdict(self).items()}
+    def to_dict(self) -> dict[str, float | str]:
+        return {
+            "semantic_relevance": round(self.semantic_relevance, 4),
+            "source_quality": round(self.source_quality, 4),
+            "recency": round(self.recency, 4),
+            "consistency": round(self.consistency, 4),
+            "completeness": round(self.completeness, 4),
+            "overall": round(self.overall, 4),
+            "level": self.level,
+        }
+
+
+def _unit(value: float) -> float:
+    return max(0.0, min(1.0, value))
+
+
+def evidence(cosine: float, keyword: float, config: CascadeConfig) -> float:
+    """How much of the query a memory answers, in [0, 1] (module docstring)."""
+    low, full = config.relevance_floor_cosine, config.relevance_full_cosine
+    dense = _unit((cosine - low) / (full - low)) if full > low else float(cosine >= low)
+    return 1.0 - (1.0 - dense) * (1.0 - _unit(keyword))
+
+
+def level(overall: float, config: CascadeConfig) -> str:
+    """Seed 004's band of an overall confidence: low, medium or high."""
+    if overall < config.confidence_threshold:
+        return "low"
+    return "high" if overall >= config.high_confidence else "medium"
 
 
 def _track_record(memory: MemoryRecord) -> float:
@@ -120,10 +160,16 @@ def confidence(
     layer: str,
     reference_time: float,
     config: CascadeConfig,
+    keyword: float = 0.0,
     in_doubt: bool = False,
+    off_subject: bool = False,
 ) -> Confidence:
-    """The five factors and their weighted overall score, each in [0, 1]."""
-    relevance = max(0.0, min(1.0, cosine))
+    """The five factors and their gated overall score, each in [0, 1].
+    ``keyword`` is the memory's share of the query's keyword information;
+    ``off_subject`` says the query names someone the memory does not involve."""
+    relevance = evidence(cosine, keyword, config)
+    if off_subject:
+        relevance *= config.off_subject_factor
     quality = (
         LAYER_QUALITY.get(layer, 0.7)
         * _PROVENANCE_QUALITY.get(memory.provenance, 0.8)
@@ -140,6 +186,9 @@ def confidence(
         + config.weight_consistency * consistency
         + config.weight_completeness * completeness
     )
+    if config.relevance_gate > 0:
+        overall *= min(1.0, relevance / config.relevance_gate)
+    overall = _unit(overall)
     return Confidence(
-        relevance, quality, recency, consistency, completeness, max(0.0, min(1.0, overall))
+        relevance, quality, recency, consistency, completeness, overall, level(overall, config)
     )

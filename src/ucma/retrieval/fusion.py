@@ -30,8 +30,12 @@ FUSION_METHODS = ("score", "rrf")
 MINMAX_MIN_SAMPLE = 5
 
 
-def normalise(scores: Mapping[str, float], method: str = "minmax") -> dict[str, float]:
-    """Scores mapped to [0, 1]; see the module docstring for the methods."""
+def normalise(
+    scores: Mapping[str, float], method: str = "minmax", *, floor: float = 0.0
+) -> dict[str, float]:
+    """Scores mapped to [0, 1]; see the module docstring for the methods. With
+    ``max``, the divisor is at least ``floor``: scores already on an absolute
+    scale are lifted to the best one only when that one is good enough."""
     if not scores:
         return {}
     top = max(scores.values())
@@ -40,9 +44,10 @@ def normalise(scores: Mapping[str, float], method: str = "minmax") -> dict[str, 
     if method == "minmax" and len(scores) < MINMAX_MIN_SAMPLE:
         method = "max"
     if method == "max":
-        if top <= 0:
+        divisor = max(top, floor)
+        if divisor <= 0:
             return dict.fromkeys(scores, 0.0)
-        return {key: max(0.0, value / top) for key, value in scores.items()}
+        return {key: max(0.0, value / divisor) for key, value in scores.items()}
     if method == "minmax":
         low = min(scores.values())
         if top - low <= 1e-12:
@@ -57,16 +62,19 @@ def score_fusion(
     *,
     method: str = "minmax",
     methods: Mapping[str, str] | None = None,
+    floors: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """Weighted sum of normalised channel scores; channels without a weight count 0.
-    ``methods`` overrides the normalisation per channel."""
+    ``methods`` overrides the normalisation per channel, ``floors`` gives the
+    ``max`` normalisation's floor per channel."""
     fused: dict[str, float] = {}
     for channel, scores in channels.items():
         weight = weights.get(channel, 0.0)
         if weight <= 0:
             continue
         chosen = (methods or {}).get(channel, method)
-        for key, value in normalise(scores, chosen).items():
+        floor = (floors or {}).get(channel, 0.0)
+        for key, value in normalise(scores, chosen, floor=floor).items():
             fused[key] = fused.get(key, 0.0) + weight * value
     return fused
 

@@ -27,7 +27,7 @@ from ucma.retrieval.retriever import Retriever, record_access
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Storage
-from ucma.types import MemoryKind, Scope
+from ucma.types import Hit, MemoryKind, Scope
 
 __all__ = ["RecallRequest", "record_recall", "run_recall"]
 
@@ -44,6 +44,7 @@ class RecallRequest:
     min_importance: float = 0.0
     layer: Layer | None = None
     explain: bool = False
+    include_superseded: bool = False
     retrieval_id: str | None = None
     """When set, the recall is recorded under this id with a ``memory.retrieved`` event."""
 
@@ -99,7 +100,7 @@ def run_recall(
     retriever = Retriever(storage, config)
     plan = _resolve_anchor(retriever, scope, plan, anchor_vector)
 
-    def search(layer: Layer, k: int):  # type: ignore[no-untyped-def]
+    def search(layer: Layer, k: int, deep: bool) -> list[Hit]:
         return retriever.search(
             scope,
             plan,
@@ -108,6 +109,8 @@ def run_recall(
             limit=k,
             include_graph_neighbors=request.include_graph_neighbors,
             min_importance=request.min_importance,
+            deep=deep,
+            include_superseded=request.include_superseded,
         )
 
     primary = request.layer or plan.layer

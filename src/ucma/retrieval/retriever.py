@@ -51,15 +51,18 @@ _MIN_POOL = 30
 _SESSION_TOP = 3
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
 
-#: The kinds each layer searches (None: every kind, the one index).
+#: The kinds each layer searches (None: every kind, the one index). Every layer
+#: that can hold the answer to its class of question includes episodes: an agent
+#: that only observes has nothing else, and "When should I schedule a meeting
+#: with Dana?" (planning) is answered by what Dana said she prefers.
 LAYER_KINDS: dict[Layer, tuple[MemoryKind, ...] | None] = {
     Layer.SEMANTIC: None,
     Layer.EPISODIC: (MemoryKind.EPISODIC,),
     Layer.GRAPH: None,
-    Layer.PROCEDURAL: (MemoryKind.PROCEDURAL, MemoryKind.LEARNING),
+    Layer.PROCEDURAL: (MemoryKind.PROCEDURAL, MemoryKind.LEARNING, MemoryKind.EPISODIC),
     Layer.PROSPECTIVE: (MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.LEARNING),
-    Layer.META: (MemoryKind.LEARNING, MemoryKind.SEMANTIC),
-    Layer.PLANNING: (MemoryKind.PROCEDURAL, MemoryKind.LEARNING, MemoryKind.SEMANTIC),
+    Layer.META: (MemoryKind.LEARNING, MemoryKind.SEMANTIC, MemoryKind.EPISODIC),
+    Layer.PLANNING: None,
 }
 
 
@@ -88,15 +91,20 @@ class Retriever:
         include_graph_neighbors: bool = True,
         min_importance: float = 0.0,
         scan_vectors: bool = True,
+        deep: bool = False,
+        include_superseded: bool = False,
     ) -> list[Hit]:
         """The layer's best ``limit`` hits. ``scan_vectors=False`` scores by cosine
         only the other channels' candidates (a full scan only if they found
-        none): for probes whose words name what they look for."""
+        none): for probes whose words name what they look for. ``deep`` is the
+        cascade's second look: archived memories too, three times the candidates
+        per channel and graph neighbours two hops away. Superseded and expired
+        memories are left out unless ``include_superseded``."""
         cfg = self._config.retrieval
         kinds = _kinds(plan, layer)
         if kinds == ():
             return []
-        channels = self._channels(scope, plan, vector, kinds, scan_vectors)
+        channels = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
         # One look at the episodes among the candidates serves the entity
         # channel and the session prior.
         briefs: dict[str, EpisodeBrief] = {}
@@ -116,14 +124,23 @@ class Retriever:
                 cand = candidates.setdefault(memory_id, _Candidate(source=channel))
                 cand.channels[channel] = score
         weights = dict(cfg.channel_weights)
-        if layer is Layer.GRAPH:
-            weights["entity"] = weights.get("entity", 0.0) * 2
+        # Who the query names narrows; it does not decide: the entity channel
+        # multiplies what the content channels found instead of adding to it.
+        named = channels.pop("entity", {}) if cfg.entity_boost > 0 else {}
+        boost = cfg.entity_boost * (2 if layer is Layer.GRAPH else 1)
         if cfg.fusion == "rrf":
             fused = rrf(channels, weights, k=cfg.rrf_k)
         else:
             fused = score_fusion(
-                channels, weights, method=cfg.score_normalisation, methods=cfg.channel_normalisation
+                channels,
+                weights,
+                method=cfg.score_normalisation,
+                methods=cfg.channel_normalisation,
+                floors=cfg.channel_floors,
             )
+        if named:
+            fused = {i: s * (1.0 + boost * named.get(i, 0.0)) for i, s in fused.items()}
+            channels["entity"] = named
         fused = {i: s for i, s in fused.items() if s > 0}
         if not fused:
             return []
@@ -136,15 +153,20 @@ class Retriever:
         pool = max(limit * cfg.rank_pool_factor, _MIN_POOL)
         relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
         if include_graph_neighbors and cfg.graph_expansion:
-            self._expand(scope, relevance, candidates, hops=2 if layer is Layer.GRAPH else 1)
+            hops = 2 if layer is Layer.GRAPH or deep else 1
+            self._expand(scope, relevance, candidates, hops=hops)
         records = self._storage.memories.get_many(scope, list(relevance))
         relevance = {
             i: r
             for i, r in relevance.items()
             if i in records
-            and records[i].archived_at is None
+            and (deep or records[i].archived_at is None)
             and (kinds is None or records[i].kind in kinds)
+            # Seed 003's floor: a memory below it is noise until outcomes lift it.
+            and records[i].effective_salience >= cfg.min_salience
         }
+        if not include_superseded:
+            relevance = self._current(scope, plan, relevance, records)
         if plan.time_range is not None and plan.time_filter:
             start, end = plan.time_range
             relevance = {
@@ -171,18 +193,21 @@ class Retriever:
         vector: np.ndarray | None,
         kinds: tuple[MemoryKind, ...] | None,
         scan_vectors: bool,
+        deep: bool = False,
     ) -> dict[str, dict[str, float]]:
         cfg = self._config.retrieval
         store = self._storage
         enabled = set(cfg.channels)
+        widen = 3 if deep else 1
         others: dict[str, dict[str, float]] = {}
         if "keyword" in enabled and plan.terms:
             others["keyword"] = dict(
                 store.memories.keyword_search(
                     scope,
                     plan.terms,
-                    cfg.keyword_candidates,
+                    cfg.keyword_candidates * widen,
                     kinds=kinds,
+                    include_archived=deep,
                     bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
                 )
             )
@@ -213,7 +238,11 @@ class Retriever:
                 {
                     i: score
                     for i, score in store.memories.vector_search(
-                        scope, vector, cfg.vector_candidates, kinds=kinds
+                        scope,
+                        vector,
+                        cfg.vector_candidates * widen,
+                        kinds=kinds,
+                        include_archived=deep,
                     )
                     if score >= cfg.semantic_min_similarity
                 }
@@ -346,6 +375,30 @@ class Retriever:
             )
             cand.channels["graph"] = score
 
+    def _current(
+        self,
+        scope: Scope,
+        plan: QueryPlan,
+        relevance: dict[str, float],
+        records: dict[str, MemoryRecord],
+    ) -> dict[str, float]:
+        """Only what holds now: no fact that was superseded or whose valid time
+        ended before the reference time, and no memory that newer ones replaced
+        (seed 002; ``include_superseded`` and ``as_of`` read the history)."""
+        replaced = self._storage.conflicts.superseded(scope, list(relevance))
+        kept: dict[str, float] = {}
+        for memory_id, score in relevance.items():
+            record = records[memory_id]
+            if memory_id in replaced:
+                continue
+            if isinstance(record, Fact) and (
+                not record.is_current
+                or (record.valid_until is not None and record.valid_until < plan.reference_time)
+            ):
+                continue
+            kept[memory_id] = score
+        return kept
+
     # -- ranking ----------------------------------------------------------------------
 
     def _rank(
@@ -363,6 +416,8 @@ class Retriever:
         states = self._storage.retention.get_many(scope, list(relevance))
         flagged = self._storage.conflicts.flagged(scope, list(relevance))
         cosines = self._cosines(scope, vector, relevance, candidates)
+        # Whom the query names, when the scope's memories involve them at all.
+        named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -371,14 +426,22 @@ class Retriever:
             state = states.get(memory_id)
             # A memory whose premise changed, or a superseded fact, is in doubt (seed 002).
             stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
+            cand = candidates[memory_id]
             conf = confidence(
                 record,
                 cosine=cosines.get(memory_id, 0.0),
+                keyword=cand.channels.get("keyword", 0.0),
                 layer=layer.value,
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
+                off_subject=named and "entity" not in cand.channels,
             )
+            # A minimum relevance (seed 001's similarity floor), so nonsense finds
+            # nothing; a neighbour inherits its relevance from the hit it follows.
+            inherited = "context" in cand.channels or "graph" in cand.channels
+            if conf.semantic_relevance < cfg.retrieval.min_relevance and not inherited:
+                continue
             inputs = RankInputs(
                 relevance=rel,
                 salience=record.effective_salience,
@@ -393,7 +456,6 @@ class Retriever:
                 ),
                 confidence=conf.overall,
             )
-            cand = candidates[memory_id]
             channels = dict(cand.channels)
             if memory_id in cosines:
                 channels.setdefault("cosine", cosines[memory_id])

@@ -120,6 +120,9 @@ class RememberRequest(ScopedBody):
     tags: list[Identifier] | None = None
     include_graph_neighbors: bool = True
     min_importance: float = Field(default=0.0, ge=0.0, le=1.0)
+    include_superseded: bool = Field(
+        default=False, description="Also return memories that newer ones replaced (history)."
+    )
 
     @model_validator(mode="after")
     def _ordered_range(self) -> "RememberRequest":
@@ -179,6 +182,7 @@ async def remember(body: RememberRequest, engine: Engine, key: Caller) -> Rememb
         tags=body.tags,
         include_graph_neighbors=body.include_graph_neighbors,
         min_importance=body.min_importance,
+        include_superseded=body.include_superseded,
         **scope_for(key, body.user_id, body.agent_id),
     )
     return RememberResponse(results=[serialization.hit_to_dict(hit) for hit in hits])

@@ -85,6 +85,7 @@ async def recall(body: RecallRequest, engine: Engine, key: Caller) -> RecallResp
         tags=body.tags,
         include_graph_neighbors=body.include_graph_neighbors,
         min_importance=body.min_importance,
+        include_superseded=body.include_superseded,
         **scope_for(key, body.user_id, body.agent_id),
     )
     return RecallResponse(**serialization.recall_result_to_dict(result))
