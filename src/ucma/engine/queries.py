@@ -9,24 +9,30 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ucma.conflicts.answer import Answer, compose_answer
+from ucma.conflicts.answer import Answer, compose_answer, material_lines
+from ucma.conflicts.evidence import gather_evidence
 from ucma.conflicts.reports import FactList
 from ucma.embeddings import CachedEmbedder
 from ucma.engine.base import EngineBase, _enum, _time_range
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError, ProviderError, ValidationError
 from ucma.lifecycle.consolidation import graph_importance
 from ucma.memory.graph_maths import best_first_related
+from ucma.memory.working import ZONES, WorkingMemory
+from ucma.providers.answers import AnswerWriter
+from ucma.storage.base import Storage
 from ucma.types import (
     Conflict,
     ConflictStatus,
     Episode,
     Fact,
+    Hit,
     Learning,
     LearningType,
     MemoryKind,
     MemoryRecord,
     Procedure,
     ReviewFlag,
+    Scope,
 )
 from ucma.validation import (
     check_content,
@@ -211,22 +217,43 @@ class Queries(EngineBase):
     ) -> Answer:
         """Answer ``query`` from memory, with conflicts resolved out loud.
 
-        Retrieves like ``remember``, replaces retrieved facts of functional
-        predicates by their current values, consults the sources of truth,
-        applies seed 000's conflict matrix (``ucma.conflicts.answer``) and
-        returns a template-built response with the facts, conflicts, review
-        flags and confidence it used. No LLM is called.
+        Recalls like ``recall``, reads the evidence behind the hits (current
+        values of superseded facts, facts extracted from episodes, replaced
+        values), consults the sources of truth, and composes the response from
+        whole memories and clean facts (``ucma.conflicts.answer``): superseded
+        and expired values are never presented as current, a change is noted
+        once, and only conflicts that concern the answer are shown. When recall
+        reports ``low_confidence`` and its best hit's own confidence agrees
+        (below the cascade threshold too), the answer says it does not know (the
+        hits stay in ``Answer.hits``). The second opinion matters because a
+        result found in a secondary layer carries that layer's discounted weight
+        in the cascade's final confidence, however well it matches. When the
+        engine's providers include an
+        ``AnswerWriter`` (``ucma.providers.answers``), that model writes the
+        response from the same numbered material and cites it; if it fails, the
+        offline response stands with a caveat.
         """
-        hits = await self.remember(
+        result = await self.recall(  # type: ignore[attr-defined]
             query, limit=limit, entity=entity, user_id=user_id, agent_id=agent_id
+        )
+        hits: list[Hit] = result.hits
+        weak = (
+            result.low_confidence
+            and _best_confidence(hits) < self.config.cascade.confidence_threshold
         )
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        gather = functools.partial(self._resolver.current_facts, storage, scope, hits)
-        facts = await self._run(gather)
-        detected = await self._reconcile(scope, facts) if self._sources else []
-        if detected:
-            facts = await self._run(gather)
+        now = self._clock()
+        gather = functools.partial(
+            gather_evidence, storage, scope, [h.memory for h in hits], self.predicates, now
+        )
+        evidence = await self._run(gather)
+        detected: list[Conflict] = []
+        if self._sources and not weak:
+            detected = await self._reconcile(scope, evidence.facts())
+            if detected:
+                evidence = await self._run(gather)
+        facts = evidence.facts()
 
         def context() -> tuple[list[Conflict], dict[str, ReviewFlag]]:
             conflicts = self._resolver.touching(storage, scope, facts, None, detected)
@@ -234,21 +261,53 @@ class Queries(EngineBase):
             return conflicts, storage.conflicts.flagged(scope, ids)
 
         conflicts, flags = await self._run(context)
-        result = compose_answer(
+        answer = compose_answer(
             query,
             hits,
             facts,
             conflicts,
             flags,
             review_factor=self.config.conflicts.review_rank_factor,
+            evidence=evidence,
+            now=now,
+            low_confidence=weak,
+            recall_confidence=result.confidence,
         )
+        await self._write_with_model(answer)
         logger.info(
-            "answer: %d facts, %d conflicts, confidence %.2f",
-            len(result.facts),
-            len(result.conflicts),
-            result.confidence,
+            "answer: %d facts, %d conflicts, confidence %.2f%s (%s)",
+            len(answer.facts),
+            len(answer.conflicts),
+            answer.confidence,
+            ", abstained" if answer.low_confidence else "",
+            answer.composed_by,
         )
-        return result
+        return answer
+
+    def _answer_writer(self) -> AnswerWriter | None:
+        """The configured provider that writes answers, if any (duck-typed)."""
+        providers = self._providers
+        if providers is None:
+            return None
+        for provider in (providers.summarizer, providers.fact_extractor, providers.importance):
+            if isinstance(provider, AnswerWriter):
+                return provider
+        return None
+
+    async def _write_with_model(self, answer: Answer) -> None:
+        """Let the configured model rewrite ``answer.response`` from its sources."""
+        writer = self._answer_writer()
+        if writer is None or answer.low_confidence or not answer.sources:
+            return
+        try:
+            answer.response = await writer.write_answer(answer.query, answer.sources, answer.notes)
+        except ProviderError as exc:
+            logger.warning("answer: the model failed, keeping the offline answer: %s", exc)
+            answer.caveats.append(
+                "The language model could not write this answer; it is built from memory directly"
+            )
+            return
+        answer.composed_by = str(getattr(writer, "model_id", type(writer).__name__))
 
     async def traverse(
         self,
@@ -373,8 +432,54 @@ class Queries(EngineBase):
         return await self._run(graph_importance, storage, scope, self.config.graph)
 
     def context(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
-        """The scope's working memory rendered as LLM context."""
-        return self.working_memory(user_id=user_id, agent_id=agent_id).render_context()
+        """The scope's working memory rendered as LLM context, current material only.
+
+        Staged memories (recall's top hits) are read back: a superseded or expired
+        fact gives way to the current value (the change noted once), an episode
+        stating a replaced value to the current one, content-free text is left out,
+        a fact that makes no clean sentence is replaced by its source's text, and
+        each statement appears once. Blocks on one storage read while the memory is
+        open; async code should await ``current_context`` instead.
+        """
+        scope = self._scope(user_id, agent_id)
+        working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
+        if self._executor is None or self._storage is None:
+            return working.render_context()
+        ids = _memory_ids(working)
+        read = self._executor.submit(self._context_lines, self._storage, scope, ids)
+        lines = read.result()
+        return working.render_context(lambda item: lines.get(item.item_id))
+
+    async def current_context(
+        self, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> str:
+        """``context`` without blocking the event loop."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        working = self.working_memory(user_id=scope.user_id, agent_id=scope.agent_id)
+        lines = await self._run(self._context_lines, storage, scope, _memory_ids(working))
+        return working.render_context(lambda item: lines.get(item.item_id))
+
+    def _context_lines(
+        self, storage: Storage, scope: Scope, ids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """For each id that is a memory of the scope, the current lines standing
+        for it (storage thread only); ids of other items are absent."""
+        records = storage.memories.get_many(scope, list(ids)) if ids else {}
+        now = self._clock()
+        evidence = gather_evidence(storage, scope, list(records.values()), self.predicates, now)
+        lines = {
+            memory_id: material_lines([record], evidence, now)
+            for memory_id, record in records.items()
+        }
+        for memory_id, record in records.items():
+            # A fact staged beside the episode it was read from says it twice.
+            if isinstance(record, Fact) and any(
+                lines.get(source) and source not in evidence.current
+                for source in record.source_episode_ids
+            ):
+                lines[memory_id] = []
+        return lines
 
     async def stats(
         self, *, user_id: str | None = None, agent_id: str | None = None
@@ -415,3 +520,13 @@ class Queries(EngineBase):
             },
         )
         return result
+
+
+def _memory_ids(working: WorkingMemory) -> list[str]:
+    """Ids of the items of every zone (memory ids for what recall staged)."""
+    return [item.item_id for zone in ZONES for item in working.items(zone)]
+
+
+def _best_confidence(hits: Sequence[Hit]) -> float:
+    """The best overall confidence (seed 004's five factors) among ``hits``."""
+    return max((h.confidence.overall for h in hits if h.confidence is not None), default=0.0)

@@ -30,7 +30,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ucma.errors import ValidationError
@@ -78,6 +78,10 @@ class WorkingMemoryItem:
     importance: float
     inserted_at: float
     last_accessed: float
+
+
+Rewrite = Callable[[WorkingMemoryItem], Sequence[str] | None]
+"""What ``render_context`` asks of each item: the lines standing for it, or None."""
 
 
 def _check_zone(zone: object) -> str:
@@ -299,19 +303,37 @@ class WorkingMemory:
                 (item for item in self._items.values() if item.zone == zone), key=_render_key
             )
 
-    def render_context(self) -> str:
+    def render_context(self, rewrite: Rewrite | None = None) -> str:
         """The context text: zones in order system, active, staging; empty zones skipped.
 
         Items within a zone are joined by a newline, in ``items(zone)`` order; zones are
         separated by a blank line. Rendering does not count as an access.
+
+        ``rewrite`` maps an item to the lines that stand for it now (None keeps its
+        content, an empty list leaves it out): the engine replaces a staged memory that
+        went stale by its current value. With a rewrite, a line already rendered is not
+        repeated (compared without case, spacing or a final full stop), so each
+        statement reaches the prompt once.
         """
         with self._lock:
             snapshot = list(self._items.values())
         sections = []
+        seen: set[str] = set()
         for zone in ZONES:
             zone_items = sorted((item for item in snapshot if item.zone == zone), key=_render_key)
-            if zone_items:
-                sections.append("\n".join(item.content for item in zone_items))
+            lines: list[str] = []
+            for item in zone_items:
+                wanted = rewrite(item) if rewrite is not None else None
+                if wanted is None and rewrite is None:
+                    lines.append(item.content)
+                    continue
+                for line in [item.content] if wanted is None else wanted:
+                    key = " ".join(line.lower().split()).rstrip(".")
+                    if key and key not in seen:
+                        seen.add(key)
+                        lines.append(line)
+            if lines:
+                sections.append("\n".join(lines))
         return "\n\n".join(sections)
 
     def usage(self) -> dict[str, dict[str, float]]:
