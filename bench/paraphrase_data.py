@@ -79,7 +79,8 @@ class Statement:
     person: str
     kin: str
     relation: str
-    value: str
+    answer: tuple[str, ...]
+    """The value's words as the statement gives them (slot text, then any extra slots)."""
     role: str
     pair: int
 
@@ -152,8 +153,8 @@ def _fill(template: str, subject: str, value: Value, hint: str = "") -> str:
     return text[0].upper() + text[1:]
 
 
-def _value_label(value: Value) -> str:
-    return " ".join([value.text, *(v for _, v in value.extra)])
+def _answer(value: Value) -> tuple[str, ...]:
+    return (value.text, *(v for _, v in value.extra))
 
 
 class _Builder:
@@ -182,7 +183,7 @@ class _Builder:
             text = self.rng.choice(STATEMENT_OPENERS) + text
         if text in self.texts:
             return None
-        return Statement(text, person.name, kin, relation.key, _value_label(value), role, pair)
+        return Statement(text, person.name, kin, relation.key, _answer(value), role, pair)
 
     def commit(self, statements: list[Statement]) -> None:
         for s in statements:
