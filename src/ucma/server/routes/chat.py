@@ -1,5 +1,7 @@
 """Chat: answer a message from memory, with conflicts reported out loud (seed 002 "User
-Experience", seed 000 "Response Synthesis"). Template-built; no LLM is called."""
+Experience", seed 000 "Response Synthesis"). Built from whole memories and clean facts
+(``ucma.conflicts.answer``); when the engine's providers include an answer writer, that
+model composes the response from the same numbered sources and cites them."""
 
 from typing import Any
 
@@ -45,12 +47,20 @@ class ChatResponse(BaseModel):
     flagged_for_review: list[dict[str, Any]]
     caveats: list[str]
     memories: list[dict[str, Any]]
+    low_confidence: bool = Field(
+        default=False, description="Recall was not confident: the response says so."
+    )
+    sources: list[str] = Field(
+        default_factory=list, description="The statements the response is built from ([1] ...)."
+    )
+    composed_by: str = Field(default="template", description="'template' or the model id.")
 
 
 @router.post("/chat")
 async def chat(body: ChatRequest, engine: Engine, key: Caller) -> ChatResponse:
-    """Answer the message from memory: current facts (checked against the sources of
-    truth), the conflicts touching them in seed 002's shape, review caveats."""
+    """Answer the message from memory: the best current memories (facts checked against
+    the sources of truth), only the conflicts that concern them in seed 002's shape,
+    review caveats; "I don't know" when recall is not confident."""
     answer = await engine.answer(
         body.message,
         limit=body.limit,

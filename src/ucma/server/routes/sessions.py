@@ -38,5 +38,9 @@ async def current_session(
 async def context(
     engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
 ) -> ContextResponse:
-    """The scope's working memory rendered as LLM context (recent retrievals are staged)."""
-    return ContextResponse(context=engine.context(**scope_for(key, user_id, agent_id)))
+    """The scope's working memory rendered as LLM context (recent retrievals are staged):
+    current material only, superseded and expired facts replaced by the current value,
+    chit-chat left out, each statement once."""
+    return ContextResponse(
+        context=await engine.current_context(**scope_for(key, user_id, agent_id))
+    )
