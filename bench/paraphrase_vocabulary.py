@@ -173,7 +173,7 @@ def _weekly() -> tuple[Value, ...]:
 
 def _appointments() -> tuple[Value, ...]:
     kinds = (
-        ("dentist appointment", "dental check-up"), ("eye test", "vision exam"),
+        ("dentist appointment", "dental check-up"), ("optician appointment", "vision exam"),
         ("physiotherapy session", "rehab visit"), ("haircut", "trim at the salon"),
         ("car service", "vehicle maintenance slot"),
         ("parent-teacher meeting", "school conference"),
@@ -212,10 +212,11 @@ POOLS: dict[str, tuple[Value, ...]] = {
         ("tacos al pastor", "Mexican street food"), ("croissants", "French pastry"),
     ),
     "diet": _values(
-        ("vegetarian", "meat-free"), ("vegan", "plant-based", "animal-free"),
+        ("vegetarian", "meat-free"), ("vegan", "plant-based"),
         ("pescatarian", "fish-but-no-meat"), ("gluten-free", "wheat-free"),
-        ("dairy-free", "milk-free"), ("keto", "low-carb"), ("strictly halal", "Islamic"),
-        ("kosher", "Jewish"),
+        ("dairy-free", "milk-free"), ("keto", "low-carb"),
+        ("strictly halal", "prepared under Islamic rules"),
+        ("kosher", "prepared under Jewish dietary law"),
     ),
     "drink": _values(
         ("an oat-milk flat white", "coffee with plant milk"),
@@ -434,7 +435,7 @@ RELATIONS: tuple[Relation, ...] = (
     Relation(
         "home_type", "home", "dwelling",
         ("{s}'s home is a {v}.", "{s} has been renting a {v} since spring."),
-        ("What sort of {h} does {s} occupy?", "What type of accommodation does {s} have?"),
+        ("Is {s}'s place a {h}?", "What type of accommodation does {s} have?"),
         ADULTS,
     ),
     Relation(
@@ -467,7 +468,7 @@ RELATIONS: tuple[Relation, ...] = (
         "diet", "food", "diet",
         ("{s} is {v}.", "{s} has been {v} since college."),
         ("What eating plan does {s} follow?", "Which dietary rules does {s} stick to?",
-         "Does {s} follow a {h} way of eating?"),
+         "Is {s}'s food {h}?"),
     ),
     Relation(
         "usual_drink", "food", "drink",
@@ -540,7 +541,7 @@ RELATIONS: tuple[Relation, ...] = (
     ),
     Relation(
         "age", "family", "age",
-        ("{s} turned {v} in May.", "{s} is {v} years old."),
+        ("{s} turned {v} this year.", "{s} is {v} years old."),
         ("How old is {s}?", "What age is {s}?"),
     ),
     Relation(
@@ -713,7 +714,8 @@ RELATIONS: tuple[Relation, ...] = (
     Relation(
         "evening_course", "education", "subject",
         ("{s} is taking an evening course in {v}.", "{s} signed up for a night class in {v}."),
-        ("What is {s} learning after work?", "Which part-time study is {s} enrolled in?"),
+        ("Which part-time study is {s} enrolled in?",
+         "What subject is {s} covering in adult education?"),
         ADULTS,
     ),
     Relation(
