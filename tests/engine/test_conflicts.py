@@ -425,8 +425,11 @@ def test_sync_memory_exposes_conflicts(db_path: Path, local_embedder: LocalEmbed
     from ucma.sync import Memory
 
     with Memory(db_path, user_id="ops", embedder=local_embedder) as mem:
-        mem.assert_fact(GAI, "delivery_pref", "Thursday")
-        result = mem.assert_fact_detailed(GAI, "delivery_pref", "Friday")
+        # Two sources at about the same time with the same confidence: ambiguous.
+        mem.assert_fact(GAI, "delivery_pref", "Thursday", metadata={"source": "crm"})
+        result = mem.assert_fact_detailed(
+            GAI, "delivery_pref", "Friday", metadata={"source": "email"}
+        )
         assert result.disambiguation_required
         chosen = mem.resolve_conflict(result.conflicts[0].id, "Friday")
         assert chosen.fact.object == "Friday"

@@ -6,11 +6,27 @@ go through the tree, in order, with thresholds from ``ConflictConfig``::
     memory_vs_db?                      -> trust_db         (memory decays x0.5)
     existing confidence < minimum?     -> replace_low_confidence (plain replacement)
     |valid-time gap| > 30 days?        -> keep_newest      (temporal; older superseded)
+    newer, says it is a change, from
+    an equally reliable source?        -> keep_newest      (temporal; older superseded)
     |confidence gap| > 0.2?            -> keep_highest_confidence (loser x0.8, conflicted)
     |reinforcement gap| >= 3?          -> keep_most_reinforced (loser conflicted)
+    newer, same source, old value
+    never confirmed?                   -> keep_newest      (temporal; older superseded)
     newer, more confident and more
     reinforced, all at once?           -> keep_newest      (value_mismatch; supersede_old)
     otherwise                          -> ask_user
+
+The two "clear later statement" rules read seed 002's temporal rule as its
+intent: a value that changed is not a contradiction. Thirty days is the gap at
+which age alone settles it; a newer statement settles it sooner when it says
+so itself ("now", "moved to", "as of 2026": ``Belief.change``) and comes from
+a source at least as reliable (``Belief.reliability``: first-hand statements
+over inferences over generated text), or when the same source simply states a
+new value later (a person correcting their own record) and the old value was
+stated once, never confirmed (a confirmed value needs the tree's other rules).
+What stays ambiguous is what the seed's example 3 describes: values at about
+the same time, from different sources or with the old one better confirmed,
+with similar confidence.
 
 The agreement rule (second to last) reconciles seed 002's worked example 2
 with its tree: there, the newer value is also more confident (0.85 vs 0.75)
@@ -62,6 +78,9 @@ class Belief:
     confidence: float
     reinforcement_count: int
     observed_at: float
+    source: str = ""
+    reliability: int = 0
+    change: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +140,19 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
             f"More recent information ({days:.0f} days newer)",
         )
 
+    if _explicit_change(existing, new, config):
+        return Decision(
+            ConflictType.TEMPORAL,
+            ResolutionStrategy.KEEP_NEWEST,
+            "supersede_old",
+            Side.NEW,
+            new.value,
+            FactStatus.SUPERSEDED,
+            1.0,
+            f"A later statement says the value changed ({days:.1f} days newer, from an "
+            "equally reliable source)",
+        )
+
     if _gap(existing.confidence, new.confidence) > config.confidence_threshold:
         high = Side.NEW if new.confidence > existing.confidence else Side.EXISTING
         winner, loser = (new, existing) if high == Side.NEW else (existing, new)
@@ -148,6 +180,19 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
             FactStatus.CONFLICTED,
             1.0,
             f"More reinforced ({winner.reinforcement_count} vs {loser.reinforcement_count})",
+        )
+
+    if _restated_by_source(existing, new):
+        return Decision(
+            ConflictType.TEMPORAL,
+            ResolutionStrategy.KEEP_NEWEST,
+            "supersede_old",
+            Side.NEW,
+            new.value,
+            FactStatus.SUPERSEDED,
+            1.0,
+            f"A later statement from the same source ({new.source}) replaces its earlier "
+            f"value ({days:.1f} days newer)",
         )
 
     agreeing = _agreeing_side(existing, new)
@@ -178,6 +223,29 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
         f"({days:.0f} days apart), similar confidence ({existing.confidence:.2f} vs "
         f"{new.confidence:.2f}), similar reinforcement ({existing.reinforcement_count} vs "
         f"{new.reinforcement_count})",
+    )
+
+
+def _explicit_change(existing: Belief, new: Belief, config: ConflictConfig) -> bool:
+    """The newer belief says it is a change, its source is at least as reliable,
+    and it is not clearly less confident than what it replaces."""
+    return (
+        new.change
+        and new.observed_at > existing.observed_at
+        and new.reliability >= existing.reliability
+        and round(existing.confidence - new.confidence, 9) <= config.confidence_threshold
+    )
+
+
+def _restated_by_source(existing: Belief, new: Belief) -> bool:
+    """The same source states a new value later, and the old value was stated
+    once, never confirmed."""
+    return (
+        bool(new.source)
+        and new.source == existing.source
+        and new.observed_at > existing.observed_at
+        and new.reliability >= existing.reliability
+        and existing.reinforcement_count == 0
     )
 
 

@@ -23,6 +23,14 @@ Every loser's dependents (memories with a ``derived_from`` edge to it, or
 that it ``supports``, transitively up to ``review_max_hops``) are flagged for
 review. A pending conflict whose side stops being current becomes
 ``obsolete``.
+
+Episodes follow their claims: when a retired fact was read from episodes
+(``derived_from`` edges), each of those episodes none of whose facts is
+current any more is recorded as wholly superseded (``Supersession``, event
+``memory.superseded``) by the episode the winning fact came from. An episode
+with one current claim left ("Dana lives in Boston and works at Acme" after
+"Dana moved to Denver") stays. Facts whose valid time ended before a new
+value begins are history, not rivals: they never conflict with it.
 """
 
 from __future__ import annotations
@@ -39,15 +47,18 @@ from ucma.conflicts.resolution import Belief, Decision, Side, decide_memory_vs_d
 from ucma.conflicts.resolution import decide_value_mismatch as decide
 from ucma.errors import ConflictNotPending, NotFoundError, ValidationError
 from ucma.events.log import EventType, record
-from ucma.storage.base import Storage
+from ucma.storage.base import Storage, Supersession
 from ucma.types import (
     Conflict,
     ConflictStatus,
+    ConflictType,
+    Episode,
     Fact,
     FactStatus,
     GraphEdge,
     Hit,
     Provenance,
+    ResolutionStrategy,
     RetentionInfo,
     ReviewFlag,
     Scope,
@@ -103,15 +114,47 @@ def _key(text: str) -> str:
     return text.strip().lower()
 
 
+# First-hand statements (the user's own, or what was observed) over inferences
+# over generated text: what "an equally reliable source" compares.
+_RELIABILITY = {
+    Provenance.USER_STATED: 2,
+    Provenance.OBSERVED: 2,
+    Provenance.INFERRED: 1,
+    Provenance.GENERATED: 0,
+}
+
+
 def belief(fact: Fact) -> Belief:
-    """The tree's view of a fact; its time is when the information dates from."""
+    """The tree's view of a fact; its time is when the information dates from.
+
+    Its source is ``metadata["source"]`` (who said it: the speaker of the episode
+    it was read from, or what a caller names), else its provenance. A fact read
+    from an episode is as reliable as that episode (``metadata["evidence"]``, a
+    provenance), and says it is a change when ``metadata["change"]`` is true.
+    """
     when = fact.valid_from if fact.valid_from is not None else fact.recorded_at
+    meta = fact.metadata or {}
+    source = meta.get("source")
+    try:
+        evidence = Provenance(meta.get("evidence", fact.provenance))
+    except ValueError:
+        evidence = fact.provenance
     return Belief(
         fact.object,
         fact.confidence,
         fact.reinforcement_count,
         when if when is not None else fact.created_at,
+        source=str(source) if isinstance(source, str) and source else fact.provenance.value,
+        reliability=_RELIABILITY.get(evidence, 0),
+        change=meta.get("change") is True,
     )
+
+
+def _rivals(current: Sequence[Fact], fact: Fact) -> list[Fact]:
+    """Current values that ``fact`` contradicts: not those whose valid time ended
+    before it begins (they are history of an earlier time, not rivals)."""
+    start = fact.valid_from if fact.valid_from is not None else fact.created_at
+    return [c for c in current if c.valid_until is None or c.valid_until > start]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -148,20 +191,24 @@ class ConflictResolver:
         edge_weight: float,
         retention: RetentionInfo,
         now: float,
+        aliases: Sequence[str] = (),
     ) -> FactAssertion:
         """Reinforce the current fact with the same triple, or insert ``fact``
-        and resolve it against the current values of its (subject, predicate)."""
+        and resolve it against the current values of its (subject, predicate).
+        ``aliases`` are other names of the same subject ("Dana" for "Dana
+        Whitfield") whose current values are the same person's."""
         with storage.transaction():
             found = storage.memories.get_many(scope, list(sources))
             for memory_id in sources:
                 if memory_id not in found:
                     raise NotFoundError("memory", memory_id)
-            current = storage.facts.current(scope, fact.subject, fact.predicate)
+            current = self._current(storage, scope, fact.subject, fact.predicate, aliases)
             same = [c for c in current if _key(c.object) == _key(fact.object)]
             if same:
                 return self._reinforce(storage, scope, same[0], sources, edge_weight, now)
             fact = self._fresh_id(storage, scope, fact)
-            others = current if self.registry.is_functional(fact.predicate) else []
+            functional = self.registry.is_functional(fact.predicate)
+            others = _rivals(current, fact) if functional else []
             decisions = [(o, decide(belief(o), belief(fact), self.config)) for o in others]
             lost = next(((o, d) for o, d in decisions if d.winner == Side.EXISTING), None)
             if lost is not None:
@@ -203,6 +250,66 @@ class ConflictResolver:
         refreshed = storage.facts.get(scope, fact.id)
         result.fact = refreshed if refreshed is not None else fact
         return result
+
+    @staticmethod
+    def _current(
+        storage: Storage, scope: Scope, subject: str, predicate: str, aliases: Sequence[str]
+    ) -> list[Fact]:
+        current = storage.facts.current(scope, subject, predicate)
+        for alias in aliases:
+            if _key(alias) != _key(subject):
+                current += storage.facts.current(scope, alias, predicate)
+        return current
+
+    def retract(
+        self,
+        storage: Storage,
+        scope: Scope,
+        subject: str,
+        predicate: str,
+        value: str,
+        by: str,
+        now: float,
+        aliases: Sequence[str] = (),
+    ) -> list[Fact]:
+        """A statement ``by`` (a memory id) says (subject, predicate, value) no
+        longer holds ("Dana no longer likes coffee"): the current facts with that
+        value end (valid until now, superseded, pointing to ``by``), their
+        dependents are flagged and their episodes settled. Returns them retired."""
+        retired: list[Fact] = []
+        with storage.transaction():
+            for fact in self._current(storage, scope, subject, predicate, aliases):
+                if _key(fact.object) != _key(value):
+                    continue
+                until = now if fact.valid_until is None else min(fact.valid_until, now)
+                gone = dataclasses.replace(
+                    fact,
+                    status=FactStatus.SUPERSEDED,
+                    superseded_at=now,
+                    superseded_by=by,
+                    valid_until=max(until, fact.valid_from or until),
+                    updated_at=now,
+                )
+                storage.facts.update(gone)
+                record(
+                    storage,
+                    scope,
+                    EventType.FACT_SUPERSEDED,
+                    {
+                        "memory_id": gone.id,
+                        "superseded_by": by,
+                        "status": gone.status.value,
+                        "conflict_id": None,
+                        "reason": "retracted",
+                    },
+                    now,
+                )
+                result = FactAssertion(gone)
+                result.flagged += self._flag_dependents(storage, scope, gone, None, now)
+                self._retire_pending(storage, scope, [gone.id], now, result)
+                self._settle_episodes(storage, scope, gone, by, now)
+                retired.append(gone)
+        return retired
 
     def _reevaluate(
         self, storage: Storage, scope: Scope, conflict: Conflict, now: float, result: FactAssertion
@@ -263,6 +370,10 @@ class ConflictResolver:
             sides = [storage.facts.get(scope, conflict.existing_fact_id)]
             sides.append(storage.facts.get(scope, conflict.new_fact_id or ""))
             facts = [f for f in sides if f is not None]
+            if len(facts) < 2:
+                return self._resolve_statements(
+                    storage, scope, conflict, options[_key(chosen_value)], now
+                )
             winner = next(f for f in facts if _key(f.object) == _key(chosen_value))
             loser = next(f for f in facts if f.id != winner.id)
             winner = winner.reinforced([], now)
@@ -284,10 +395,133 @@ class ConflictResolver:
             result = FactAssertion(winner, [updated])
             result.flagged += self._flag_dependents(storage, scope, loser, updated.id, now)
             self._retire_pending(storage, scope, [loser.id], now, result)
+            self._settle_episodes(storage, scope, loser, winner.id, now)
             self._settle(storage, scope, winner.id)
             refreshed = storage.facts.get(scope, winner.id)
             result.fact = refreshed if refreshed is not None else winner
             return result
+
+    def _resolve_statements(
+        self, storage: Storage, scope: Scope, conflict: Conflict, chosen: str, now: float
+    ) -> FactAssertion:
+        """The user's answer to a conflict between statements (episodes, recorded
+        when a change could replace either of two older statements): choosing
+        the newer statement supersedes the older one; choosing the older keeps it."""
+        sides = storage.memories.get_many(
+            scope, [conflict.existing_fact_id, conflict.new_fact_id or ""]
+        )
+        old, new = sides.get(conflict.existing_fact_id), sides.get(conflict.new_fact_id or "")
+        if old is None or new is None:
+            raise NotFoundError("memory", conflict.existing_fact_id if old is None else "new")
+        keep_new = _key(chosen) == _key(conflict.new_value)
+        updated = dataclasses.replace(
+            conflict,
+            action="user_choice",
+            chosen_value=chosen,
+            explanation=f"{conflict.explanation}. The user chose '{chosen}'",
+            status=ConflictStatus.USER_RESOLVED,
+            resolved_at=now,
+            resolved_by="user",
+        )
+        storage.conflicts.update(updated)
+        _log_conflict(storage, scope, EventType.CONFLICT_RESOLVED, updated, now)
+        if keep_new:
+            reason = f"the user chose the later statement (conflict {conflict.id})"
+            self._supersede_memory(storage, scope, old.id, new.id, reason, now)
+        # ``fact`` is the statement the user chose; it is an episode, not a fact.
+        return FactAssertion(new if keep_new else old, [updated])  # type: ignore[arg-type]
+
+    # -- whole memories ----------------------------------------------------------------
+
+    @staticmethod
+    def _supersede_memory(
+        storage: Storage, scope: Scope, memory_id: str, by: str, reason: str, now: float
+    ) -> None:
+        storage.conflicts.supersede(scope, [Supersession(memory_id, by, now, reason)])
+        record(
+            storage,
+            scope,
+            EventType.MEMORY_SUPERSEDED,
+            {"memory_id": memory_id, "superseded_by": by, "reason": reason},
+            now,
+        )
+
+    def supersede_statement(
+        self, storage: Storage, scope: Scope, old: Episode, new: Episode, reason: str, now: float
+    ) -> None:
+        """A later statement replaces an older one directly (no claim was read
+        from it): recorded, logged, and what was derived from the old one flagged."""
+        with storage.transaction():
+            self._supersede_memory(storage, scope, old.id, new.id, reason, now)
+
+    def ask_between_statements(
+        self, storage: Storage, scope: Scope, old: Episode, new: Episode, reason: str, now: float
+    ) -> Conflict:
+        """Record that ``new`` may replace ``old`` but another older statement is
+        as plausible: a pending conflict asks the user instead of guessing."""
+        conflict = Conflict(
+            id=f"cfl_{uuid.uuid4().hex}",
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            conflict_type=ConflictType.VALUE_MISMATCH,
+            subject=new.source,
+            predicate="statement",
+            existing_fact_id=old.id,
+            existing_value=old.content,
+            existing_confidence=1.0,
+            new_fact_id=new.id,
+            new_value=new.content,
+            new_confidence=1.0,
+            resolution_strategy=ResolutionStrategy.ASK_USER,
+            action="ask_user",
+            chosen_value=None,
+            explanation=f"Ambiguous change - need user input: {reason}",
+            status=ConflictStatus.PENDING,
+            detected_at=now,
+            resolved_at=None,
+            resolved_by=None,
+            options=[old.content, new.content],
+        )
+        with storage.transaction():
+            storage.conflicts.add(conflict)
+            _log_conflict(storage, scope, EventType.CONFLICT_DETECTED, conflict, now)
+        return conflict
+
+    def _settle_episodes(
+        self, storage: Storage, scope: Scope, loser: Fact, winner_id: str, now: float
+    ) -> None:
+        """Each episode ``loser`` was read from none of whose facts is current any
+        more is wholly superseded, by the episode the winner was read from (or the
+        winner itself when it was not read from one)."""
+        sources = dict.fromkeys(loser.source_episode_ids)
+        sources.update(
+            (e.target_id, None)
+            for e in storage.graph.edges_from(scope, loser.id)
+            if e.edge_type == "derived_from"
+        )
+        if not sources:
+            return
+        winner = storage.memories.get(scope, winner_id) if winner_id else None
+        by = winner_id
+        if isinstance(winner, Fact) and winner.source_episode_ids:
+            by = winner.source_episode_ids[0]
+        found = storage.memories.get_many(scope, list(sources))
+        for episode in found.values():
+            if not isinstance(episode, Episode) or episode.id == by or not by:
+                continue
+            derived = [
+                e.source_id
+                for e in storage.graph.edges_to(scope, episode.id)
+                if e.edge_type == "derived_from"
+            ]
+            claims = [m for m in storage.memories.get_many(scope, derived).values()]
+            facts = [m for m in claims if isinstance(m, Fact)]
+            if facts and not any(f.is_current for f in facts):
+                reason = (
+                    f"every claim of it was replaced; last '{loser.subject} "
+                    f"{loser.predicate} {loser.object}'"
+                )
+                self._supersede_memory(storage, scope, episode.id, by, reason, now)
 
     # -- sources of truth ------------------------------------------------------------
 
@@ -455,6 +689,7 @@ class ConflictResolver:
         _log_conflict(storage, scope, EventType.CONFLICT_RESOLVED, conflict, now)
         self._settle(storage, scope, winner.id)
         result.flagged += self._flag_dependents(storage, scope, loser, conflict.id, now)
+        self._settle_episodes(storage, scope, loser, winner.id, now)
 
     def _lose(self, loser: Fact, winner: Fact, decision: Decision, now: float) -> Fact:
         status = decision.loser_status or FactStatus.SUPERSEDED
@@ -524,7 +759,7 @@ class ConflictResolver:
                 self._settle(storage, scope, side)
 
     def _flag_dependents(
-        self, storage: Storage, scope: Scope, premise: Fact, conflict_id: str, now: float
+        self, storage: Storage, scope: Scope, premise: Fact, conflict_id: str | None, now: float
     ) -> list[ReviewFlag]:
         """Flag what was derived from (or supported by) ``premise``, transitively."""
         reason = (

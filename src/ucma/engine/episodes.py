@@ -8,13 +8,23 @@ from typing import Any
 
 import numpy as np
 
+from ucma.conflicts.supersession import (
+    ObservedClaim,
+    ObservedStatement,
+    apply_observed,
+    claim_fact,
+    identify,
+    known_names,
+)
 from ucma.engine.base import EngineBase, _initial_retention, _new_id, _provenance
 from ucma.errors import NotFoundError, ValidationError
 from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
 from ucma.memory.importance import classify_importance
 from ucma.memory.levels import initial_salience, select_temporal_level
+from ucma.memory.retention import initial_stability
+from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
-from ucma.types import Episode, GraphEdge, Observation, Provenance, Scope
+from ucma.types import Episode, Fact, GraphEdge, Observation, Provenance, RetentionInfo, Scope
 from ucma.validation import check_content, check_id, check_metadata, check_strings, check_timestamp
 
 __all__ = ["EpisodeWrites"]
@@ -35,10 +45,22 @@ _OBSERVED = (
 _OBSERVE_KEYS = frozenset(_OBSERVED)
 
 
-class _Prepared:
-    """A validated observation waiting to be embedded and written."""
+_RULES = RuleFactExtractor()
 
-    __slots__ = ("id", *_OBSERVED, "base_importance", "temporal_level", "salience")
+
+class _Prepared:
+    """A validated observation waiting to be embedded and written; ``claims`` are
+    the facts it asserts or retracts, ``aliases`` their subjects' other names."""
+
+    __slots__ = (
+        "id",
+        *_OBSERVED,
+        "base_importance",
+        "temporal_level",
+        "salience",
+        "claims",
+        "facts",
+    )
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
@@ -114,9 +136,14 @@ class EpisodeWrites(EngineBase):
         stored = [p for p in prepared if p.base_importance > threshold]
         merged: dict[str, str] = {}
         if stored:
-            vectors = await self._embed([p.content for p in stored])
             storage = await self._ready()
-            merged = await self._run(self._write_episodes, storage, scope, stored, vectors, now)
+            await self._read_claims(storage, scope, stored, now)
+            facts = [fact for p in stored for fact, _, _ in p.facts]
+            vectors = await self._embed([p.content for p in stored] + [f.content for f in facts])
+            merged = await self._run(
+                self._write_episodes, storage, scope, stored, vectors[: len(stored)], now,
+                vectors[len(stored) :],
+            )  # fmt: skip
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
         logger.info(
@@ -136,6 +163,26 @@ class EpisodeWrites(EngineBase):
             )
             for p in prepared
         ]
+
+    async def _read_claims(
+        self, storage: Storage, scope: Scope, batch: Sequence[_Prepared], now: float
+    ) -> None:
+        """Read each observation's claims with the rule extractor and the facts
+        they assert, under the names the scope knows its people by
+        (``ucma.conflicts.supersession``). Sets ``claims`` and ``facts``."""
+        firsts: set[str] = set()
+        for p in batch:
+            p.claims = _RULES.claims(p.content, speaker=p.source, reference_time=p.timestamp)
+            firsts.update(c.fact.subject.split()[0] for c in p.claims if c.fact.subject.strip())
+        names = await self._run(known_names, storage, scope, sorted(firsts)) if firsts else {}
+        for p in batch:
+            episode = self._episode(scope, p, now)
+            p.facts = []
+            for claim in p.claims:
+                first = claim.fact.subject.split()[0].lower() if claim.fact.subject.split() else ""
+                subject, aliases = identify(claim.fact.subject, names.get(first, []))
+                fact = claim_fact(scope, claim, episode, subject, now, type(_RULES).__name__)
+                p.facts.append((fact, claim, aliases))
 
     def _prepare_observation(
         self, item: str | Mapping[str, Any], default_source: str, scope: Scope, now: float
@@ -181,6 +228,8 @@ class EpisodeWrites(EngineBase):
             base_importance=importance,
             temporal_level=level,
             salience=initial_salience(content, provenance.value, importance),
+            claims=[],
+            facts=[],
         )
 
     def _session_edges(
@@ -200,6 +249,34 @@ class EpisodeWrites(EngineBase):
             last[key] = current
         return edges
 
+    @staticmethod
+    def _episode(scope: Scope, p: _Prepared, now: float) -> Episode:
+        return Episode(
+            id=p.id,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            content=p.content,
+            provenance=p.provenance,
+            temporal_level=p.temporal_level,
+            base_salience=p.salience,
+            created_at=now,
+            updated_at=now,
+            metadata=p.metadata,
+            session_id=p.session_id,
+            timestamp=p.timestamp,
+            source=p.source,
+            participants=p.participants,
+            tags=p.tags,
+        )
+
+    def _rules_read_on_sleep(self) -> bool:
+        """Whether sleep's abstraction would read facts with the same rules that
+        observe applied already (then the episodes are marked abstracted, so the
+        same statement is not counted twice)."""
+        if self._providers is not None:
+            return isinstance(self._providers.fact_extractor, RuleFactExtractor)
+        return self.config.consolidation.llm == "heuristic"
+
     def _write_episodes(
         self,
         storage: Storage,
@@ -207,9 +284,15 @@ class EpisodeWrites(EngineBase):
         all_items: Sequence[_Prepared],
         all_vectors: np.ndarray,
         now: float,
+        fact_vectors: np.ndarray | None = None,
     ) -> dict[str, str]:
         """Write a batch in one transaction; near-duplicates (R4, ``ucma.lifecycle.dedup``)
-        reinforce what they duplicate instead. Returns {duplicate id: existing id}."""
+        reinforce what they duplicate instead. Returns {duplicate id: existing id}.
+
+        In the same transaction, the claims read from each new episode are
+        resolved against the scope (``ucma.conflicts.supersession``): what they
+        replace is superseded, with its history kept. ``fact_vectors`` are the
+        vectors of the items' ``facts``, in order."""
         duplicates = find_duplicates(
             storage,
             scope,
@@ -225,26 +308,8 @@ class EpisodeWrites(EngineBase):
         batch = [all_items[i] for i in keep]
         vectors = all_vectors[keep]
         edges = self._session_edges(scope, all_items, merged)
-        episodes = [
-            Episode(
-                id=p.id,
-                user_id=scope.user_id,
-                agent_id=scope.agent_id,
-                content=p.content,
-                provenance=p.provenance,
-                temporal_level=p.temporal_level,
-                base_salience=p.salience,
-                created_at=now,
-                updated_at=now,
-                metadata=p.metadata,
-                session_id=p.session_id,
-                timestamp=p.timestamp,
-                source=p.source,
-                participants=p.participants,
-                tags=p.tags,
-            )
-            for p in batch
-        ]
+        episodes = [self._episode(scope, p, now) for p in batch]
+        statements = self._statements(all_items, all_vectors, merged, fact_vectors, scope, now)
         with storage.transaction():
             storage.episodes.add(episodes, vectors)
             storage.retention.put_many(scope, [_initial_retention(e, now) for e in episodes])
@@ -253,8 +318,46 @@ class EpisodeWrites(EngineBase):
             merge_duplicates(
                 storage, scope, duplicates, now, self.config.forgetting.stability_boost_base
             )
+            conflicts = apply_observed(
+                self._resolver,
+                storage,
+                scope,
+                statements,
+                RetentionInfo("", initial_stability(1), now, 0),
+                self.config.graph.evidence_edge_weight,
+                now,
+            )
+            if statements and self._rules_read_on_sleep():
+                storage.lifecycle.mark_abstracted(scope, [s.episode.id for s in statements], now)
+        if conflicts:
+            logger.info("observe: %d conflicts recorded or settled", len(conflicts))
         self._names.pop(scope, None)
         return merged
+
+    def _statements(
+        self,
+        items: Sequence[_Prepared],
+        vectors: np.ndarray,
+        merged: Mapping[str, str],
+        fact_vectors: np.ndarray | None,
+        scope: Scope,
+        now: float,
+    ) -> list[ObservedStatement]:
+        """The kept (not merged) items as statements with their claims' facts."""
+        statements = []
+        offset = 0
+        for i, p in enumerate(items):
+            facts: list[tuple[Fact, Claim, tuple[str, ...]]] = p.facts
+            rows = range(offset, offset + len(facts))
+            offset += len(facts)
+            if p.id in merged or fact_vectors is None:
+                continue
+            claims = [
+                ObservedClaim(fact, fact_vectors[row], claim.negated, aliases)
+                for row, (fact, claim, aliases) in zip(rows, facts, strict=True)
+            ]
+            statements.append(ObservedStatement(self._episode(scope, p, now), vectors[i], claims))
+        return statements
 
     async def new_session(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:
         """Start a new session: clear the active and staging zones of working memory,

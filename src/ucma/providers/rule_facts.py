@@ -99,7 +99,8 @@ _DATE_LEAD = re.compile(
 _KNOWN_VERBS = (
     "uses|use|needs|need|owns|own|has|have|speaks|speak|studies|study|manages|manage|"
     "leads|lead|builds|build|maintains|maintain|visited|founded|teaches|teach|"
-    "drives|drive|plays|play|runs|run|supports|support|depends on|relies on|reports to"
+    "drives|drive|plays|play|runs|run|supports|support|depends on|relies on|reports to|"
+    "likes|loves|enjoys|prefers|hates|dislikes"
 )
 _PREFERENCE_VERBS = {
     "prefer": "prefers", "like": "likes", "love": "loves", "enjoy": "enjoys",
@@ -227,8 +228,8 @@ class RuleFactExtractor:
         found: dict[tuple[str, str, str, bool], Claim] = {}
         last_name: str | None = None
         for raw in _SENTENCE.split(content):
+            change = has_change_cue(raw)
             sentence = _LEAD_IN.sub("", _LABEL.sub("", raw.strip()))
-            change = has_change_cue(sentence)
             subject_text: str | None = None
             for number, part in enumerate(_clauses(sentence)):
                 clause = _LEAD_IN.sub("", part.strip())

@@ -76,6 +76,7 @@ __all__ = [
     "SearchIndexStatus",
     "SemanticStore",
     "Storage",
+    "Supersession",
     "TraceStore",
 ]
 
@@ -500,6 +501,21 @@ class RetentionStore(ABC):
         """Insert or replace states of memories of the scope."""
 
 
+@dataclass(frozen=True, slots=True)
+class Supersession:
+    """A memory replaced as a whole by a newer one (an episode all of whose claims
+    were superseded, or that a later statement replaced directly).
+
+    Facts record their own replacement (``Fact.superseded_by``); this is the
+    record for memories that have no such field. ``reason`` says why, for people.
+    """
+
+    memory_id: str
+    superseded_by: str
+    superseded_at: float
+    reason: str
+
+
 class ConflictStore(ABC):
     """Recorded conflicts (seed 002) and review flags (dependency invalidation).
 
@@ -557,6 +573,39 @@ class ConflictStore(ABC):
     @abstractmethod
     def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
         """Close the open flags of one memory; returns how many were closed."""
+
+    # -- supersession of whole memories ------------------------------------------------
+
+    @abstractmethod
+    def supersede(self, scope: Scope, entries: Sequence[Supersession]) -> None:
+        """Record memories replaced as a whole (a later entry for the same memory
+        replaces the earlier). Both ids must be memories of the scope; the row
+        goes when either memory is deleted, so deleting the replacement brings
+        the old memory back."""
+
+    @abstractmethod
+    def superseded(
+        self, scope: Scope, memory_ids: Sequence[str], *, at: float | None = None
+    ) -> dict[str, str]:
+        """Of ``memory_ids`` (episodes or facts), those wholly superseded, each
+        with the id of the memory that replaced it, in one query.
+
+        A fact counts when it is no longer a current belief (superseded,
+        retracted, or conflicted and decayed: ``superseded_at`` set), or when its
+        valid time ended (``valid_until <= at``; ``at`` defaults to the wall
+        clock, so pass the engine's clock). Any other memory counts when a
+        ``Supersession`` names it. The value is the replacing memory's id, or
+        ``""`` for a fact that expired or was retracted with nothing in its place.
+        Unknown ids and ids of other scopes are left out.
+        """
+
+    @abstractmethod
+    def subject_names(self, scope: Scope, first_name: str) -> list[str]:
+        """Distinct subjects of the scope's facts whose first word is
+        ``first_name`` (case-insensitive), as first written: the people "Dana"
+        may mean ("Dana", "Dana Whitfield")."""
+
+
 class LifecycleStore(ABC):
     """State of the memory lifecycle (issue 4): history, duplicates, sources,
     co-retrieval counts, abstraction marks, forgetting inputs, gardener jobs.

@@ -1,7 +1,8 @@
-"""``ConflictStore`` over SQLite: the ``conflicts`` and ``review_flags`` tables.
+"""``ConflictStore`` over SQLite: the ``conflicts``, ``review_flags`` and
+``supersessions`` tables.
 
-Both tables reference ``memories (id)`` with ``ON DELETE CASCADE``, so a
-deleted fact takes its conflicts and review flags with it. ``subject_key`` /
+All three reference ``memories (id)`` with ``ON DELETE CASCADE``, so a
+deleted fact takes its conflicts, review flags and supersessions with it. ``subject_key`` /
 ``predicate_key`` are the normalised names of ``codec.key_of``, as on facts.
 """
 
@@ -9,11 +10,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from ucma.errors import NotFoundError, ScopeError, ValidationError
-from ucma.storage.base import ConflictStore
+from ucma.storage.base import ConflictStore, Supersession
 from ucma.storage.sqlite.codec import dumps, ids_param, key_of, optional_real, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import (
@@ -46,6 +48,19 @@ UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, expl
 WHERE id = ? AND user_id = ? AND agent_id = ?
 """
 _FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
+# One pass over the asked ids: a fact that is no longer current or whose valid time
+# ended, or any memory a supersession names. Primary-key lookups only.
+_SUPERSEDED = """
+WITH asked (id) AS (SELECT DISTINCT value FROM json_each(?))
+SELECT m.id, coalesce(t.superseded_by, '')
+FROM asked JOIN memories m ON m.id = asked.id JOIN facts t ON t.seq = m.seq
+WHERE m.user_id = ? AND m.agent_id = ?
+    AND (t.superseded_at IS NOT NULL OR t.valid_until <= ?)
+UNION ALL
+SELECT s.memory_id, s.superseded_by
+FROM asked JOIN supersessions s ON s.memory_id = asked.id
+WHERE s.user_id = ? AND s.agent_id = ?
+"""
 
 
 def _enum(enum: Any, value: Any, field: str) -> str:
@@ -269,3 +284,63 @@ class SQLiteConflictStore(ConflictStore):
                 " AND cleared_at IS NULL AND user_id = ? AND agent_id = ?",
                 (real(cleared_at, "cleared_at"), memory_id, scope.user_id, scope.agent_id),
             ).rowcount
+
+    # -- supersession of whole memories ------------------------------------------------
+
+    def supersede(self, scope: Scope, entries: Sequence[Supersession]) -> None:
+        rows = [
+            (
+                entry.memory_id,
+                scope.user_id,
+                scope.agent_id,
+                entry.superseded_by,
+                real(entry.superseded_at, "superseded_at"),
+                entry.reason,
+            )
+            for entry in entries
+        ]
+        if not rows:
+            return
+        ids = ids_param(dict.fromkeys(i for e in entries for i in (e.memory_id, e.superseded_by)))
+        with self._db.write() as conn:
+            (found,) = conn.execute(
+                "SELECT count(*) FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+                " AND user_id = ? AND agent_id = ?",
+                (ids, scope.user_id, scope.agent_id),
+            ).fetchone()
+            if found != len(json.loads(ids)):
+                raise NotFoundError("memory", f"one of {json.loads(ids)} in this scope")
+            conn.executemany(
+                "INSERT OR REPLACE INTO supersessions (memory_id, user_id, agent_id,"
+                " superseded_by, superseded_at, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def superseded(
+        self, scope: Scope, memory_ids: Sequence[str], *, at: float | None = None
+    ) -> dict[str, str]:
+        if not memory_ids:
+            return {}
+        moment = time.time() if at is None else real(at, "at")
+        params = (ids_param(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id, moment)
+        with self._db.read() as conn:
+            rows = conn.execute(_SUPERSEDED, (*params, scope.user_id, scope.agent_id)).fetchall()
+        found: dict[str, str] = {}
+        for memory_id, replacement in rows:
+            if replacement or memory_id not in found:
+                found[memory_id] = replacement
+        return found
+
+    def subject_names(self, scope: Scope, first_name: str) -> list[str]:
+        first = key_of(first_name)
+        if not first or " " in first:
+            return []
+        # A key range on the (user, agent, subject_key) index: "dana" and "dana ...".
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT subject FROM facts WHERE user_id = ? AND agent_id = ?"
+                " AND (subject_key = ? OR (subject_key >= ? AND subject_key < ?))"
+                " GROUP BY subject_key ORDER BY min(seq)",
+                (scope.user_id, scope.agent_id, first, first + " ", first + "!"),
+            ).fetchall()
+        return [row[0] for row in rows]

@@ -344,6 +344,8 @@ def add_retrieval_indexes(conn: sqlite3.Connection) -> None:
         ORDER BY t.seq
         """
     )
+
+
 _CONFLICT_SCHEMA = (
     # Record time of facts (DESIGN.md "Facts are bi-temporal"): a fact is believed
     # from recorded_at until superseded_at, then points to its replacement.
@@ -576,6 +578,8 @@ def add_learning_loop_and_events(conn: sqlite3.Connection) -> None:
     traces, their memory links and salience updates (issue 6)."""
     for statement in _LEARNING_SCHEMA:
         conn.execute(statement)
+
+
 # Migrations 2 and 3 are reserved for work on other branches; the runner applies
 # every registered version that a file lacks, in order, so gaps are harmless.
 
@@ -597,6 +601,8 @@ def create_api_keys(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX api_keys_created ON api_keys (created_at, id)")
+
+
 _LIFECYCLE_SCHEMA = (
     # History outlives its memory (no foreign key): a purged memory's story stays readable.
     """
@@ -683,3 +689,23 @@ def drop_fts_index(conn: sqlite3.Connection) -> None:
     # Of a scope's changes, how many rewrote a row's text: the cache can apply
     # its own rewrites, but reloads after another connection's.
     conn.execute("ALTER TABLE scope_versions ADD COLUMN rewrites INTEGER NOT NULL DEFAULT 0")
+
+
+@migrations.migration(8)
+def add_supersessions(conn: sqlite3.Connection) -> None:
+    """Memories replaced as a whole (issue 12): an episode whose claims were all
+    superseded, or that a later statement replaced directly. Facts keep their own
+    ``superseded_by``; this table covers memories without one."""
+    conn.execute(
+        """
+        CREATE TABLE supersessions (
+            memory_id TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            superseded_by TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+            superseded_at REAL NOT NULL,
+            reason TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE INDEX supersessions_by ON supersessions (superseded_by)")

@@ -1,0 +1,295 @@
+"""Supersession from what is observed: each new episode's claims resolved at observe time.
+
+``observe`` runs the rule extractor (``RuleFactExtractor.claims``, offline and
+cheap) over every stored episode and hands the claims to the resolver in the
+episode's own write transaction, so "Uma now works at Google" replaces "Uma
+works at OpenAI" the moment it is observed, by seed 002's tree:
+
+- a claim becomes a fact read from its episode (provenance ``inferred``; its
+  ``metadata`` names the speaker as ``source``, the episode's provenance as
+  ``evidence`` and whether the text says it is a change), valid from the date
+  the text gives or else from when the episode happened;
+- a negated claim ("Dana no longer likes coffee", "Dana left Acme") retracts
+  the current fact it names;
+- the resolver records what was replaced: facts keep their history
+  (``superseded_by``, ``fact_history``, ``as_of``), an episode all of whose
+  facts were replaced is recorded as wholly superseded; an episode with one
+  claim still current is not.
+
+Names: a claim about "Dana" is about "Dana Whitfield" when she is the only
+person of the scope with that first name (``identify``); a claim about "Dana
+Whitfield" also competes with what is held about a bare "Dana" unless another
+"Dana ..." is known. Anything else stays as written.
+
+When nothing can be read from an episode that says something changed ("I
+switched my laptop to Linux"), it may still replace one older statement
+directly (``statement_match``): same speaker, close in meaning (cosine at
+least ``MIN_COSINE``), sharing attribute words and differing in value words,
+and not additive ("too", "also"). When two older statements are about as
+plausible (within ``AMBIGUITY_MARGIN``), the resolver records a conflict that
+asks the user instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ucma.conflicts.resolver import ConflictResolver
+from ucma.memory.levels import select_temporal_level
+from ucma.providers.rule_facts import Claim, has_change_cue
+from ucma.storage.base import Storage
+from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
+
+__all__ = [
+    "AMBIGUITY_MARGIN",
+    "MIN_COSINE",
+    "ObservedClaim",
+    "ObservedStatement",
+    "apply_observed",
+    "claim_fact",
+    "identify",
+    "known_names",
+    "statement_match",
+]
+
+MIN_COSINE = 0.6
+"""How close in meaning a change must be to an older statement it replaces directly."""
+
+AMBIGUITY_MARGIN = 0.05
+"""Two older statements whose cosines to the change differ by less are equally plausible."""
+
+_CANDIDATES = 8
+_WINDOW = 2_000
+_WORD = re.compile(r"[^\W_]+")
+_ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another)\b", re.IGNORECASE)
+_FUNCTION_WORDS = frozenset(
+    str.split(
+        """
+    a an the i me my mine we us our you your he him his she her they them their it its
+    is am are was were be been being do does did have has had will would can could should
+    to of in on at for with from by about as into onto than then so and or but not no
+    this that these those there here what which who whom when where why how all any some
+    now no longer anymore more these days nowadays instead switched switch moved move
+    changed change started start stopped stop new again just still currently really
+    very also too every each today yesterday tomorrow week month year
+    """
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ObservedClaim:
+    """A claim of a new episode, as the fact it asserts (or retracts), with the
+    vector of that fact's content and the other names of its subject."""
+
+    fact: Fact
+    vector: np.ndarray
+    negated: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class ObservedStatement:
+    """A new episode, its vector, and what was read from it."""
+
+    episode: Episode
+    vector: np.ndarray
+    claims: list[ObservedClaim] = field(default_factory=list)
+
+    @property
+    def change(self) -> bool:
+        return has_change_cue(self.episode.content)
+
+
+def identify(subject: str, known: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    """The name to record a claim about ``subject`` under, and its aliases.
+
+    ``known`` are the names of the scope sharing ``subject``'s first word. A
+    bare first name that exactly one known full name starts with is that
+    person (aliases: the bare name). A full name is itself; the bare first
+    name is its alias unless another full name with that first name is known.
+    Lower-case subjects ("meeting") and "user" are never people's names.
+    """
+    words = subject.split()
+    if not words or not subject[:1].isupper():
+        return subject, ()
+    first = words[0].lower()
+    full = {n.lower(): n for n in known if len(n.split()) > 1 and n.split()[0].lower() == first}
+    if len(words) == 1:
+        if len(full) == 1:
+            return next(iter(full.values())), (subject,)
+        return subject, ()
+    others = set(full) - {subject.lower()}
+    return subject, (() if others else (words[0],))
+
+
+def known_names(storage: Storage, scope: Scope, first_names: Sequence[str]) -> dict[str, list[str]]:
+    """For each first name, the scope's fact subjects and episode participants
+    that start with it (storage thread)."""
+    wanted = {n.lower(): n for n in first_names}
+    if not wanted:
+        return {}
+    found: dict[str, list[str]] = {key: [] for key in wanted}
+    for key, name in wanted.items():
+        found[key].extend(storage.conflicts.subject_names(scope, name))
+    for person in storage.episodes.participants(scope):
+        head = person.split()[0].lower() if person.split() else ""
+        if head in found and person not in found[head]:
+            found[head].append(person)
+    return found
+
+
+def claim_fact(
+    scope: Scope, claim: Claim, episode: Episode, subject: str, now: float, extracted_by: str
+) -> Fact:
+    """The fact a claim asserts, read from ``episode`` and recorded under ``subject``."""
+    raw = claim.fact
+    content = raw.content
+    if subject != raw.subject and content.startswith(raw.subject):
+        content = subject + content[len(raw.subject) :]
+    return Fact(
+        id=fact_id_for(scope, subject, raw.predicate, raw.object),
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        content=content,
+        provenance=raw.provenance,
+        temporal_level=select_temporal_level(content, "fact"),
+        base_salience=episode.base_salience,
+        created_at=now,
+        updated_at=now,
+        metadata={
+            "extracted_by": extracted_by,
+            "source": episode.source,
+            "evidence": episode.provenance.value,
+            "change": claim.change,
+        },
+        subject=subject,
+        predicate=raw.predicate,
+        object=raw.object,
+        confidence=raw.confidence,
+        source_episode_ids=[episode.id],
+        last_verified=now,
+        valid_from=raw.valid_from if raw.valid_from is not None else episode.timestamp,
+        recorded_at=now,
+    )
+
+
+def _words(text: str) -> set[str]:
+    return {
+        w.rstrip("s") if len(w) > 3 else w
+        for w in _WORD.findall(text.lower())
+        if w not in _FUNCTION_WORDS
+    }
+
+
+def statement_match(
+    new: Episode, candidates: Sequence[tuple[Episode, float]]
+) -> list[tuple[Episode, float]]:
+    """The older statements ``new`` (a change nothing could be read from) may
+    replace, best first: same speaker, earlier, cosine at least ``MIN_COSINE``,
+    sharing an attribute word, each with a value word the other lacks. Empty
+    when ``new`` is additive ("too", "also") rather than a replacement."""
+    if _ADDITIVE.search(new.content):
+        return []
+    mine = _words(new.content)
+    fitting = []
+    for old, cosine in candidates:
+        if old.id == new.id or old.source != new.source or old.timestamp > new.timestamp:
+            continue
+        theirs = _words(old.content)
+        if cosine >= MIN_COSINE and mine & theirs and mine - theirs and theirs - mine:
+            fitting.append((old, cosine))
+    return sorted(fitting, key=lambda pair: -pair[1])
+
+
+def apply_observed(
+    resolver: ConflictResolver,
+    storage: Storage,
+    scope: Scope,
+    statements: Sequence[ObservedStatement],
+    retention: RetentionInfo,
+    edge_weight: float,
+    now: float,
+) -> list[Conflict]:
+    """Resolve the claims of newly written episodes against the scope (storage
+    thread, inside the episodes' write transaction). Returns the conflicts
+    recorded or settled."""
+    conflicts: list[Conflict] = []
+    for statement in statements:
+        episode = statement.episode
+        positive = [c for c in statement.claims if not c.negated]
+        for claim in positive:
+            result = resolver.assert_fact(
+                storage,
+                scope,
+                claim.fact,
+                claim.vector,
+                [episode.id],
+                edge_weight,
+                retention,
+                now,
+                aliases=claim.aliases,
+            )
+            conflicts.extend(result.conflicts)
+        for claim in statement.claims:
+            if claim.negated:
+                fact = claim.fact
+                resolver.retract(
+                    storage,
+                    scope,
+                    fact.subject,
+                    fact.predicate,
+                    fact.object,
+                    episode.id,
+                    now,
+                    aliases=claim.aliases,
+                )
+        if not statement.claims and statement.change:
+            conflicts.extend(_replace_statement(resolver, storage, scope, statement, now))
+    return conflicts
+
+
+def _replace_statement(
+    resolver: ConflictResolver,
+    storage: Storage,
+    scope: Scope,
+    statement: ObservedStatement,
+    now: float,
+) -> list[Conflict]:
+    new = statement.episode
+    [scored] = storage.memories.vector_search_latest(
+        scope,
+        statement.vector.reshape(1, -1),
+        _CANDIDATES,
+        window=_WINDOW,
+        kinds=[MemoryKind.EPISODIC],
+        min_score=MIN_COSINE,
+    )
+    found = storage.memories.get_many(scope, [memory_id for memory_id, _ in scored])
+    gone = storage.conflicts.superseded(scope, list(found), at=now)
+    candidates: list[tuple[Episode, float]] = []
+    for memory_id, score in scored:
+        older = found.get(memory_id)
+        if isinstance(older, Episode) and memory_id not in gone:
+            candidates.append((older, score))
+    fitting = statement_match(new, candidates)
+    if not fitting:
+        return []
+    best, score = fitting[0]
+    rivals = [(e, c) for e, c in fitting[1:] if score - c < AMBIGUITY_MARGIN]
+    if not rivals:
+        reason = f"a later statement of the same speaker replaces it (cosine {score:.2f})"
+        resolver.supersede_statement(storage, scope, best, new, reason, now)
+        return []
+    reason = (
+        f"'{new.content}' may replace '{best.content}' or '{rivals[0][0].content}' "
+        f"(cosines {score:.2f} and {rivals[0][1]:.2f})"
+    )
+    return [
+        resolver.ask_between_statements(storage, scope, old, new, reason, now)
+        for old, _ in [(best, score), *rivals]
+    ]

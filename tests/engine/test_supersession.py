@@ -1,0 +1,236 @@
+"""Supersession from what is observed (issue 12): changes read at observe time replace
+old values, keep them as history, and ask the user only when it is really ambiguous."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from ucma.embeddings import LocalEmbedder
+from ucma.engine import AsyncMemory
+from ucma.types import ConflictStatus, FactStatus, ResolutionStrategy
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+MINUTE = 60.0
+DAY = 86_400.0
+
+
+def at(day: int, month: int = 3, year: int = 2025) -> float:
+    return datetime(year, month, day, 9, tzinfo=UTC).timestamp()
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def open_memory(path: Path, embedder: LocalEmbedder, clock: Callable[[], float]) -> AsyncMemory:
+    return AsyncMemory(path, user_id="dana", embedder=embedder, clock=clock)
+
+
+async def superseded(mem: AsyncMemory, ids: list[str]) -> dict[str, str]:
+    storage = await mem._ready()
+    return await mem._run(storage.conflicts.superseded, mem._scope(None, None), ids, at=mem.clock())
+
+
+async def test_a_stated_job_change_supersedes_the_old_employer(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("Uma works at OpenAI.")
+        clock.now += 2 * DAY
+        new = await mem.observe("Uma now works at Google as of 2026.")
+        history = await mem.fact_history("Uma", "works_at")
+        assert [(f.object, f.status) for f in history] == [
+            ("OpenAI", FactStatus.SUPERSEDED),
+            ("Google", FactStatus.ACTIVE),
+        ]
+        assert history[0].superseded_by == history[1].id
+        assert [f.object for f in await mem.facts_about("Uma")] == ["Google"]
+        [conflict] = await mem.conflicts(subject="Uma")
+        assert conflict.status is ConflictStatus.RESOLVED
+        assert conflict.resolution_strategy is ResolutionStrategy.KEEP_NEWEST
+        assert await superseded(mem, [old.id, new.id]) == {old.id: new.id}
+        # The old value stays as history: what memory believed before the change.
+        believed = await mem.facts_about("Uma", as_of=at(2))
+        assert [f.object for f in believed] == ["OpenAI"]
+        # Sleep does not bring the old value back.
+        await mem.sleep()
+        assert [f.object for f in await mem.facts_about("Uma")] == ["Google"]
+        assert await superseded(mem, [old.id]) == {old.id: new.id}
+
+
+async def test_a_drift_of_three_employers_leaves_the_newest_current(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        first = await mem.observe("Theo works at Initech.")
+        clock.now += 40 * DAY
+        second = await mem.observe("Theo joined Globex.")
+        clock.now += 40 * DAY
+        third = await mem.observe("Theo has moved on and now works for Umbrella Labs.")
+        history = await mem.fact_history("Theo", "works_at")
+        assert [(f.object, f.is_current) for f in history] == [
+            ("Initech", False),
+            ("Globex", False),
+            ("Umbrella Labs", True),
+        ]
+        gone = await superseded(mem, [first.id, second.id, third.id])
+        assert gone == {first.id: second.id, second.id: third.id}
+
+
+async def test_a_job_change_with_a_role_makes_one_supersession(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe("Priya works at Acme Robotics as a firmware engineer.")
+        clock.now += 5 * MINUTE
+        await mem.observe("Priya quit Acme Robotics and joined Contoso as a staff engineer.")
+        history = await mem.fact_history("Priya", "works_at")
+        assert [(f.object, f.status) for f in history] == [
+            ("Acme Robotics", FactStatus.SUPERSEDED),
+            ("Contoso", FactStatus.ACTIVE),
+        ]
+        assert len(await mem.conflicts(subject="Priya")) == 1
+
+
+async def test_a_later_assertion_from_the_same_source_supersedes_without_asking(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        boston = await mem.assert_fact("Dana", "lives_in", "Boston")
+        clock.now += 3 * MINUTE
+        result = await mem.assert_fact_detailed("Dana", "lives_in", "Denver")
+        assert not result.disambiguation_required
+        [conflict] = result.conflicts
+        assert (conflict.chosen_value, conflict.status) == ("Denver", ConflictStatus.RESOLVED)
+        assert [f.object for f in await mem.facts_about("Dana")] == ["Denver"]
+        assert await superseded(mem, [boston.id]) == {boston.id: result.fact.id}
+
+
+async def test_only_real_ambiguity_asks_the_user(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.assert_fact("Dana", "lives_in", "Boston", metadata={"source": "crm"})
+        clock.now += 3 * MINUTE
+        result = await mem.assert_fact_detailed(
+            "Dana", "lives_in", "Denver", metadata={"source": "email"}
+        )
+        assert result.disambiguation_required
+        assert {f.status for f in await mem.facts_about("Dana")} == {FactStatus.DISPUTED}
+
+
+async def test_a_compound_statement_is_only_partly_stale(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        both = await mem.observe("Dana lives in Boston and works at Acme.")
+        clock.now += DAY
+        moved = await mem.observe("Dana moved to Denver.")
+        facts = {f.predicate: f.object for f in await mem.facts_about("Dana")}
+        assert facts == {"lives_in": "Denver", "works_at": "Acme"}
+        assert await superseded(mem, [both.id, moved.id]) == {}
+        clock.now += DAY
+        joined = await mem.observe("Dana joined Globex.")
+        assert await superseded(mem, [both.id]) == {both.id: joined.id}
+
+
+async def test_no_longer_retracts_a_multi_valued_fact(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        likes = await mem.observe("Dana likes coffee.")
+        await mem.observe("Dana likes jazz.")
+        clock.now += DAY
+        stopped = await mem.observe("Dana no longer likes coffee.")
+        current = {f.object for f in await mem.facts_about("Dana")}
+        assert current == {"jazz"}
+        [coffee] = [f for f in await mem.fact_history("Dana", "likes") if f.object == "coffee"]
+        assert coffee.superseded_by == stopped.id and coffee.valid_until == clock.now
+        assert await superseded(mem, [likes.id]) == {likes.id: stopped.id}
+
+
+async def test_an_expired_fact_is_reported_superseded_and_never_a_rival(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        promo = await mem.assert_fact(
+            "Shop", "status", "on sale", valid_from=at(1), valid_until=at(5)
+        )
+        assert await superseded(mem, [promo.id]) == {}
+        clock.now = at(10)
+        assert await superseded(mem, [promo.id]) == {promo.id: ""}
+        result = await mem.assert_fact_detailed("Shop", "status", "full price", confidence=0.7)
+        assert result.conflicts == [] and result.fact.status is FactStatus.ACTIVE
+
+
+async def test_possessives_and_first_names_resolve_to_the_known_person(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe("Dana Whitfield lives in Boston.")
+        clock.now += DAY
+        await mem.observe("Dana's birthday is on March 14.")
+        await mem.observe("Dana moved to Denver.")
+        facts = {
+            (f.subject, f.predicate, f.object) for f in await mem.facts_about("Dana Whitfield")
+        }
+        assert facts == {
+            ("Dana Whitfield", "birthday", "March 14"),
+            ("Dana Whitfield", "lives_in", "Denver"),
+        }
+        assert await mem.facts_about("Dana") == []
+        # A second Dana makes a bare "Dana" ambiguous: it stays as written.
+        await mem.observe("Dana Scully works at the FBI.")
+        await mem.observe("Dana is allergic to peanuts.")
+        assert [f.subject for f in await mem.facts_about("Dana")] == ["Dana"]
+
+
+async def test_a_change_nothing_can_be_read_from_replaces_the_one_statement_it_revises(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        windows = await mem.observe("I use Windows on my laptop.", source="Bob")
+        gym = await mem.observe("I go to the gym on Mondays.", source="Bob")
+        clock.now += DAY
+        linux = await mem.observe("I switched my laptop to Linux.", source="Bob")
+        assert await superseded(mem, [windows.id, gym.id, linux.id]) == {windows.id: linux.id}
+        # Another speaker's change replaces nothing of Bob's.
+        await mem.observe("I go to the gym on Tuesdays now.", source="Eve")
+        assert gym.id not in await superseded(mem, [gym.id])
+
+
+async def test_two_equally_plausible_statements_ask_the_user(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        monday = await mem.observe("I go to the gym on Mondays.", source="Bob")
+        clock.now += MINUTE
+        friday = await mem.observe("I go to the gym on Fridays.", source="Bob")
+        clock.now += DAY
+        change = await mem.observe("I go to the gym on Sundays now.", source="Bob")
+        pending = await mem.conflicts(status="pending")
+        assert {c.existing_fact_id for c in pending} == {monday.id, friday.id}
+        assert await superseded(mem, [monday.id, friday.id]) == {}
+        choice = next(c for c in pending if c.existing_fact_id == friday.id)
+        await mem.resolve_conflict(choice.id, choice.new_value)
+        assert await superseded(mem, [monday.id, friday.id]) == {friday.id: change.id}

@@ -1,0 +1,69 @@
+"""Claims of the rule extractor (issue 12): clean objects, possessives, change and negation,
+and who a first name means."""
+
+from __future__ import annotations
+
+import pytest
+
+from ucma.conflicts.supersession import identify
+from ucma.providers.rule_facts import RuleFactExtractor
+
+RULES = RuleFactExtractor()
+
+
+def claims(text: str, speaker: str = "user") -> set[tuple[str, str, str, bool, bool]]:
+    return {
+        (c.fact.subject, c.fact.predicate, c.fact.object, c.change, c.negated)
+        for c in RULES.claims(text, speaker=speaker)
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dana's birthday is on March 14.", ("Dana", "birthday", "March 14", False, False)),
+        ("Dana works at Acme Robotics as a firmware engineer.",
+         ("Dana", "works_at", "Acme Robotics", False, False)),
+        ("Dana has worked at Acme for 5 years.", ("Dana", "works_at", "Acme", False, False)),
+        ("Uma now works at Google as of 2026.", ("Uma", "works_at", "Google", True, False)),
+        ("Dana moved to Denver last week.", ("Dana", "lives_in", "Denver", True, False)),
+        ("Dana joined Globex.", ("Dana", "works_at", "Globex", True, False)),
+        ("These days Dana lives in Lisbon.", ("Dana", "lives_in", "Lisbon", True, False)),
+        ("My favourite color is now green.", ("user", "favourite_color", "green", True, False)),
+        ("Dana no longer likes coffee.", ("Dana", "likes", "coffee", True, True)),
+        ("I don't drink coffee anymore.", ("user", "drinks", "coffee", True, True)),
+        ("Dana left Acme.", ("Dana", "works_at", "Acme", True, True)),
+        ("Dana is married to Sam.", ("Dana", "married_to", "Sam", False, False)),
+    ],
+)  # fmt: skip
+def test_claims(text: str, expected: tuple[str, str, str, bool, bool]) -> None:
+    assert expected in claims(text)
+
+
+def test_a_verb_clause_keeps_its_subject() -> None:
+    assert claims("Dana quit Acme and joined Globex.") == {
+        ("Dana", "works_at", "Acme", True, True),
+        ("Dana", "works_at", "Globex", True, False),
+    }
+    assert {c[:3] for c in claims("Dana lives in Boston and works at Acme.")} == {
+        ("Dana", "lives_in", "Boston"),
+        ("Dana", "works_at", "Acme"),
+    }
+
+
+def test_extract_leaves_out_what_stopped_holding() -> None:
+    assert RULES.extract("Dana no longer likes coffee.") == []
+
+
+def test_a_year_dates_a_change() -> None:
+    [claim] = RULES.claims("Uma now works at Google as of 2026.")
+    assert claim.fact.valid_from == 1767225600.0  # 2026-01-01 UTC
+
+
+def test_a_first_name_is_the_one_known_full_name() -> None:
+    assert identify("Dana", ["Dana Whitfield"]) == ("Dana Whitfield", ("Dana",))
+    assert identify("Dana", ["Dana Whitfield", "Dana Scully"]) == ("Dana", ())
+    assert identify("Dana", ["Dana"]) == ("Dana", ())
+    assert identify("Dana Whitfield", ["Dana"]) == ("Dana Whitfield", ("Dana",))
+    assert identify("Dana Whitfield", ["Dana", "Dana Scully"]) == ("Dana Whitfield", ())
+    assert identify("meeting", ["meeting room"]) == ("meeting", ())
