@@ -112,6 +112,9 @@ class Conversation:
     """Message id -> the message id whose memory holds it (itself unless merged)."""
     dropped: set[int] = field(default_factory=set)
     """Message ids the importance gate did not store."""
+    truncated: int = 0
+    """Messages cut to the engine's content limit (two in BEAM 100K: 53K and 349K
+    characters of repeated assistant output); the rest of the chat is kept whole."""
 
 
 def flatten(ids: Any) -> Iterator[int]:
@@ -167,9 +170,11 @@ async def ingest(mem: AsyncMemory, sample: dict[str, Any]) -> Conversation:
                 since_anchor += 1
                 last = stamp
                 ids.append(message["id"])
+                content = message["content"][: mem.config.limits.max_content_chars]
+                conversation.truncated += content != message["content"]
                 items.append(
                     {
-                        "content": message["content"],
+                        "content": content,
                         "source": message["role"],
                         "timestamp": stamp,
                         "session_id": f"batch_{batch['batch_number']}",
@@ -233,6 +238,7 @@ async def run_system(
     top_roles: Counter[str] = Counter()
     top_lengths: list[int] = []
     borrowed = foreign_questions(conversations, foreign)
+    details: list[dict[str, Any]] = []
 
     async with AsyncMemory(db, config=config, embedder=embedder) as mem:
 
@@ -261,6 +267,19 @@ async def run_system(
                 evidence = list(dict.fromkeys(conv.alias.get(e, e) for e in question.evidence))
                 row = ranking_scores(ranked, evidence, KS)
                 rows[question.category].append(row)
+                details.append(
+                    {
+                        "conversation": conv.scope,
+                        "category": question.category,
+                        "question": question.text,
+                        "evidence": evidence,
+                        "top10": [
+                            [h.memory.metadata.get("message_id"), h.memory.source, len(h.content)]
+                            for h in hits[:ANSWERABLE_K]
+                        ],
+                        "confidence": signal[0] if signal else None,
+                    }
+                )
                 if signal and row[f"hit@{ANSWERABLE_K}"]:
                     answerable.append(signal)
                 if question.category == UPDATE:
@@ -312,6 +331,7 @@ async def run_system(
             "rate_of_decided": _round(updates["fresh"] / decided) if decided else None,
             **{k: updates[k] for k in ("fresh", "stale", "tie", "both_missing")},
         },
+        "details": details,
         "top10": {
             "assistant_share": _round(share([r == "assistant" for r in top_roles.elements()])),
             "assistant_median_chars": statistics.median(top_lengths) if top_lengths else None,
@@ -474,6 +494,7 @@ async def main() -> None:
     parser.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--foreign", type=int, default=20, help="borrowed questions per scope")
+    parser.add_argument("--details", type=Path, help="write per-question top-10s here (JSON)")
     parser.add_argument("--code-version", help="recorded as the commit (default: git describe)")
     parser.add_argument("--sleep", action="store_true", help="also evaluate after one sleep()")
     args = parser.parse_args()
@@ -502,6 +523,7 @@ async def main() -> None:
             "messages": messages,
             "merged": sum(len(c.alias) for c in conversations),
             "dropped": sum(len(c.dropped) for c in conversations),
+            "truncated": sum(c.truncated for c in conversations),
         }
         print(
             f"ingested {messages} messages in {time.perf_counter() - start:.1f}s "
@@ -532,7 +554,14 @@ async def main() -> None:
     print(table)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
+        per_question = {
+            name: row.pop("details") for name, row in results["systems"].items() if "details" in row
+        }
+        for row in results.get("after_sleep", {}).get("systems", {}).values():
+            row.pop("details", None)
         args.out.write_text(json.dumps(results, indent=2) + "\n")
+        if args.details:
+            args.details.write_text(json.dumps(per_question) + "\n")
         args.out.with_suffix(".md").write_text(table)
 
 
