@@ -207,7 +207,7 @@ class RetrievalConfig:
     # A hit whose relevance (confidence's first factor: cosine and keyword match,
     # see retrieval/confidence.py) is below this is not returned, so a query about
     # nothing the scope holds finds nothing; neighbours of a hit are exempt.
-    min_relevance: float = 0.02
+    min_relevance: float = 0.05
     # Seed 003: memories below this effective salience are not retrieved.
     min_salience: float = 0.05
     # Keyword scoring: BM25 saturation and length normalisation, and the weight
@@ -219,13 +219,18 @@ class RetrievalConfig:
     fusion: str = "score"
     score_normalisation: str = "minmax"
     # Per-channel overrides of the normalisation ("none": the raw score clipped to [0, 1]).
-    channel_normalisation: dict[str, str] = field(default_factory=lambda: {"dense": "none"})
+    # Keyword scores are already the share of the query's information a memory
+    # matches (storage: BM25 over the most the query's terms allow); "max" with a
+    # floor lifts the best match to 1 only when it matches at least half of it.
+    channel_normalisation: dict[str, str] = field(
+        default_factory=lambda: {"dense": "none", "keyword": "max"}
+    )
     # Floors of the "max" normalisation per channel (see fusion.normalise).
-    channel_floors: dict[str, float] = field(default_factory=dict)
+    channel_floors: dict[str, float] = field(default_factory=lambda: {"keyword": 0.5})
     channel_weights: dict[str, float] = field(
         default_factory=lambda: {
-            "dense": 0.3,
-            "keyword": 0.7,
+            "dense": 0.5,
+            "keyword": 0.5,
             "temporal": 0.2,
             "tags": 0.3,
         }
@@ -235,7 +240,7 @@ class RetrievalConfig:
     # ranking among memories that match the question's content, and a memory that
     # only shares the name cannot outrank one that answers (0: the entity channel
     # is fused additively with its channel weight instead, the old behaviour).
-    entity_boost: float = 0.3
+    entity_boost: float = 1.0
     rrf_k: int = 60
     # Session prior: episodes of sessions matching the query as a whole gain this much.
     session_prior: float = 0.4
@@ -490,7 +495,7 @@ class CascadeConfig:
     # relevance_floor_cosine counts 0 (unrelated text scores about that with the
     # packaged MiniLM), at relevance_full_cosine 1; combined with the share of
     # the query's keyword information the memory matches.
-    relevance_floor_cosine: float = 0.15
+    relevance_floor_cosine: float = 0.20
     relevance_full_cosine: float = 0.60
     # The weighted sum is scaled by min(1, relevance / relevance_gate): without a
     # match, no confidence (0 turns the gate off: the seed's plain sum).

@@ -77,8 +77,19 @@ def test_score_is_bounded_and_rounded(content: str, source: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "content", ["ok thanks", "lol", "Sounds good!", "haha nice", "👍", "hahahaha", "Yes.",
-                "Thank you so much!!", "ok", "  "]
+    "content",
+    [
+        "ok thanks",
+        "lol",
+        "Sounds good!",
+        "haha nice",
+        "👍",
+        "hahahaha",
+        "Yes.",
+        "Thank you so much!!",
+        "ok",
+        "  ",
+    ],
 )
 def test_content_without_substance_scores_zero(content: str) -> None:
     assert not has_substance(content)

@@ -69,17 +69,20 @@ HIGH_IMPORTANCE_KEYWORDS: frozenset[str] = frozenset(
 
 #: Words of acknowledgement, greeting and laughter that carry no content of their own.
 PHATIC_WORDS: frozenset[str] = frozenset(
-    """
-    ok okay okey k kk alright allright right sure yes yeah yea yep yup ya no nope nah
-    thanks thank thx ty tysm cheers welcome np please pls plz sorry
-    lol lmao lmfao rofl haha hahaha hehe heh hah ha xd omg wow whoa oh ah ahh uh um umm
-    hmm hm mhm huh meh yay woo woohoo ooh oops
-    hi hello hey heya hiya yo bye goodbye cya later night morning evening afternoon
-    good great nice cool awesome fine perfect sounds gotcha noted got understood agreed
-    much lot lots appreciate appreciated again
-    indeed totally absolutely definitely exactly true same lovely sweet neat
-    """.split()
-)
+    {
+        "ok", "okay", "okey", "k", "kk", "alright", "allright", "right", "sure", "yes", "yeah",
+        "yea", "yep", "yup", "ya", "no", "nope", "nah", "thanks", "thank", "thx", "ty", "tysm",
+        "cheers", "welcome", "np", "please", "pls", "plz", "sorry", "lol", "lmao", "lmfao",
+        "rofl", "haha", "hahaha", "hehe", "heh", "hah", "ha", "xd", "omg", "wow", "whoa", "oh",
+        "ah", "ahh", "uh", "um", "umm", "hmm", "hm", "mhm", "huh", "meh", "yay", "woo",
+        "woohoo", "ooh", "oops", "hi", "hello", "hey", "heya", "hiya", "yo", "bye", "goodbye",
+        "cya", "later", "night", "morning", "evening", "afternoon", "good", "great", "nice",
+        "cool", "awesome", "fine", "perfect", "sounds", "gotcha", "noted", "got", "understood",
+        "agreed", "much", "lot", "lots", "appreciate", "appreciated", "again", "indeed",
+        "totally", "absolutely", "definitely", "exactly", "true", "same", "lovely", "sweet",
+        "neat",
+    }
+)  # fmt: skip
 
 KEYWORD_HIT_VALUE = 0.10
 KEYWORD_BOOST_CAP = 0.30
@@ -114,13 +117,12 @@ def has_substance(content: str) -> bool:
     """Whether ``content`` holds at least one word that is neither a stopword nor phatic."""
     words = _WORD.findall(content.lower().replace("’", "'"))
     return any(
-        word not in PHATIC_WORDS and word not in STOPWORDS and not _laughter(word)
-        for word in words
+        word not in PHATIC_WORDS and word not in STOPWORDS and not _laughter(word) for word in words
     )
 
 
 def _laughter(word: str) -> bool:
-    """"hahahaha", "lololol", "hehehe": repeated laughter syllables."""
+    """ "hahahaha", "lololol", "hehehe": repeated laughter syllables."""
     return len(word) >= 4 and any(
         word == (unit * len(word))[: len(word)] for unit in ("ha", "he", "lo", "ah")
     )

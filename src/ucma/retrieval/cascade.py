@@ -18,7 +18,9 @@ than the plain search it wrapped.
 
 Final confidence is ``0.7 * primary + 0.3 * mean(secondary)`` (seed 004's
 composite; its worked examples print numbers no single formula reproduces, so
-the stated formula wins). A result whose final confidence is below the
+the stated formula wins), or the best confidence among the merged results
+when that is higher: a cascade that found a good answer the primary layer
+missed is as sure as that answer, not 0.3 of it. A result whose final confidence is below the
 threshold carries ``low_confidence``: the caller may abstain rather than use
 weak memories. The search itself is injected, so this module is pure.
 """
@@ -158,9 +160,10 @@ def cascade(
         pools.append((weights[min(depth - 1, len(weights) - 1)], found))
         merged = merge(pools, k)
         path.depth = depth
-        path.final_confidence = (
+        path.final_confidence = max(
             config.primary_weight * primary_confidence
-            + config.secondary_weight * statistics.fmean(path.cascade_confidences)
+            + config.secondary_weight * statistics.fmean(path.cascade_confidences),
+            layer_confidence(merged),
         )
         path.merge_strategy = "confidence_weighted"
         if path.final_confidence >= threshold:

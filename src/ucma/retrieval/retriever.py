@@ -418,6 +418,7 @@ class Retriever:
         cosines = self._cosines(scope, vector, relevance, candidates)
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
+        relevant = False
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -438,10 +439,14 @@ class Retriever:
                 off_subject=named and "entity" not in cand.channels,
             )
             # A minimum relevance (seed 001's similarity floor), so nonsense finds
-            # nothing; a neighbour inherits its relevance from the hit it follows.
+            # nothing; a neighbour inherits its relevance from the hit it follows
+            # (and goes with it when no hit passes on its own).
             inherited = "context" in cand.channels or "graph" in cand.channels
-            if conf.semantic_relevance < cfg.retrieval.min_relevance and not inherited:
-                continue
+            if conf.semantic_relevance < cfg.retrieval.min_relevance:
+                if not inherited:
+                    continue
+            elif not inherited:
+                relevant = True
             inputs = RankInputs(
                 relevance=rel,
                 salience=record.effective_salience,
@@ -473,6 +478,8 @@ class Retriever:
                     needs_review=stale,
                 )
             )
+        if not relevant:
+            return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         return _without_restatements(hits)
 

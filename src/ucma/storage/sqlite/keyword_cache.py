@@ -214,28 +214,37 @@ class ScopeTerms:
         visible: np.ndarray | None,
         params: Bm25,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Positions and BM25F scores (> 0) of the rows matching any term, among
+        """Positions and scores in (0, 1] of the rows matching any term, among
         the ``visible`` ones (None: all). ``live`` marks the rows the
-        statistics count, the ones not deleted (None: all)."""
-        term_ids = sorted(
-            {self.vocabulary[t] for word in terms for t in analyze(word) if t in self.vocabulary}
-        )
+        statistics count, the ones not deleted (None: all).
+
+        A score is the row's BM25F divided by the most the query's terms allow
+        (each term's idf times ``k1 + 1``, a term no live row holds counting
+        with document frequency 0): the share of the query's information the
+        row matches. A row sharing only a common word with the query scores
+        little however small the scope, and a score means the same thing in
+        every scope and for every query."""
+        tokens = list(dict.fromkeys(t for word in terms for t in analyze(word)))
         empty = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
         total, average = self._statistics(live)
-        if not term_ids or total == 0:
+        if not tokens or total == 0:
             return empty
         k1, b, weight = params.k1, params.b, params.context_weight
         lengths = self._lengths
         summed = np.zeros(self.n, dtype=np.float64)
-        for term_id in term_ids:
-            rows = self._postings[term_id].arrays()
-            if not rows.size:
-                continue
-            position = rows[:, 0]
-            df = len(rows) if live is None else int(np.count_nonzero(live[position]))
-            if df == 0:
-                continue
+        most = 0.0
+        for token in tokens:
+            term_id = self.vocabulary.get(token)
+            rows = self._postings[term_id].arrays() if term_id is not None else None
+            position = rows[:, 0] if rows is not None and rows.size else None
+            if position is None:
+                df = 0
+            else:
+                df = len(position) if live is None else int(np.count_nonzero(live[position]))
             idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+            most += idf * (k1 + 1.0)
+            if position is None or df == 0:
+                continue
             frequency = rows[:, 1] / (1.0 - b + b * lengths[position, 0] / average[0])
             if weight > 0:
                 frequency += weight * rows[:, 2] / (1.0 - b + b * lengths[position, 1] / average[1])
@@ -244,7 +253,7 @@ class ScopeTerms:
         if visible is not None:
             summed[~visible] = 0.0
         matched = np.flatnonzero(summed > 0)
-        return matched, summed[matched]
+        return matched, summed[matched] / most
 
     def _statistics(self, live: np.ndarray | None) -> tuple[int, np.ndarray]:
         """Number of live rows and their mean field lengths, kept until rows

@@ -1,0 +1,109 @@
+"""Recall as a new user meets it (issue 12): small observe-only stores, meaning before
+names, confidence that abstains, chit-chat and stale or unimportant memories kept out."""
+
+from __future__ import annotations
+
+import pytest
+
+from ucma.engine import AsyncMemory
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+DAY = 86_400.0
+
+
+async def _readme_store(memory: AsyncMemory) -> dict[str, str]:
+    texts = [
+        "Alice prefers dark mode in every editor.",
+        "Alice uses a split keyboard at work.",
+        "Alice has a cat named Miso.",
+    ]
+    return {text: (await memory.observe(text)).id for text in texts}
+
+
+async def test_the_readme_example_ranks_the_theme_first(memory: AsyncMemory):
+    ids = await _readme_store(memory)
+    result = await memory.recall("which theme does Alice like?")
+    assert result.hits[0].id == ids["Alice prefers dark mode in every editor."]
+    assert not result.low_confidence
+    hits = await memory.remember("which theme does Alice like?", limit=3)
+    assert hits[0].id == ids["Alice prefers dark mode in every editor."]
+
+
+async def test_a_name_narrows_but_does_not_outrank_meaning(memory: AsyncMemory):
+    ids = await _readme_store(memory)
+    await memory.assert_fact("Alice", "lives_in", "Lisbon")
+    result = await memory.recall("which theme does Alice like?")
+    assert result.hits[0].id == ids["Alice prefers dark mode in every editor."]
+
+
+async def test_what_was_said_outranks_facts_that_only_share_the_name(memory: AsyncMemory):
+    allergy = await memory.observe("I am allergic to peanuts.", source="Dana")
+    await memory.observe("I had a long week at the office.", source="Dana")
+    await memory.assert_fact("Dana", "lives_in", "Denver")
+    await memory.assert_fact("Dana", "works_at", "Globex")
+    result = await memory.recall("What food restrictions does Dana have?")
+    assert result.hits[0].id == allergy.id
+
+
+async def test_a_planning_question_searches_what_was_observed(memory: AsyncMemory):
+    said = await memory.observe("Dana prefers meetings in the morning, before 11.")
+    await memory.observe("The quarterly report is due at the end of the month.")
+    result = await memory.recall("When should I schedule a meeting with Dana?")
+    assert result.query_class == "planning"
+    # The episode, or the fact drawn from it that restates it, comes first.
+    top = result.hits[0]
+    assert top.id == said.id or said.id in getattr(top.memory, "source_episode_ids", [])
+    assert "morning" in top.content
+
+
+async def test_an_unrelated_question_is_low_confidence_however_fresh_the_store(
+    memory: AsyncMemory,
+):
+    await _readme_store(memory)
+    result = await memory.recall("What is the capital of Mongolia?")
+    assert result.low_confidence
+    assert result.confidence < 0.3
+    assert all(h.confidence.level == "low" for h in result.hits)
+    answerable = await memory.recall("Does Alice have any pets?")
+    assert not answerable.low_confidence
+    assert answerable.confidence > result.confidence + 0.3
+
+
+async def test_nonsense_finds_nothing(memory: AsyncMemory):
+    await _readme_store(memory)
+    assert await memory.remember("zxqv blorf wuggle") == []
+
+
+async def test_chit_chat_is_not_stored_and_never_answers(memory: AsyncMemory):
+    await _readme_store(memory)
+    for text in ("ok thanks", "lol", "Sounds good!", "haha nice"):
+        observed = await memory.observe(text)
+        assert not observed.stored
+    result = await memory.recall("ok thanks")
+    assert all(h.content not in ("ok thanks", "lol") for h in result.hits)
+
+
+async def test_expired_and_superseded_facts_are_not_presented_as_current(
+    memory: AsyncMemory,
+):
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    expired = await memory.assert_fact(
+        "Dana", "has_role", "interim team lead", valid_until=now - DAY
+    )
+    hits = await memory.remember("What is Dana's role as team lead?")
+    assert expired.id not in [h.id for h in hits]
+    history = await memory.remember("What is Dana's role as team lead?", include_superseded=True)
+    assert expired.id in [h.id for h in history]
+
+
+async def test_a_memory_at_salience_zero_does_not_rank(memory: AsyncMemory):
+    bad = await memory.observe("Deploy on Fridays after the standup, it always goes fine.")
+    good = await memory.observe("Deploy on Tuesdays: Fridays leave nobody to fix failures.")
+    for _ in range(8):
+        trace = await memory.decide([bad.id], summary="deployed on a Friday")
+        await memory.outcome(trace.id, -1.0, "user_rejected")
+    record = await memory.get(bad.id)
+    assert record.effective_salience < 0.05
+    hits = await memory.remember("which day should we deploy?")
+    assert [h.id for h in hits] == [good.id]
