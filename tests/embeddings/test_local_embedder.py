@@ -23,6 +23,7 @@ JWT = "The JWT token expired early because of clock skew"
 AUTH = "authentication tokens expire too soon"
 BREAD = "I baked banana bread"
 SRC = Path(local_module.__file__).resolve().parents[2]
+CHUNKED = LocalEmbedder(max_tokens=128, chunk=True)
 
 
 @pytest.fixture
@@ -75,10 +76,63 @@ def test_order_is_restored_across_small_sorted_batches(embedder: LocalEmbedder) 
         assert float(small_batches[i] @ embedder.embed_sync([text])[0]) > 0.9999
 
 
-def test_text_longer_than_max_tokens_is_truncated(embedder: LocalEmbedder) -> None:
+def test_by_default_a_long_text_is_truncated_to_one_window(embedder: LocalEmbedder) -> None:
     head = " ".join(f"word{i}" for i in range(400))  # far beyond 256 word pieces
     a, b = embedder.embed_sync([head, head + " and a completely different ending about bread"])
     np.testing.assert_allclose(a, b, atol=1e-6)
+    c, d = CHUNKED.embed_sync([head, head + " and a completely different ending about bread"])
+    assert float(c @ d) < 0.9999  # chunked: the ending counts
+
+
+_FILLER = (
+    "We spent the morning reviewing the sprint backlog and agreed to move the reporting work to "
+    "next week. The database migration is scheduled for Thursday night, and the operations team "
+    "will watch the dashboards. Marketing asked for a new landing page, but the design is still "
+    "waiting on copy from the product lead. Our test coverage rose to seventy percent after the "
+    "refactoring of the billing module. The budget review is on Friday and finance wants the "
+    "cloud costs split by team. We also discussed hiring two more backend engineers."
+)
+_TOPICS = ("sales figures", "office move", "onboarding", "security audit", "mobile release")
+
+
+def _long_note(first_topic: int, last_paragraph: str) -> str:
+    paragraphs = [f"About the {_TOPICS[(first_topic + k) % 5]}: {_FILLER}" for k in range(4)]
+    return "\n\n".join([*paragraphs, last_paragraph])
+
+
+def test_chunking_finds_a_fact_in_the_last_paragraph_of_a_long_memory(
+    embedder: LocalEmbedder,
+) -> None:
+    """Issue 12: with chunking, all of a memory's text counts, not its first window."""
+    notes = [
+        _long_note(0, "Finally, my sister Beatrice keeps three alpacas named Pesto, Mango and "
+                      "Juniper on her farm in Vermont."),
+        _long_note(1, "Finally, the team lunch moved to the Italian place near the station."),
+        _long_note(2, "Finally, the printer on the third floor needs new toner again."),
+        _long_note(3, "Finally, remember to renew the domain name before it expires in October."),
+        _long_note(4, "Finally, the conference talk proposal is due at the end of the month."),
+    ]  # fmt: skip
+    query = "What are the names of Beatrice's alpacas?"
+    chunked = CHUNKED.embed_sync(notes) @ CHUNKED.embed_sync([query])[0]
+    assert int(np.argmax(chunked)) == 0
+    truncated = embedder.embed_sync(notes) @ embedder.embed_sync([query])[0]
+    assert int(np.argmax(truncated)) != 0  # the default reads the first 256 word pieces
+
+
+def test_chunked_texts_embed_deterministically_alone_or_in_any_batch() -> None:
+    texts = [_long_note(k, f"Closing remark number {k}.") for k in range(3)] + [JWT, BREAD]
+    first = CHUNKED.embed_sync(texts)
+    np.testing.assert_array_equal(first, CHUNKED.embed_sync(texts))
+    singles = np.vstack([CHUNKED.embed_sync([t]) for t in reversed(texts)])[::-1]
+    np.testing.assert_allclose(first, singles, atol=1e-5)
+    small = LocalEmbedder(batch_size=2, max_tokens=128, chunk=True).embed_sync(texts)
+    np.testing.assert_allclose(first, small, atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+
+
+def test_a_text_within_one_window_is_not_chunked(embedder: LocalEmbedder) -> None:
+    short = "Dana prefers meetings in the morning, before the stand-up."
+    np.testing.assert_allclose(embedder.embed_sync([short]), CHUNKED.embed_sync([short]), atol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +159,16 @@ async def test_async_invalid_input_raises_validation_error(embedder: LocalEmbedd
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"batch_size": 0}, {"intra_op_threads": 0}, {"max_tokens": 2}, {"max_tokens": 513}]
+    "kwargs",
+    [
+        {"batch_size": 0},
+        {"intra_op_threads": 0},
+        {"max_tokens": 2},
+        {"max_tokens": 513},
+        {"chunk_overlap": -1},
+        {"chunk_overlap": 127},
+        {"max_tokens": 32, "chunk_overlap": 16},
+    ],
 )
 def test_invalid_settings_raise_config_error(kwargs: dict[str, int]) -> None:
     with pytest.raises(ConfigError):
