@@ -209,6 +209,12 @@ def foreign_questions(
     return found
 
 
+def role(hit: Any) -> str:
+    """Who said a hit: the message's role for an episode, else the memory's kind
+    (a fact or a procedure derived from the chat has no speaker)."""
+    return getattr(hit.memory, "source", None) or hit.kind.value
+
+
 def fresh_first(ranked: list[int | None], question: Question, alias: dict[int, int]) -> str:
     """ "fresh", "stale", "tie" or "both_missing" for one knowledge-update question."""
 
@@ -274,7 +280,7 @@ async def run_system(
                         "question": question.text,
                         "evidence": evidence,
                         "top10": [
-                            [h.memory.metadata.get("message_id"), h.memory.source, len(h.content)]
+                            [h.memory.metadata.get("message_id"), role(h), len(h.content)]
                             for h in hits[:ANSWERABLE_K]
                         ],
                         "confidence": signal[0] if signal else None,
@@ -285,8 +291,8 @@ async def run_system(
                 if question.category == UPDATE:
                     updates[fresh_first(ranked, question, conv.alias)] += 1
                 for hit in hits[:ANSWERABLE_K]:
-                    top_roles[hit.memory.source] += 1
-                    if hit.memory.source == "assistant":
+                    top_roles[role(hit)] += 1
+                    if role(hit) == "assistant":
                         top_lengths.append(len(hit.content))
             if cascade:
                 for question in borrowed[conv.scope]:
