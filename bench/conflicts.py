@@ -5,8 +5,12 @@ moves (``clock=``), so "40 days later" is exact. Families:
 
 - ``temporal``: a functional value changes more than 30 days later (newest wins);
 - ``late_report``: an older value arrives late with an explicit ``valid_from``;
-- ``simultaneous``: near-simultaneous contradictions (ask the user; some are
-  then answered with ``resolve_conflict``);
+- ``simultaneous``: real ambiguity: two different sources (``metadata={"source":
+  ...}``) assert different values within a few days with similar confidence
+  (ask the user; some are then answered with ``resolve_conflict``);
+- ``restated``: one source states a new value a few days after its own earlier,
+  unconfirmed one, with similar confidence: a clear later statement, so the
+  newest supersedes (``keep_newest``) and nobody is asked;
 - ``confidence``: a clear confidence gap decides;
 - ``reinforced``: a value confirmed several times beats a new one-off;
 - ``low_confidence``: a weak belief is simply replaced;
@@ -54,7 +58,11 @@ T0 = 1_704_096_000.0  # 2024-01-01 08:00 UTC
 
 @dataclass
 class Step:
-    """One event of a stream: assert, reinforce, resolve (the user's choice) or wait."""
+    """One event of a stream: assert, reinforce, resolve (the user's choice) or wait.
+
+    ``source`` names who states an assertion (``metadata["source"]``); without it
+    the fact's source is its provenance, the same for every plain assertion.
+    """
 
     action: str
     subject: str = ""
@@ -63,6 +71,7 @@ class Step:
     days: float = 0.0
     confidence: float = 0.8
     valid_from_days: float | None = None
+    source: str | None = None
 
 
 @dataclass
@@ -144,11 +153,20 @@ def build() -> list[Scenario]:
             assertion(subject, pred, vals[0], days=5, conf=0.95, valid_from_days=-120),
         ]
         add(Scenario("late_report", f"late {pred}", subject, pred, steps, {vals[1]}, "keep_newest"))
-    for i, (pred, vals) in enumerate(FUNCTIONAL[:8]):  # 8 near-simultaneous contradictions
+    sources = ["crm", "support_call", "email_thread", "user", "web_form", "agent_notes"]
+    for i, (pred, vals) in enumerate(FUNCTIONAL[:8]):  # 8 ambiguous contradictions
         subject = f"twin_{i}"
+        first, second = sources[i % len(sources)], sources[(i + 1) % len(sources)]
         steps = [
-            assertion(subject, pred, vals[0], conf=0.8),
-            assertion(subject, pred, vals[1], days=i % 4, conf=0.8 + (0.05 if i % 2 else -0.05)),
+            assertion(subject, pred, vals[0], conf=0.8, source=first),
+            assertion(
+                subject,
+                pred,
+                vals[1],
+                days=i % 4,
+                conf=0.8 + (0.05 if i % 2 else -0.05),
+                source=second,
+            ),
         ]
         if i >= 5:  # the user answers
             steps.append(Step("resolve", subject, pred, vals[i % 2], days=1))
@@ -160,6 +178,25 @@ def build() -> list[Scenario]:
                 "simultaneous", f"{pred} twin", subject, pred, steps, expect, "ask_user", pending
             )
         )
+    for i, (pred, vals) in enumerate(FUNCTIONAL[4:12]):  # 8 sources restating themselves
+        subject = f"restate_{i}"
+        # Half name their source, half are plain assertions (source: the provenance).
+        source = sources[i % len(sources)] if i % 2 == 0 else None
+        steps = [
+            assertion(subject, pred, vals[0], conf=0.8, source=source),
+            assertion(
+                subject,
+                pred,
+                vals[1],
+                days=i % 4 + 0.5,
+                conf=0.8 + (0.05 if i % 2 else -0.05),
+                source=source,
+            ),
+        ]
+        if i % 4 == 3:  # a third value later still, from the same source
+            steps.append(assertion(subject, pred, vals[2], days=2, source=source))
+        last = vals[2] if i % 4 == 3 else vals[1]
+        add(Scenario("restated", f"{pred} restated", subject, pred, steps, {last}, "keep_newest"))
     for i, (pred, vals) in enumerate(FUNCTIONAL[4:10]):  # 6 clear confidence gaps
         subject = f"sure_{i}"
         strong_first = i % 2 == 0
@@ -333,13 +370,17 @@ async def run(scenario: Scenario, index: int, mem: AsyncMemory, clock: Clock) ->
                 step.value,
                 confidence=step.confidence,
                 valid_from=valid_from,
+                metadata=None if step.source is None else {"source": step.source},
                 **scope,
             )
             if i == 0 and scenario.chain_hops:
                 conclusions = await build_chain(mem, scenario, fact.id, scope)
         elif step.action == "resolve":
-            [pending] = await mem.conflicts(status="pending", **scope)
-            await mem.resolve_conflict(pending.id, step.value, **scope)
+            # The user answers the question asked; no question asked fails the
+            # scenario (its values or pending state differ) instead of the run.
+            asked = await mem.conflicts(status="pending", **scope)
+            if len(asked) == 1:
+                await mem.resolve_conflict(asked[0].id, step.value, **scope)
         elif step.action == "read":
             await mem.facts_about(step.subject, **scope)
     current = await mem.facts_about(scenario.subject, **scope)
