@@ -81,6 +81,8 @@ class Memory:
         return self._async.working_memory(**scope)
 
     def context(self, **scope: Any) -> str:
+        """The scope's working memory rendered as LLM context, current material only
+        (``AsyncMemory.context``): the name to use from synchronous code."""
         return self._async.context(**scope)
 
     def session_id(self, **scope: Any) -> str:
@@ -88,6 +90,7 @@ class Memory:
 
     def add_source_of_truth(self, source: SourceOfTruth) -> None:
         self._async.add_source_of_truth(source)
+
     def export_lines(self, **scope: Any) -> Iterator[str]:
         """The scope's export line by line, read a page at a time (see AsyncMemory)."""
         lines = self._async.export_lines(**scope)
@@ -99,6 +102,7 @@ class Memory:
                     return
         finally:
             self._portal.call(lines.aclose)
+
     def interrupt_consolidation(self) -> None:
         """Ask a running sleep cycle to stop after its current phase."""
         self._portal.call(self._async.interrupt_consolidation)
@@ -124,6 +128,9 @@ class Memory:
     review_flags = _blocking(AsyncMemory.review_flags)
     clear_review = _blocking(AsyncMemory.clear_review)
     answer = _blocking(AsyncMemory.answer)
+    # The same text as ``context()``, read on the memory's event loop; kept so the
+    # facade has every AsyncMemory method (code moving between styles keeps working).
+    current_context = _blocking(AsyncMemory.current_context)
     facts_about = _blocking(AsyncMemory.facts_about)
     fact_history = _blocking(AsyncMemory.fact_history)
     traverse = _blocking(AsyncMemory.traverse)
