@@ -241,8 +241,13 @@ async def test_tenant_isolation_of_recall_conflicts_decisions_and_events(
     alice, bob = await keyed("alice"), await keyed("bob")
     ids = await alice_world(alice)
     gai = {"subject": "Nightjar", "predicate": "launch_day"}
-    await alice.post("/v1/facts", json={**gai, "object": "Tuesday"})
-    pending = (await alice.post("/v1/facts", json={**gai, "object": "Friday"})).json()
+    # Two different sources at about the same time: ambiguous, so it stays pending.
+    await alice.post("/v1/facts", json={**gai, "object": "Tuesday", "metadata": {"source": "crm"}})
+    pending = (
+        await alice.post(
+            "/v1/facts", json={**gai, "object": "Friday", "metadata": {"source": "standup"}}
+        )
+    ).json()
     [conflict] = pending["conflicts_detected"]
     assert conflict["status"] == "pending"
     recalled = (await alice.post("/v1/recall", json={"query": "Nightjar launch"})).json()

@@ -81,11 +81,17 @@ async def test_recall_returns_confidence_cascade_path_and_retrieval_id(
 async def test_a_pending_conflict_is_reported_listed_and_resolved(
     local: httpx.AsyncClient,
 ) -> None:
+    # Real ambiguity: two different sources at about the same time, similar
+    # confidence (the same source stating a new value later would supersede).
     fact = {**A, "subject": GAI, "predicate": "delivery_pref"}
-    first = await local.post("/v1/facts", json={**fact, "object": "Thursday"})
+    first = await local.post(
+        "/v1/facts", json={**fact, "object": "Thursday", "metadata": {"source": "crm"}}
+    )
     assert first.status_code == 201 and first.json()["conflicts_detected"] == []
     before_friday = time.time()
-    second = await local.post("/v1/facts", json={**fact, "object": "Friday"})
+    second = await local.post(
+        "/v1/facts", json={**fact, "object": "Friday", "metadata": {"source": "support_call"}}
+    )
     assert second.status_code == 201, second.text
     report = second.json()
     assert report["disambiguation_required"] is True
