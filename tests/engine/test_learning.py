@@ -174,17 +174,30 @@ async def test_replay_equals_live_state(memory: AsyncMemory) -> None:
 
 
 async def test_events_are_ordered_per_scope_and_immutable(memory: AsyncMemory, db_path) -> None:
-    await memory.observe("Alice likes green tea")
+    tea = await memory.observe("Alice likes green tea")
     await memory.observe("Bob likes coffee", user_id="bob")
     await memory.recall("green tea")
-    await memory.observe("Alice walks to work")
+    walk = await memory.observe("Alice walks to work")
     alice = await memory.events()
     bob = await memory.events(user_id="bob")
     assert [e.seq for e in alice] == list(range(1, len(alice) + 1))
-    assert [e.seq for e in bob] == [1]
-    assert {e.user_id for e in alice} == {"alice"}
-    assert [e.type for e in alice] == ["memory.stored", "memory.retrieved", "memory.stored"]
-    assert [e.seq for e in await memory.events(after_seq=2)] == [3]
+    assert [e.seq for e in bob] == list(range(1, len(bob) + 1))
+    assert {e.user_id for e in alice} == {"alice"} and {e.user_id for e in bob} == {"bob"}
+    # observe stores the episode and, in the same transaction, the fact it asserts.
+    assert [(e.type, e.payload.get("kind")) for e in alice] == [
+        ("memory.stored", "episodic"),
+        ("memory.stored", "semantic"),
+        ("memory.retrieved", None),
+        ("memory.stored", "episodic"),  # "walks to work" asserts no fact
+    ]
+    assert [e.payload.get("memory_id") for e in alice[::3]] == [tea.id, walk.id]
+    fact = await memory.get(alice[1].payload["memory_id"])
+    assert fact.content == "Alice likes green tea" and fact.source_episode_ids == [tea.id]
+    assert [(e.type, e.payload["kind"]) for e in bob] == [
+        ("memory.stored", "episodic"),
+        ("memory.stored", "semantic"),
+    ]
+    assert [e.seq for e in await memory.events(after_seq=3)] == [4]
     with closing(sqlite3.connect(db_path)) as conn:
         with pytest.raises(sqlite3.DatabaseError, match="immutable"):
             conn.execute("UPDATE events SET type = 'x'")

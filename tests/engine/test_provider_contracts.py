@@ -26,6 +26,9 @@ pytestmark = pytest.mark.anyio
 
 T0 = 1_700_000_000.0
 DIMENSION = 64
+# Observe reads claims with the rules at once; from this one they read none, so
+# any fact about Omar comes from the configured extractor, run by sleep.
+POSTCARD = "A postcard came from Omar, postmarked Cairo."
 
 
 class HashingEmbedder:
@@ -156,23 +159,26 @@ async def test_an_extractor_without_reference_time_works(tmp_path: Path) -> None
     extractor = OldExtractor()
     providers = Providers(ExtractiveSummarizer(), extractor)
     async with _memory(tmp_path / "m.db", providers=providers) as memory:
-        await memory.observe("Remember that Omar lives in Cairo.", source="user")
+        await memory.observe(POSTCARD, source="user")
+        assert await memory.facts_about("Omar") == []
         report = await memory.sleep()
         assert report.abstract["facts_new"] == 1
         [fact] = await memory.facts_about("Omar")
         assert (fact.predicate, fact.object) == ("lives_in", "Cairo")
         assert fact.metadata["extracted_by"] == "OldExtractor"
-    assert extractor.calls == [("Remember that Omar lives in Cairo.", "user")]
+    assert extractor.calls == [(POSTCARD, "user")]
 
 
 async def test_an_extractor_may_return_json_like_mappings(tmp_path: Path) -> None:
     extractor = BadExtractor([{"subject": "Omar", "predicate": "lives_in", "object": "Cairo"}])
     providers = Providers(ExtractiveSummarizer(), extractor)
     async with _memory(tmp_path / "m.db", providers=providers) as memory:
-        await memory.observe("Remember that Omar lives in Cairo.")
+        await memory.observe(POSTCARD)
+        assert await memory.facts_about("Omar") == []
         await memory.sleep()
         [fact] = await memory.facts_about("Omar")
         assert fact.content == "Omar lives in Cairo"
+        assert fact.metadata["extracted_by"] == "BadExtractor"
 
 
 @pytest.mark.parametrize(
@@ -191,7 +197,7 @@ async def test_an_extractor_outside_its_contract_raises_provider_error(
 ) -> None:
     providers = Providers(ExtractiveSummarizer(), BadExtractor(result))
     async with _memory(tmp_path / "m.db", providers=providers) as memory:
-        await memory.observe("Remember that Omar lives in Cairo.")
+        await memory.observe(POSTCARD)
         with pytest.raises(ProviderError, match="BadExtractor") as raised:
             await memory.sleep()
         assert expected in str(raised.value)

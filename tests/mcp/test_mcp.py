@@ -109,16 +109,29 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
             )
             assert seed_decision["decision_id"] != decision["decision_id"]
 
+            # The agent restating a value later replaces its own earlier one (seed 002).
             await call(
                 client, "assert_fact", subject="Gai", predicate="delivery_pref", object="Thursday"
             )
-            disputed = await call(
+            updated = await call(
                 client, "assert_fact", subject="Gai", predicate="delivery_pref", object="Friday"
             )
-            assert disputed["disambiguation_required"] is True
+            assert updated["disambiguation_required"] is False
+            assert [c["status"] for c in updated["conflicts"]] == ["resolved"]
             gai = await call(client, "facts", entity="Gai")
-            assert gai["disambiguation_required"] and gai["options"] == ["Thursday", "Friday"]
-            assert gai["conflicts"][0]["status"] == "pending"
+            assert [f["object"] for f in gai["facts"]] == ["Friday"]
+            # Another source's value at about the same time is real ambiguity: ask the user.
+            await memory.assert_fact(
+                "Nightjar", "launch_day", "Tuesday", metadata={"source": "crm"}, user_id="alice"
+            )
+            disputed = await call(
+                client, "assert_fact", subject="Nightjar", predicate="launch_day", object="Friday"
+            )
+            assert disputed["disambiguation_required"] is True
+            nightjar = await call(client, "facts", entity="Nightjar")
+            assert nightjar["disambiguation_required"]
+            assert nightjar["options"] == ["Tuesday", "Friday"]
+            assert nightjar["conflicts"][0]["status"] == "pending"
 
             health = await call(client, "mind_health")
             assert health["status"] == "ok" and health["user_id"] == "alice"

@@ -9,6 +9,8 @@ import pytest
 
 from ucma.config import RetrievalConfig, UCMAConfig
 from ucma.engine import AsyncMemory
+from ucma.providers.base import ExtractedFact, Providers
+from ucma.providers.heuristics import ExtractiveSummarizer
 from ucma.server import create_app
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -29,12 +31,33 @@ async def test_lifespan_runs_sleep_and_gardener(memory: AsyncMemory) -> None:
     assert not report.ran and set(report.skipped.values()) == {"not due"}
 
 
-async def test_maintenance_can_be_turned_off(memory: AsyncMemory) -> None:
-    await memory.observe("Remember that Ravi lives in Pune.")
-    app = create_app(memory, maintenance=False)
-    async with app.router.lifespan_context(app):
-        await asyncio.sleep(0.1)
-    assert await memory.facts_about("Ravi") == []
+class RecordingExtractor:
+    """A fact extractor other than the rules: sleep reads every new episode with it."""
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    async def extract_facts(self, content: str, **_: object) -> list[ExtractedFact]:
+        self.read.append(content)
+        return []
+
+
+async def test_maintenance_can_be_turned_off(db_path, local_embedder) -> None:
+    # observe itself writes the facts the rules read ("Ravi lives in Pune"), so a
+    # sleep shows in what it does beyond them: it hands new episodes to a
+    # configured extractor, and the gardener's jobs stop being due.
+    extractor = RecordingExtractor()
+    providers = Providers(ExtractiveSummarizer(), extractor)
+    async with AsyncMemory(
+        db_path, user_id="alice", embedder=local_embedder, providers=providers
+    ) as memory:
+        await memory.observe("Remember that Ravi lives in Pune.")
+        app = create_app(memory, maintenance=False)
+        async with app.router.lifespan_context(app):
+            await asyncio.sleep(0.1)
+        assert extractor.read == []  # no sleep ran
+        report = await memory.run_gardener()  # nor any gardener job: all are due
+        assert report.ran and "not due" not in report.skipped.values()
 
 
 async def test_lifespan_prepares_the_search_of_large_scopes(

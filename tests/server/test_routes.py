@@ -96,7 +96,17 @@ async def test_remember_with_filters(local: httpx.AsyncClient) -> None:
 
 
 async def test_memories_are_listed_a_page_at_a_time(local: httpx.AsyncClient) -> None:
-    ids = sorted(await observe_all(local))  # one batch: same created_at, then by id
+    episodes = await observe_all(local)
+    # observe also stores the facts the notes assert, each linked to its episode.
+    facts = (await local.get("/v1/memories", params={**A, "kind": "semantic"})).json()
+    assert (facts["limit"], facts["offset"], facts["next_offset"]) == (100, 0, None)
+    assert facts["items"] and all(f["kind"] == "semantic" for f in facts["items"])
+    assert all(set(f["source_episode_ids"]) <= set(episodes) for f in facts["items"])
+    listed = (await local.get("/v1/memories", params={**A, "kind": "episodic"})).json()
+    assert sorted(m["id"] for m in listed["items"]) == sorted(episodes)
+    # One batch: same created_at, then by id.
+    ids = sorted(episodes + [f["id"] for f in facts["items"]])
+    assert len(ids) > 2
     first = (await local.get("/v1/memories", params={**A, "limit": 2})).json()
     assert [m["id"] for m in first["items"]] == ids[:2]
     assert (first["limit"], first["offset"], first["next_offset"]) == (2, 0, 2)
@@ -106,8 +116,8 @@ async def test_memories_are_listed_a_page_at_a_time(local: httpx.AsyncClient) ->
         pages.extend(m["id"] for m in page["items"])
         offset = page["next_offset"]
     assert pages == ids
-    facts = (await local.get("/v1/memories", params={**A, "kind": "semantic"})).json()
-    assert facts == {"items": [], "limit": 100, "offset": 0, "next_offset": None}
+    none = (await local.get("/v1/memories", params={**A, "kind": "procedural"})).json()
+    assert none == {"items": [], "limit": 100, "offset": 0, "next_offset": None}
     for params in (
         {"limit": 0},
         {"limit": 5000},
@@ -304,8 +314,11 @@ async def test_graph_link_related_importance(local: httpx.AsyncClient) -> None:
         await local.get(f"/v1/memories/{ids[0]}/related", params={**A, "edge_types": ["explains"]})
     ).json()
     assert [(r["memory"]["id"], r["hops"]) for r in related["results"]] == [(ids[2], 1)]
+    # Every memory is a node: the three notes and the facts observe read from them.
+    stored = (await local.get("/v1/memories", params=A)).json()["items"]
+    assert {m["kind"] for m in stored} == {"episodic", "semantic"} and len(stored) > 3
     importance = await local.post("/v1/graph/importance", json=A)
-    assert importance.status_code == 200 and importance.json()["nodes"] == 3
+    assert importance.status_code == 200 and importance.json()["nodes"] == len(stored)
 
     assert (await local.get("/v1/memories/ep_nope/related", params=A)).status_code == 404
     assert (
@@ -351,12 +364,18 @@ async def test_export_then_import_over_http(
 
     ids = await observe_all(local)
     await local.post("/v1/facts", json={**A, "subject": "a", "predicate": "b", "object": "c"})
+    # The notes, the facts observe read from them and the asserted fact.
+    stored = (await local.get("/v1/memories", params=A)).json()["items"]
+    read = [m for m in stored if m["id"] not in ids and m["subject"] != "a"]
+    assert read and all(set(m["source_episode_ids"]) <= set(ids) for m in read)
+    count = len(ids) + len(read) + 1
+    assert len(stored) == count
     exported = await local.get("/v1/export", params=A)
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("application/x-ndjson")
     lines = exported.text.splitlines()
     assert json.loads(lines[0])["type"] == "header"
-    assert sum(json.loads(x)["type"] == "memory" for x in lines) == len(ids) + 1
+    assert sum(json.loads(x)["type"] == "memory" for x in lines) == count
 
     # The same scope already holds every record: nothing new, nothing duplicated.
     same = await local.post(
@@ -366,7 +385,7 @@ async def test_export_then_import_over_http(
         headers={"content-type": "application/x-ndjson"},
     )
     assert same.status_code == 200, same.text
-    assert (same.json()["imported"], same.json()["skipped"]) == (0, len(ids) + 1)
+    assert (same.json()["imported"], same.json()["skipped"]) == (0, count)
 
     async with AsyncMemory(tmp_path / "copy.db", embedder=local_embedder) as other:
         app = create_app(other, mcp=False)
@@ -385,7 +404,7 @@ async def test_export_then_import_over_http(
                 headers={"content-type": "application/x-ndjson"},
             )
             assert imported.status_code == 200, imported.text
-            assert imported.json()["imported"] == len(ids) + 1
+            assert imported.json()["imported"] == count
             again = await copy.get("/v1/export", params=A)
             assert again.content == exported.content
 

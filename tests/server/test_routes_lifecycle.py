@@ -40,10 +40,16 @@ async def test_keys_bind_sleep_and_forget_to_their_scope(keyed) -> None:
     bob = await keyed("bob")
     note = await alice.post("/v1/observe", json={"content": "Alice's locker code is 4512."})
     assert note.status_code == 201, note.text
+    # The note and the facts observe read from it, each linked to the note.
+    before = (await alice.get("/v1/memories")).json()["items"]
+    assert [m["id"] for m in before if m["kind"] == "episodic"] == [note.json()["id"]]
+    assert all(
+        m["source_episode_ids"] == [note.json()["id"]] for m in before if m["kind"] == "semantic"
+    )
     for path in ("/v1/sleep", "/v1/forget"):
         response = await bob.post(path, json={"user_id": "alice"})
         assert response.status_code == 404 and error_of(response)["code"] == "not_found"
         assert (await bob.post(path)).status_code == 200  # bob's own scope
         assert (await (await keyed(None)).post(path, json=A)).status_code == 401
     listed = await alice.get("/v1/memories")
-    assert [m["id"] for m in listed.json()["items"]] == [note.json()["id"]]
+    assert listed.json()["items"] == before  # bob's sleep and forget left alice's scope alone
