@@ -241,6 +241,13 @@ class RetrievalConfig:
     # only shares the name cannot outrank one that answers (0: the entity channel
     # is fused additively with its channel weight instead, the old behaviour).
     entity_boost: float = 1.0
+    # A memory holding an exact identifier the query names (email, code, id, URL)
+    # has its score multiplied by (1 + identifier_boost).
+    identifier_boost: float = 1.0
+    # Whether the names the router recognises stay in the embedded query. Left
+    # out, a name cannot pull in lines that merely address the person; kept, the
+    # query matches memories that state things about the person by name.
+    embed_names: bool = False
     rrf_k: int = 60
     # Session prior: episodes of sessions matching the query as a whole gain this much.
     session_prior: float = 0.4

@@ -30,6 +30,7 @@ FACTORS = {
     "consistency",
     "completeness",
     "overall",
+    "level",
 }
 
 

@@ -43,18 +43,27 @@ def test_scores_follow_the_bm25f_formula():
         tf += 0.5 * in_context / (1 - 0.75 + 0.75 * lengths[row, 1] / average[1])
         return idf * tf * 2.2 / (tf + 1.2)
 
-    assert found[0] == pytest.approx(expected(2, 0, 0))
-    assert found[1] == pytest.approx(expected(0, 1, 1))
+    # Scores are BM25F over the most the query's terms allow (idf x (k1 + 1) each).
+    most = idf * 2.2
+    assert found[0] == pytest.approx(expected(2, 0, 0) / most)
+    assert found[1] == pytest.approx(expected(0, 1, 1) / most)
     assert 1 not in _scores(terms, ["kettle"], Bm25(context_weight=0.0))
+    # A query word no row holds counts with document frequency 0: matching the
+    # rest of the query is only part of it.
+    unseen = math.log(1 + (3 - 0 + 0.5) / (0 + 0.5))
+    partial = _scores(terms, ["kettle", "samovar"], params)
+    assert partial[0] == pytest.approx(expected(2, 0, 0) / (most + unseen * 2.2))
+    assert all(0 < score <= 1 for score in partial.values())
 
 
 def test_masks_filter_rows_and_deleted_rows_leave_the_statistics():
     terms = _index(("rare word", ""), ("common word", ""), ("common thing", ""))
     visible = np.array([True, False, True])
     assert set(_scores(terms, ["word", "common"], visible=visible)) == {0, 2}
-    everyone = _scores(terms, ["common"])
+    everyone = _scores(terms, ["common", "rare"])
     live = np.array([True, True, False])  # the third row deleted: "common" is rarer
-    assert _scores(terms, ["common"], live=live, visible=live)[1] > everyone[1]
+    # ... so it carries more of the query's information, and row 1 matches more of it.
+    assert _scores(terms, ["common", "rare"], live=live, visible=live)[1] > everyone[1]
 
 
 def test_retext_and_compact_keep_positions_and_postings_in_step():

@@ -164,6 +164,7 @@ class Retrieval(EngineBase):
             time_range=_time_range(time_range),
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             drop_entity_terms="entity" in cfg.retrieval.channels,
+            embed_names=cfg.retrieval.embed_names,
         )
         wanted = [plan.embedded_text] if text.strip() else []
         if plan.time_anchor is not None and plan.time_range is None:

@@ -26,6 +26,7 @@ Retrieval also counts as a review of what it returned (``record_access``).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.config import UCMAConfig
+from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
 from ucma.retrieval.confidence import confidence, event_time
@@ -49,6 +51,7 @@ logger = logging.getLogger(__name__)
 _DAY = 86_400.0
 _MIN_POOL = 30
 _SESSION_TOP = 3
+_INHERITED = ("context", "graph_expansion")  # candidates only a neighbour brought in
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
@@ -167,6 +170,7 @@ class Retriever:
         }
         if not include_superseded:
             relevance = self._current(scope, plan, relevance, records)
+        self._exact_identifiers(plan, relevance, records, candidates)
         if plan.time_range is not None and plan.time_filter:
             start, end = plan.time_range
             relevance = {
@@ -399,6 +403,27 @@ class Retriever:
             kept[memory_id] = score
         return kept
 
+    def _exact_identifiers(
+        self,
+        plan: QueryPlan,
+        relevance: dict[str, float],
+        records: dict[str, MemoryRecord],
+        candidates: dict[str, _Candidate],
+    ) -> None:
+        """A memory holding an identifier the query names (an email, code, id or
+        URL, matched whole and case-insensitively) gains ``identifier_boost``:
+        the exact match decides, not the words its parts share with others."""
+        boost = self._config.retrieval.identifier_boost
+        wanted = {found.lower() for found in identifiers(plan.text)}
+        if not wanted or boost <= 0:
+            return
+        for memory_id in relevance:
+            held = {found.lower() for found in identifiers(records[memory_id].content)}
+            if wanted & held:
+                relevance[memory_id] *= 1.0 + boost
+                cand = candidates.setdefault(memory_id, _Candidate(source="identifier"))
+                cand.channels["identifier"] = 1.0
+
     # -- ranking ----------------------------------------------------------------------
 
     def _rank(
@@ -441,7 +466,7 @@ class Retriever:
             # A minimum relevance (seed 001's similarity floor), so nonsense finds
             # nothing; a neighbour inherits its relevance from the hit it follows
             # (and goes with it when no hit passes on its own).
-            inherited = "context" in cand.channels or "graph" in cand.channels
+            inherited = cand.source in _INHERITED
             if conf.semantic_relevance < cfg.retrieval.min_relevance:
                 if not inherited:
                     continue
@@ -536,8 +561,17 @@ def record_access(
 
 def _without_restatements(hits: list[Hit]) -> list[Hit]:
     """Each piece of information once: a fact inferred from episodes restates
-    them, so of an inferred fact and its source episodes only the best-ranked
-    is returned (the graph still links them: ``related``, ``sources``)."""
+    them, so of an inferred fact and its source episodes only one is returned,
+    at the better of their places: the episode when it was found too (what was
+    said, whole and verbatim, rather than a rule's reading of it), else the
+    fact. The graph still links them (``related``, ``sources``)."""
+    present = {hit.memory.id: hit for hit in hits}
+    seen: set[str] = set()
+    hits = [
+        hit
+        for hit in (_episode_for(h, present) for h in hits)
+        if not (hit.memory.id in seen or seen.add(hit.memory.id))
+    ]
     derived: dict[str, set[str]] = {}
     for hit in hits:
         memory = hit.memory
@@ -559,6 +593,17 @@ def _without_restatements(hits: list[Hit]) -> list[Hit]:
         kept.append(hit)
         shown.add(memory.id)
     return kept
+
+
+def _episode_for(hit: Hit, present: dict[str, Hit]) -> Hit:
+    """The found source episode of an inferred fact's hit, at the fact's score."""
+    memory = hit.memory
+    if not isinstance(memory, Fact) or memory.provenance is not Provenance.INFERRED:
+        return hit
+    source = next((present[i] for i in memory.source_episode_ids if i in present), None)
+    if source is None or source.score >= hit.score:
+        return hit
+    return dataclasses.replace(source, score=hit.score)
 
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:

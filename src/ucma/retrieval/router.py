@@ -201,6 +201,7 @@ _CLASS_PATTERNS: tuple[tuple[QueryClass, re.Pattern[str]], ...] = (
     ),
 )
 
+_MAX_GUESSED_WORDS = 4  # a subject guessed from "what is ..." longer than this is a clause
 _TRAILING = re.compile(r"[\s?.!,;:]+$")
 _ENTITY_PREFIXES = ("what do you know about", "tell me about", "what is", "who is", "facts about")
 _SEED001_TEMPORAL = _phrases(
@@ -316,6 +317,7 @@ def route(
     time_range: tuple[float, float] | None = None,
     kinds: Sequence[MemoryKind] | None = None,
     drop_entity_terms: bool = True,
+    embed_names: bool = False,
 ) -> QueryPlan:
     """Build the plan for ``text``; explicit arguments override the heuristics."""
     expressions = find_time_expressions(text, reference_time)
@@ -329,19 +331,28 @@ def route(
         QueryMode.TEMPORAL if time_range is not None else seed001_mode(text, query_class)
     )
     entities = named_entities(text, known_entities)
-    explicit = entity or (
-        _entity_after_prefix(text) if chosen_mode is QueryMode.STRUCTURED else None
-    )
+    # Names the scope knows, and the caller's entity, leave the query's words; a
+    # subject guessed from "what is ..." only feeds the entity channel: taken out
+    # of the words, a wrong guess ("Jonas's manager's pet bird called") left
+    # nothing of the question to embed.
+    dropped = list(entities)
+    guessed = _entity_after_prefix(text) if chosen_mode is QueryMode.STRUCTURED else None
+    if guessed and len(guessed.split()) > _MAX_GUESSED_WORDS:
+        guessed = None
+    if entity:
+        dropped.insert(0, entity)
+    explicit = entity or guessed
     if explicit and explicit.lower() not in {e.lower() for e in entities}:
         entities.insert(0, explicit)
     terms = keyword_terms(text)
     semantic_text = ""
-    if entities and drop_entity_terms:
+    if dropped and drop_entity_terms:
         # Who the query is about is the entity channel's job; left in the keyword
         # query or the embedding, a name would favour greetings that address the person.
-        named = {word for name in entities for word in keyword_terms(name)}
+        named = {word for name in dropped for word in keyword_terms(name)}
         terms = [t for t in terms if t.split("'")[0] not in named] or terms
-        semantic_text = without_names(text, entities)
+        if not embed_names:
+            semantic_text = without_names(text, dropped)
     plan_tags = list(tags) if tags else []
     if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
         plan_tags = terms  # "how to deploy fastapi" -> procedures tagged deploy / fastapi
