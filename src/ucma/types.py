@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 __all__ = [
+    "FACT_ID_PREFIX",
     "ApiKey",
     "Conflict",
     "ConflictStatus",
@@ -207,6 +208,10 @@ class Episode(MemoryRecord):
     tier: Tier = Tier.SHORT_TERM
 
 
+FACT_ID_PREFIX = "fact_"
+"""Every fact id starts with this (``fact_id_for``)."""
+
+
 def fact_id_for(scope: Scope, subject: str, predicate: str, object_: str) -> str:
     """Deterministic fact id: the same triple in the same scope is the same fact.
 
@@ -223,7 +228,7 @@ def fact_id_for(scope: Scope, subject: str, predicate: str, object_: str) -> str
             object_.strip().lower(),
         )
     )
-    return "fact_" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return FACT_ID_PREFIX + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass(kw_only=True, slots=True)

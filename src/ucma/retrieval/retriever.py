@@ -42,7 +42,16 @@ from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
-from ucma.types import Fact, Hit, MemoryKind, MemoryRecord, Provenance, RetentionInfo, Scope
+from ucma.types import (
+    FACT_ID_PREFIX,
+    Fact,
+    Hit,
+    MemoryKind,
+    MemoryRecord,
+    Provenance,
+    RetentionInfo,
+    Scope,
+)
 
 __all__ = ["LAYER_KINDS", "Retriever", "record_access"]
 
@@ -52,6 +61,7 @@ _DAY = 86_400.0
 _MIN_POOL = 30
 _SESSION_TOP = 3
 _INHERITED = ("context", "graph_expansion")  # candidates only a neighbour brought in
+_DERIVED_EDGE = "derived_from"
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
@@ -352,7 +362,11 @@ class Retriever:
         def neighbors(node_id: str) -> list[tuple[str, str, float]]:
             out = [(e.target_id, e.edge_type, e.weight) for e in graph.edges_from(scope, node_id)]
             out += [(e.source_id, e.edge_type, e.weight) for e in graph.edges_to(scope, node_id)]
-            return [edge for edge in out if edge[1] != _CONTEXT_EDGE]
+            return [
+                edge
+                for edge in out
+                if edge[1] != _CONTEXT_EDGE and not _restatement(node_id, edge[0], edge[1])
+            ]
 
         seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.graph_expansion_top_k]
         inherited: dict[str, tuple[float, int]] = {}
@@ -604,6 +618,16 @@ def _episode_for(hit: Hit, present: dict[str, Hit]) -> Hit:
     if source is None or source.score >= hit.score:
         return hit
     return dataclasses.replace(source, score=hit.score)
+
+
+def _restatement(node_id: str, other_id: str, edge_type: str) -> bool:
+    """A fact and the episode it was read from say the same thing: the link
+    between them is provenance, not association, so neither inherits score from
+    the other (it lifted every statement the rules could read above the ones
+    they could not). A lesson's link to its evidence still counts."""
+    return edge_type == _DERIVED_EDGE and (
+        node_id.startswith(FACT_ID_PREFIX) or other_id.startswith(FACT_ID_PREFIX)
+    )
 
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:
