@@ -244,9 +244,13 @@ class RetrievalConfig:
     # A memory holding an exact identifier the query names (email, code, id, URL)
     # has its score multiplied by (1 + identifier_boost).
     identifier_boost: float = 1.0
-    # Whether the names the router recognises stay in the embedded query. Left
-    # out, a name cannot pull in lines that merely address the person; kept, the
-    # query matches memories that state things about the person by name.
+    # Whether the names the router recognises (people who spoke: episode sources
+    # and participants) stay in the embedded query. Left out, a name cannot pull
+    # in lines that merely address or mention the person: kept, "What food
+    # restrictions does Dana have?" ranked "Dana lives in Denver" above Dana's
+    # own "I am allergic to peanuts.", and LoCoMo fell from R@10 0.805 / hit@1
+    # 0.503 to 0.791 / 0.493. The cost: another speaker's line naming her ("Dana
+    # is allergic to peanuts.") scores 0.15 against the name-less question.
     embed_names: bool = False
     rrf_k: int = 60
     # Session prior: episodes of sessions matching the query as a whole gain this much.
@@ -262,8 +266,12 @@ class RetrievalConfig:
     graph_expansion_discount: float = 0.7
     # Ranking preset (ranking.RANKING_PRESETS) and its parameters.
     ranking: str = "salient"
-    # Strength of effective salience in the "salient" preset (0: relevance alone).
-    salience_weight: float = 0.2
+    # Strength of the heuristic base salience in the "salient" preset (0: relevance
+    # and the learned outcome adjustment alone). 0 by measurement: the base (seed
+    # 003 R2 gives "I prefer ..." 1.0, other lines ~0.36) put statements of one
+    # shape above better answers (everyday set top-1 55.4% -> 59.4% without it;
+    # LoCoMo R@10 0.808 -> 0.805, hit@1 0.501 -> 0.503; paraphrase R@1 0.608 -> 0.603).
+    salience_weight: float = 0.0
     # Strength of the learned outcome adjustment in "salient": score x (1 + w x adjustment).
     outcome_weight: float = 1.0
     rank_pool_factor: int = 3

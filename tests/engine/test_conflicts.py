@@ -366,8 +366,9 @@ async def test_a_conclusion_from_a_stale_premise_is_flagged_and_loses_rank(
             impact_score=0.9,
             confidence=0.8,
         )
+        # A little less relevant, so the lesson ranks first while its premise holds.
         rival = await mem.learn(
-            "Book the Gai Media delivery trucks early in the week",
+            "Gai Media deliveries can also go early in the week",
             learning_type=LearningType.USER_PREFERENCE,
             impact_score=0.5,
             confidence=0.8,

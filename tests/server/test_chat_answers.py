@@ -33,7 +33,7 @@ async def test_chat_quotes_memories_and_keeps_other_conflicts_out(
     local: httpx.AsyncClient, engine: AsyncMemory
 ) -> None:
     await _observe(local, "My birthday is on March 14.", source="Dana")
-    await _observe(local, "Dana is allergic to peanuts.")
+    await _observe(local, "I am allergic to peanuts.", source="Dana")
     await _observe(local, "ok thanks")
     for value in ("Thursday", "Thursday", "Friday"):  # a dispute about another topic
         await engine.assert_fact("Project Falcon", "delivery_pref", value, user_id="dana")

@@ -56,7 +56,11 @@ def test_ranking_presets():
     x = RankInputs(relevance=0.8, salience=0.5, age_days=7.0, retention=0.9, confidence=0.6)
     assert rank_score("relevance", x, cfg) == 0.8
     assert rank_score("seed003", x, cfg) == pytest.approx(0.4)
-    assert rank_score("salient", x, cfg) == pytest.approx(0.8 * (0.8 + 0.2 * 0.5))
+    # The heuristic base salience does not order hits by default (weight 0) ...
+    assert rank_score("salient", x, cfg) == pytest.approx(0.8)
+    # ... and tempers the fused score with the weight it is given.
+    tempered = RetrievalConfig(salience_weight=0.2)
+    assert rank_score("salient", x, tempered) == pytest.approx(0.8 * (0.8 + 0.2 * 0.5))
     assert rank_score("seed001", x, cfg) == pytest.approx(
         0.4 * 0.8 + 0.25 * 0.5 + 0.2 * 0.5 + 0.15 * 0.9
     )

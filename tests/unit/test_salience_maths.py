@@ -109,7 +109,7 @@ def test_salient_ranking_uses_the_learned_adjustment() -> None:
 
     cfg = RetrievalConfig()
     plain = RankInputs(relevance=0.9, salience=0.5, age_days=None, retention=None)
-    assert rank_score("salient", plain, cfg) == pytest.approx(0.9 * (0.8 + 0.2 * 0.5))
+    assert rank_score("salient", plain, cfg) == pytest.approx(0.9)  # no outcome yet
     # A misleading memory (adjustment -0.24, effective 0) falls behind a
     # helpful one that is 20% less relevant; with salience_weight alone it would not.
     misleading = RankInputs(
@@ -117,5 +117,5 @@ def test_salient_ranking_uses_the_learned_adjustment() -> None:
     )
     helpful = RankInputs(relevance=0.8, salience=0.24, age_days=None, retention=None)
     assert rank_score("salient", misleading, cfg) < rank_score("salient", helpful, cfg)
-    weak = RetrievalConfig(outcome_weight=0.0)
+    weak = RetrievalConfig(outcome_weight=0.0, salience_weight=0.2)
     assert rank_score("salient", misleading, weak) > rank_score("salient", helpful, weak)

@@ -9,8 +9,10 @@ is better):
   R7 product, tempered so a heuristic salience cannot override a clearly
   better match; then times ``1 + outcome_weight * outcome_adjustment``, the
   learned part of salience with its own strength. The heuristic base is a
-  guess and stays tempered; the adjustment is evidence from outcomes. With
-  ``salience_weight`` alone (0.2), a memory that outcomes drove to salience 0
+  guess: by default (``salience_weight`` 0, chosen on the retrieval
+  benchmarks, see ``RetrievalConfig``) it does not order hits at all, and the
+  adjustment, evidence from outcomes, does. With ``salience_weight`` alone
+  (0.2), a memory that outcomes drove to salience 0
   still keeps 0.8 of its score and cannot fall behind a proven one more than
   ~6% less relevant (bench/learning.py: the helpful advice is 12% less
   relevant at the median, so learning barely moved decisions: +8 points).
