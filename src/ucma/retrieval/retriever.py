@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -520,7 +520,28 @@ class Retriever:
         if not relevant:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-        return _without_restatements(hits)
+        return _without_restatements(hits, self._read_from(scope, hits))
+
+    def _read_from(self, scope: Scope, hits: Sequence[Hit]) -> dict[str, MemoryRecord]:
+        """The live, current episodes that the inferred facts among ``hits`` were
+        read from and that are not among the hits themselves."""
+        shown = {hit.memory.id for hit in hits}
+        wanted = {
+            source
+            for hit in hits
+            if _inferred(hit.memory)
+            for source in hit.memory.source_episode_ids  # type: ignore[attr-defined]
+            if source not in shown
+        }
+        if not wanted:
+            return {}
+        found = self._storage.memories.get_many(scope, sorted(wanted))
+        replaced = self._storage.conflicts.superseded(scope, list(found))
+        return {
+            i: record
+            for i, record in found.items()
+            if record.archived_at is None and i not in replaced
+        }
 
     def _cosines(
         self,
@@ -573,24 +594,28 @@ def record_access(
         storage.retention.put_many(scope, updated)
 
 
-def _without_restatements(hits: list[Hit]) -> list[Hit]:
-    """Each piece of information once: a fact inferred from episodes restates
-    them, so of an inferred fact and its source episodes only one is returned,
-    at the better of their places: the episode when it was found too (what was
-    said, whole and verbatim, rather than a rule's reading of it), else the
-    fact. The graph still links them (``related``, ``sources``)."""
+def _without_restatements(
+    hits: list[Hit], read_from: Mapping[str, MemoryRecord] | None = None
+) -> list[Hit]:
+    """Each piece of information once, as it was said: a fact inferred from
+    episodes restates them, so of an inferred fact and its source episodes only
+    the episode is returned, at the better of their places (what was said,
+    whole and verbatim, rather than a rule's reading of it). ``read_from`` holds
+    source episodes that were not found themselves; a fact whose source is
+    neither found nor there (archived, superseded, deleted) stays. The graph
+    still links them (``related``, ``sources``)."""
     present = {hit.memory.id: hit for hit in hits}
     seen: set[str] = set()
     hits = [
         hit
-        for hit in (_episode_for(h, present) for h in hits)
+        for hit in (_episode_for(h, present, read_from or {}) for h in hits)
         if not (hit.memory.id in seen or seen.add(hit.memory.id))
     ]
     derived: dict[str, set[str]] = {}
     for hit in hits:
         memory = hit.memory
-        if isinstance(memory, Fact) and memory.provenance is Provenance.INFERRED:
-            for source in memory.source_episode_ids:
+        if _inferred(memory):
+            for source in memory.source_episode_ids:  # type: ignore[attr-defined]
                 derived.setdefault(source, set()).add(memory.id)
     if not derived:
         return hits
@@ -598,8 +623,8 @@ def _without_restatements(hits: list[Hit]) -> list[Hit]:
     shown: set[str] = set()
     for hit in hits:
         memory = hit.memory
-        if isinstance(memory, Fact) and memory.provenance is Provenance.INFERRED:
-            partners = set(memory.source_episode_ids)
+        if _inferred(memory):
+            partners = set(memory.source_episode_ids)  # type: ignore[attr-defined]
         else:
             partners = derived.get(memory.id, set())
         if partners & shown:
@@ -609,15 +634,29 @@ def _without_restatements(hits: list[Hit]) -> list[Hit]:
     return kept
 
 
-def _episode_for(hit: Hit, present: dict[str, Hit]) -> Hit:
-    """The found source episode of an inferred fact's hit, at the fact's score."""
+def _episode_for(
+    hit: Hit, present: Mapping[str, Hit], read_from: Mapping[str, MemoryRecord]
+) -> Hit:
+    """An inferred fact's hit stood in for by its source episode at the fact's
+    score: the found one (if it scores lower), else one read for it."""
     memory = hit.memory
-    if not isinstance(memory, Fact) or memory.provenance is not Provenance.INFERRED:
+    if not _inferred(memory):
         return hit
-    source = next((present[i] for i in memory.source_episode_ids if i in present), None)
-    if source is None or source.score >= hit.score:
-        return hit
-    return dataclasses.replace(source, score=hit.score)
+    sources = memory.source_episode_ids  # type: ignore[attr-defined]
+    found = next((present[i] for i in sources if i in present), None)
+    if found is not None:
+        return dataclasses.replace(found, score=hit.score) if found.score < hit.score else hit
+    episode = next((read_from[i] for i in sources if i in read_from), None)
+    return hit if episode is None else dataclasses.replace(hit, memory=episode)
+
+
+def _inferred(memory: MemoryRecord) -> bool:
+    """A fact read from episodes by rules or a model (not stated by anyone)."""
+    return (
+        isinstance(memory, Fact)
+        and memory.provenance is Provenance.INFERRED
+        and bool(memory.source_episode_ids)
+    )
 
 
 def _restatement(node_id: str, other_id: str, edge_type: str) -> bool:
