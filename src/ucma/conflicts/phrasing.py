@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ucma.conflicts.predicates import normalise_predicate
+from ucma.conflicts.predicates import FUNCTIONAL_SUFFIXES, normalise_predicate
 from ucma.conflicts.reports import predicate_words
 from ucma.types import Episode, Fact, FactStatus, Learning, MemoryRecord, Procedure
 
@@ -107,30 +107,9 @@ _NOUNS: frozenset[str] = _words(
     salary rank score allergy hobby
     """
 )
-# Attribute-like names outside the list still read as nouns ("order_status", "meeting_time").
-_NOUN_SUFFIXES = (
-    "_status",
-    "_state",
-    "_pref",
-    "_preference",
-    "_date",
-    "_day",
-    "_time",
-    "_name",
-    "_address",
-    "_email",
-    "_phone",
-    "_city",
-    "_country",
-    "_count",
-    "_total",
-    "_price",
-    "_version",
-    "_owner",
-    "_manager",
-    "_level",
-    "_tier",
-)
+# Attribute-like names outside the list still read as nouns ("order_status",
+# "meeting_time"): the suffixes that make a predicate functional (one value at a time).
+_NOUN_SUFFIXES = FUNCTIONAL_SUFFIXES
 
 # Words that cannot be a subject of their own (a pronoun left by an extractor).
 _PRONOUNS = _words(

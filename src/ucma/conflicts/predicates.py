@@ -33,6 +33,7 @@ from ucma.config import ConflictConfig
 __all__ = [
     "DEFAULT_FUNCTIONAL",
     "DEFAULT_MULTI_VALUED",
+    "FUNCTIONAL_SUFFIXES",
     "PredicateKind",
     "PredicateRegistry",
     "normalise_predicate",
@@ -71,7 +72,7 @@ DEFAULT_MULTI_VALUED: frozenset[str] = _names(
 )
 """Predicates that accumulate values; they never conflict."""
 
-_FUNCTIONAL_SUFFIXES = (
+FUNCTIONAL_SUFFIXES = (
     "_status",
     "_state",
     "_pref",
@@ -171,7 +172,7 @@ def _heuristic(name: str) -> bool | None:
     """Guess from the shape of the name; None when the name says nothing."""
     if name.startswith(_MULTI_PREFIXES):
         return False
-    if name.startswith(_FUNCTIONAL_PREFIXES) or name.endswith(_FUNCTIONAL_SUFFIXES):
+    if name.startswith(_FUNCTIONAL_PREFIXES) or name.endswith(FUNCTIONAL_SUFFIXES):
         return True
     last = name.rsplit("_", 1)[-1]
     # A plural noun as the last word ("hobbies", "skills", "languages") names a set.
