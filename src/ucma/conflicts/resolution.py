@@ -141,14 +141,8 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
         )
 
     if _explicit_change(existing, new, config):
-        return Decision(
-            ConflictType.TEMPORAL,
-            ResolutionStrategy.KEEP_NEWEST,
-            "supersede_old",
-            Side.NEW,
-            new.value,
-            FactStatus.SUPERSEDED,
-            1.0,
+        return _newer_wins(
+            new,
             f"A later statement says the value changed ({days:.1f} days newer, from an "
             "equally reliable source)",
         )
@@ -183,14 +177,8 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
         )
 
     if _restated_by_source(existing, new):
-        return Decision(
-            ConflictType.TEMPORAL,
-            ResolutionStrategy.KEEP_NEWEST,
-            "supersede_old",
-            Side.NEW,
-            new.value,
-            FactStatus.SUPERSEDED,
-            1.0,
+        return _newer_wins(
+            new,
             f"A later statement from the same source ({new.source}) replaces its earlier "
             f"value ({days:.1f} days newer)",
         )
@@ -223,6 +211,20 @@ def decide_value_mismatch(existing: Belief, new: Belief, config: ConflictConfig)
         f"({days:.0f} days apart), similar confidence ({existing.confidence:.2f} vs "
         f"{new.confidence:.2f}), similar reinforcement ({existing.reinforcement_count} vs "
         f"{new.reinforcement_count})",
+    )
+
+
+def _newer_wins(new: Belief, rationale: str) -> Decision:
+    """A clear later statement supersedes the existing value (seed 002's temporal rule)."""
+    return Decision(
+        ConflictType.TEMPORAL,
+        ResolutionStrategy.KEEP_NEWEST,
+        "supersede_old",
+        Side.NEW,
+        new.value,
+        FactStatus.SUPERSEDED,
+        1.0,
+        rationale,
     )
 
 
