@@ -403,7 +403,9 @@ class Retriever:
         """Only what holds now: no fact that was superseded or whose valid time
         ended before the reference time, and no memory that newer ones replaced
         (seed 002; ``include_superseded`` and ``as_of`` read the history)."""
-        replaced = self._storage.conflicts.superseded(scope, list(relevance))
+        replaced = self._storage.conflicts.superseded(
+            scope, list(relevance), at=plan.reference_time
+        )
         kept: dict[str, float] = {}
         for memory_id, score in relevance.items():
             record = records[memory_id]
