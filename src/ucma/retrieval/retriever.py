@@ -179,7 +179,13 @@ class Retriever:
             and records[i].effective_salience >= cfg.min_salience
         }
         if not include_superseded:
-            relevance = self._current(scope, plan, relevance, records)
+            # Only what holds at the reference time (seed 002): no fact superseded
+            # or past its valid time, no memory that newer ones replaced
+            # (``include_superseded`` and ``as_of`` read the history).
+            replaced = self._storage.conflicts.superseded(
+                scope, list(relevance), at=plan.reference_time
+            )
+            relevance = {i: r for i, r in relevance.items() if i not in replaced}
         self._exact_identifiers(plan, relevance, records, candidates)
         if plan.time_range is not None and plan.time_filter:
             start, end = plan.time_range
@@ -393,32 +399,6 @@ class Retriever:
             )
             cand.channels["graph"] = score
 
-    def _current(
-        self,
-        scope: Scope,
-        plan: QueryPlan,
-        relevance: dict[str, float],
-        records: dict[str, MemoryRecord],
-    ) -> dict[str, float]:
-        """Only what holds now: no fact that was superseded or whose valid time
-        ended before the reference time, and no memory that newer ones replaced
-        (seed 002; ``include_superseded`` and ``as_of`` read the history)."""
-        replaced = self._storage.conflicts.superseded(
-            scope, list(relevance), at=plan.reference_time
-        )
-        kept: dict[str, float] = {}
-        for memory_id, score in relevance.items():
-            record = records[memory_id]
-            if memory_id in replaced:
-                continue
-            if isinstance(record, Fact) and (
-                not record.is_current
-                or (record.valid_until is not None and record.valid_until < plan.reference_time)
-            ):
-                continue
-            kept[memory_id] = score
-        return kept
-
     def _exact_identifiers(
         self,
         plan: QueryPlan,
@@ -437,8 +417,7 @@ class Retriever:
             held = {found.lower() for found in identifiers(records[memory_id].content)}
             if wanted & held:
                 relevance[memory_id] *= 1.0 + boost
-                cand = candidates.setdefault(memory_id, _Candidate(source="identifier"))
-                cand.channels["identifier"] = 1.0
+                candidates[memory_id].channels["identifier"] = 1.0
 
     # -- ranking ----------------------------------------------------------------------
 
