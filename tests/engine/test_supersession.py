@@ -234,3 +234,44 @@ async def test_two_equally_plausible_statements_ask_the_user(
         choice = next(c for c in pending if c.existing_fact_id == friday.id)
         await mem.resolve_conflict(choice.id, choice.new_value)
         assert await superseded(mem, [monday.id, friday.id]) == {friday.id: change.id}
+
+
+async def test_changes_said_in_many_ways_leave_only_the_current_value(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        olds = [
+            await mem.observe("My landlord Greta runs 10 km most days."),
+            await mem.observe("I'm learning Dutch on my commute."),
+            await mem.observe("I've been living in Valencia since uni."),
+            await mem.observe("My boss Aisha has a cat called Bramble."),
+        ]
+        kept = await mem.observe("My boss Aisha runs 21 km most days.")
+        clock.now += 20 * DAY
+        news = [
+            await mem.observe("Greta went from 10 km to 5 km on daily runs."),
+            await mem.observe("FYI: I'm learning Portuguese on my commute."),
+            await mem.observe("Just signed a lease in Lisbon, goodbye Valencia."),
+            await mem.observe("Aisha's cat goes by Mochi these days."),
+        ]
+        gone = await superseded(mem, [o.id for o in olds] + [kept.id])
+        assert gone == {old.id: new.id for old, new in zip(olds, news, strict=True)}
+        result = await mem.recall("How far does Greta run?")
+        contents = [h.content for h in result.hits]
+        assert "Greta went from 10 km to 5 km on daily runs." in contents
+        assert "My landlord Greta runs 10 km most days." not in contents
+        history = await mem.recall("How far does Greta run?", include_superseded=True)
+        assert "My landlord Greta runs 10 km most days." in [h.content for h in history.hits]
+
+
+async def test_another_persons_relation_is_not_the_person(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        mother = await mem.observe("Samir Goldberg's mother supports the Boston Celtics.")
+        clock.now += 10 * DAY
+        await mem.observe("Samir Goldberg's brother supports the Boston Celtics.")
+        await mem.observe("Samir Goldberg's brother switched to a Pixel 8 now.")
+        assert await superseded(mem, [mother.id]) == {}

@@ -32,20 +32,19 @@ asks the user instead of guessing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ucma.conflicts.resolver import ConflictResolver
+from ucma.conflicts.statements import Candidate, replacements
 from ucma.memory.levels import select_temporal_level
 from ucma.providers.rule_facts import Claim, has_change_cue
 from ucma.storage.base import Storage
 from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
 
 __all__ = [
-    "AMBIGUITY_MARGIN",
     "MIN_COSINE",
     "ObservedClaim",
     "ObservedStatement",
@@ -53,32 +52,13 @@ __all__ = [
     "claim_fact",
     "identify",
     "known_names",
-    "statement_match",
 ]
 
-MIN_COSINE = 0.6
-"""How close in meaning a change must be to an older statement it replaces directly."""
+MIN_COSINE = 0.2
+"""The least cosine at which an older statement is considered for replacement at all."""
 
-AMBIGUITY_MARGIN = 0.05
-"""Two older statements whose cosines to the change differ by less are equally plausible."""
-
-_CANDIDATES = 8
+_CANDIDATES = 12
 _WINDOW = 2_000
-_WORD = re.compile(r"[^\W_]+")
-_ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another)\b", re.IGNORECASE)
-_FUNCTION_WORDS = frozenset(
-    str.split(
-        """
-    a an the i me my mine we us our you your he him his she her they them their it its
-    is am are was were be been being do does did have has had will would can could should
-    to of in on at for with from by about as into onto than then so and or but not no
-    this that these those there here what which who whom when where why how all any some
-    now no longer anymore more these days nowadays instead switched switch moved move
-    changed change started start stopped stop new again just still currently really
-    very also too every each today yesterday tomorrow week month year
-    """
-    )
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,34 +158,6 @@ def claim_fact(
     )
 
 
-def _words(text: str) -> set[str]:
-    return {
-        w.rstrip("s") if len(w) > 3 else w
-        for w in _WORD.findall(text.lower())
-        if w not in _FUNCTION_WORDS
-    }
-
-
-def statement_match(
-    new: Episode, candidates: Sequence[tuple[Episode, float]]
-) -> list[tuple[Episode, float]]:
-    """The older statements ``new`` (a change nothing could be read from) may
-    replace, best first: same speaker, earlier, cosine at least ``MIN_COSINE``,
-    sharing an attribute word, each with a value word the other lacks. Empty
-    when ``new`` is additive ("too", "also") rather than a replacement."""
-    if _ADDITIVE.search(new.content):
-        return []
-    mine = _words(new.content)
-    fitting = []
-    for old, cosine in candidates:
-        if old.id == new.id or old.source != new.source or old.timestamp > new.timestamp:
-            continue
-        theirs = _words(old.content)
-        if cosine >= MIN_COSINE and mine & theirs and mine - theirs and theirs - mine:
-            fitting.append((old, cosine))
-    return sorted(fitting, key=lambda pair: -pair[1])
-
-
 def apply_observed(
     resolver: ConflictResolver,
     storage: Storage,
@@ -248,18 +200,19 @@ def apply_observed(
                     now,
                     aliases=claim.aliases,
                 )
-        if not statement.claims and statement.change:
-            conflicts.extend(_replace_statement(resolver, storage, scope, statement, now))
+        conflicts.extend(_replace_statements(resolver, storage, scope, statement, now))
     return conflicts
 
 
-def _replace_statement(
+def _replace_statements(
     resolver: ConflictResolver,
     storage: Storage,
     scope: Scope,
     statement: ObservedStatement,
     now: float,
 ) -> list[Conflict]:
+    """Supersede the older statements ``statement`` revises (``ucma.conflicts.statements``),
+    or ask the user when two older values are about as plausible."""
     new = statement.episode
     [scored] = storage.memories.vector_search_latest(
         scope,
@@ -271,25 +224,37 @@ def _replace_statement(
     )
     found = storage.memories.get_many(scope, [memory_id for memory_id, _ in scored])
     gone = storage.conflicts.superseded(scope, list(found), at=now)
-    candidates: list[tuple[Episode, float]] = []
-    for memory_id, score in scored:
-        older = found.get(memory_id)
-        if isinstance(older, Episode) and memory_id not in gone:
-            candidates.append((older, score))
-    fitting = statement_match(new, candidates)
-    if not fitting:
-        return []
-    best, score = fitting[0]
-    rivals = [(e, c) for e, c in fitting[1:] if score - c < AMBIGUITY_MARGIN]
-    if not rivals:
-        reason = f"a later statement of the same speaker replaces it (cosine {score:.2f})"
-        resolver.supersede_statement(storage, scope, best, new, reason, now)
-        return []
-    reason = (
-        f"'{new.content}' may replace '{best.content}' or '{rivals[0][0].content}' "
-        f"(cosines {score:.2f} and {rivals[0][1]:.2f})"
-    )
-    return [
-        resolver.ask_between_statements(storage, scope, old, new, reason, now)
-        for old, _ in [(best, score), *rivals]
+    candidates = [
+        Candidate(older.id, older.content, older.source, older.timestamp, score)
+        for memory_id, score in scored
+        if memory_id != new.id
+        and memory_id not in gone
+        and isinstance(older := found.get(memory_id), Episode)
     ]
+    if not candidates:
+        return []
+    people = [name for claim in statement.claims for name in (claim.fact.subject, *claim.aliases)]
+    replaced, ambiguous = replacements(
+        new.content, new.source, new.timestamp, candidates, [p for p in people if p[:1].isupper()]
+    )
+    for replacement in replaced:
+        old = found[replacement.candidate.id]
+        assert isinstance(old, Episode)
+        reason = (
+            f"a later statement replaces it ({replacement.evidence}, "
+            f"cosine {replacement.candidate.cosine:.2f})"
+        )
+        resolver.supersede_statement(storage, scope, old, new, reason, now)
+    if not ambiguous:
+        return []
+    best, rival = ambiguous[0], ambiguous[1]
+    reason = (
+        f"'{new.content}' may replace '{best.text}' or '{rival.text}' "
+        f"(cosines {best.cosine:.2f} and {rival.cosine:.2f})"
+    )
+    asked = []
+    for option in ambiguous:
+        old = found[option.id]
+        assert isinstance(old, Episode)
+        asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
+    return asked

@@ -1,0 +1,298 @@
+"""Whether a later statement replaces an older one, read from the two texts alone.
+
+The claims the rule extractor reads cover common shapes ("X works at Y"); people
+say changes in many more ("Greta went from 10 km to 5 km on daily runs", "Just
+signed a lease in Lisbon, goodbye Valencia", "Aisha's cat goes by Mochi these
+days"). This module decides, without a model, whether a new statement revises
+an older one of the same speaker about the same subject, by three kinds of
+evidence, strongest first:
+
+- ``retired``: the new statement says an old value is over ("from X to Y",
+  "goodbye X", "no longer X", "gave up on X", "left X", "not X", "more than X",
+  "instead of X"), and X is in the older statement;
+- ``reframed``: the two say the same thing word for word except one short value
+  ("I'm learning Dutch on my commute" / "I'm learning Portuguese on my commute"),
+  the older one describes a state rather than a dated event, and some time
+  passed between them (two values stated together are a list, not a change);
+- ``cued``: the new statement marks a change ("now", "switched", "these days",
+  "update", "got a new" ...) and is close in meaning to the older one and
+  shares an attribute word with it or is very close; only the closest such
+  statement (and those restating its value) is replaced, and two different
+  older values about as close make the change ambiguous.
+
+Subjects must agree: the people a statement names (after a relation word, "my
+coworker Omar"; as a full name, "Chris Tanaka"; or a known name at the start,
+"Bruno uses ...") must be the same set, and a statement that names nobody is
+about its speaker (the user's and the assistant's turns both describe the
+user). A statement that only adds ("too", "also", "another") replaces nothing.
+
+Everything here is pure: same texts, same answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from ucma.people import known_people, subjects_in
+
+__all__ = [
+    "Candidate",
+    "Replacement",
+    "change_cue",
+    "replacements",
+    "retired_words",
+    "same_frame",
+]
+
+CUED_COSINE = 0.40
+"""How close in meaning a cued change must be to the older statement it replaces."""
+
+RETIRED_COSINE = 0.20
+"""The floor for a change that names the old value it retires."""
+
+AMBIGUITY_MARGIN = 0.05
+"""Two older values whose cosines to a cued change differ by less are equally plausible."""
+
+REFRAME_GAP = 6 * 3600.0
+"""Seconds between two same-frame statements before the later is a change, not a list."""
+
+_GENERIC = frozenset({"user", "assistant", "system", "tool", "tool_result", "environment"})
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_TOKEN = re.compile(r"[^\W_]+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
+_CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]+s)\b)")
+_ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
+_CUE = re.compile(
+    r"\b(?:now|no\s+longer|any\s*more|these\s+days|nowadays|lately|as\s+of|switch(?:ed|ing)?|"
+    r"moved|moving|relocated|changed|instead|from\s+now\s+on|update[ds]?|not\s+any\s+longer|"
+    r"goes\s+by)\b",
+    re.IGNORECASE,
+)
+# An old value the new statement says is over: the value is the words after the cue.
+_RETIRING = re.compile(
+    r"\b(?:from\s+(?P<from>.+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|no\s+longer(?:\s+(?:at|in|with|into|on|doing|using|at))?|"
+    r"gave\s+up(?:\s+on)?|left|quit|ditched|dropped|not|instead\s+of|rather\s+than|"
+    r"more\s+than|replac(?:ed|ing))\s+(?P<value>[^,.;!?]+)",
+    re.IGNORECASE,
+)
+_EVENT = re.compile(
+    r"\b(?:yesterday|ago|last\s+(?:night|week|weekend|month|year|time|\w+day)|went|was|were|"
+    r"did|had|visited|saw|met|bought|made|took|finished|tried|spent|came|left|got)\b",
+    re.IGNORECASE,
+)
+_FUNCTION = frozenset(
+    str.split(
+        """
+    a an the i me my mine we us our you your he him his she her they them their it its
+    is am are was were be been being do does did have has had will would can could should
+    to of in on at for with from by about as into onto than then so and or but not no
+    this that these those there here what which who whom when where why how all any some
+    now longer anymore more days nowadays lately instead switched switch switching moved
+    move changed change started start stopped stop new again just still currently really
+    very also too every each today yesterday tomorrow week month year fyi update updated
+    quick btw recently got goes by went gave up i'm i've i'll you're it's okay ok s
+    best old former close
+    """
+    )
+)
+
+# Words after "more than" / "not" that name no value: "more than anything", "not sure".
+_VAGUE = frozenset(
+    [
+        "anything",
+        "everything",
+        "anyone",
+        "ever",
+        "usual",
+        "before",
+        "sure",
+        "much",
+        "many",
+        "enough",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An older statement: id, text, speaker, when it happened, cosine to the new one."""
+
+    id: str
+    text: str
+    source: str
+    timestamp: float
+    cosine: float
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """An older statement the new one replaces, and why (``retired``, ``reframed``, ``cued``)."""
+
+    candidate: Candidate
+    evidence: str
+
+
+def change_cue(text: str) -> bool:
+    """Whether ``text`` marks something as changed ("now", "switched", "these days" ...)."""
+    return _CUE.search(text) is not None
+
+
+def _words(text: str) -> set[str]:
+    """Content words, folded and lightly stemmed (trailing "s" of longer words)."""
+    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _FUNCTION}
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def retired_words(text: str) -> list[str]:
+    """The values ``text`` says are over, each as its first content word."""
+    values = []
+    for match in _RETIRING.finditer(text):
+        value = match.group("from") or match.group("value")
+        words = [_stem(w) for w in _TOKEN.findall(value.lower())[:4] if w not in _FUNCTION]
+        if words and words[0] not in _VAGUE:
+            values.append(words[0])
+    return values
+
+
+def _tokens(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in {"fyi", "update", "quick", "btw"}]
+
+
+def same_frame(old: str, new: str, subject: frozenset[str] = frozenset()) -> bool:
+    """Whether two sentences say the same thing but for one short value: one
+    differing run of at most four words on each side, after a word that says
+    what of the subject (words in ``subject`` do not count: "Olivia's sister
+    works in Groningen" / "... rents a flat in Groningen" changes the verb, not
+    a value), the rest (at least three words, and most of each sentence)
+    shared in order."""
+    a, b = _tokens(old), _tokens(new)
+    if min(len(a), len(b)) < 4:
+        return False
+    matcher = SequenceMatcher(a=a, b=b, autojunk=False)
+    shared = sum(block.size for block in matcher.get_matching_blocks())
+    changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if len(changed) != 1 or changed[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = changed[0]
+    return (
+        shared >= 3
+        and i2 - i1 <= 4
+        and j2 - j1 <= 4
+        and shared / max(len(a), len(b)) >= 0.6
+        and bool(_words(" ".join(a[i1:i2])))
+        and bool(_words(" ".join(b[j1:j2])))
+        and bool(_words(" ".join(a[:i1])) - subject)
+    )
+
+
+def _side(source: str) -> str:
+    """Whose turns describe the same world: the user's and the assistant's both
+    describe the user; a named speaker speaks for themselves."""
+    key = source.strip().lower()
+    return "user" if key in _GENERIC else key
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+def _untouched_part(
+    old: str, new_words: set[str], retired: Sequence[str], subject: set[str]
+) -> bool:
+    """Whether ``old`` has a sentence or clause the new statement says nothing
+    about (no word in common beyond the subject's name, no retired value): then
+    only part of it changed, and it is not replaced as a whole."""
+    parts = [c for s in _sentences(old) for c in _CLAUSE.split(s) if c.strip()]
+    if len(parts) < 2:
+        return False
+    for part in parts:
+        words = _words(part) - subject
+        if words and not (words & new_words) and not any(v in words for v in retired):
+            return True
+    return False
+
+
+def _is_event(text: str) -> bool:
+    return _EVENT.search(text) is not None
+
+
+def replacements(
+    text: str,
+    source: str,
+    timestamp: float,
+    candidates: Sequence[Candidate],
+    people: Iterable[str] = (),
+) -> tuple[list[Replacement], list[Candidate]]:
+    """What the new statement ``text`` replaces among ``candidates`` (older
+    statements), and the older statements it might equally replace when that is
+    ambiguous (then nothing cued is replaced and the caller asks the user).
+
+    ``people`` are names known for people besides those the texts show."""
+    if _ADDITIVE.search(text):
+        return [], []
+    names = known_people([text, *(c.text for c in candidates)]) | set(people)
+    subject = subjects_in(text, names)
+    name_words = _words(" ".join(subject))
+    mine = _words(text)
+    retired = retired_words(text)
+    cued = change_cue(text)
+    new_sentences = _sentences(text)
+    strong: list[Replacement] = []
+    weak: list[Candidate] = []
+    for old in candidates:
+        if old.timestamp > timestamp or _side(old.source) != _side(source):
+            continue
+        if subjects_in(old.text, names) != subject:
+            continue
+        theirs = _words(old.text)
+        if not (theirs - mine) or not (mine - theirs):
+            continue  # one says nothing the other does not: a restatement, not a change
+        if _untouched_part(old.text, mine, retired, name_words):
+            continue
+        if old.cosine >= RETIRED_COSINE and any(value in theirs for value in retired):
+            strong.append(Replacement(old, "retired"))
+            continue
+        if (
+            timestamp - old.timestamp >= REFRAME_GAP
+            and not _is_event(old.text)
+            and any(
+                same_frame(o, n, name_words) for o in _sentences(old.text) for n in new_sentences
+            )
+        ):
+            strong.append(Replacement(old, "reframed"))
+            continue
+        shared = (mine & theirs) - name_words
+        if cued and old.cosine >= CUED_COSINE and shared:
+            weak.append(old)
+    retiring = [r for r in strong if r.evidence == "retired"]
+    if retiring:
+        return strong, []
+    if strong:
+        chosen, rivals = _one_value([r.candidate for r in strong], mine, margin=1.0)
+        return ([], chosen + rivals) if rivals else (strong, [])
+    if not weak:
+        return [], []
+    chosen, rivals = _one_value(weak, mine, margin=AMBIGUITY_MARGIN)
+    if rivals:
+        return [], chosen + rivals
+    return [Replacement(c, "cued") for c in chosen], []
+
+
+def _one_value(
+    found: Sequence[Candidate], mine: set[str], margin: float
+) -> tuple[list[Candidate], list[Candidate]]:
+    """The closest older statement with those restating its value, and the ones
+    holding another value within ``margin`` of its cosine (rivals: ambiguous)."""
+    ranked = sorted(found, key=lambda c: -c.cosine)
+    best = ranked[0]
+    value = _words(best.text) - mine
+    same = [c for c in ranked[1:] if (_words(c.text) - mine) & value]
+    rivals = [c for c in ranked[1:] if c not in same and best.cosine - c.cosine < margin]
+    return [best, *same], rivals

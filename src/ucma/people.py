@@ -1,0 +1,118 @@
+"""People a text names, recognised without a model.
+
+A memory's text names people in a few common shapes: after a relation word
+("my landlord Greta", "our neighbour Omar"), as a full name opening a sentence
+("Chris Tanaka runs ..."), as a possessive opening a sentence ("Aisha's cat"),
+or as a first name opening a sentence and doing something people do ("Bruno
+uses ..."). These are the people an observed episode involves besides its
+speaker (``observe`` records them as participants, so the router knows the
+names and a query naming someone narrows to what involves them), and the
+subjects the statement comparison in ``ucma.conflicts.statements`` matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["known_people", "people_in", "subjects_in", "without_relations"]
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_RELATION = (
+    r"(?:sister|brother|sibling|mother|mom|mum|father|dad|parent|wife|husband|partner|fianc[ée]e?|"
+    r"boyfriend|girlfriend|son|daughter|kid|child|aunt|uncle|cousin|niece|nephew|grand\w+|"
+    r"in-law|friend|pal|buddy|colleague|co-?worker|teammate|boss|manager|mentor|mentee|"
+    r"landlord|landlady|tenant|neighbou?r|flatmate|roommate|housemate|classmate|\w+mate|"
+    r"doctor|dentist|therapist|trainer|coach|tutor|teacher|student|client|assistant|"
+    r"intern|lead|supervisor|report|ex)"
+)
+_MODIFIERS = r"(?:(?:old|new|best|former|close|younger|older|little|big|elder|ex-)\s*)*"
+_PERSON = r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?"
+_AFTER_RELATION = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+{_MODIFIERS}{_RELATION}\s+(?P<name>{_PERSON})"
+)
+_LABEL = re.compile(r"^[\w ,]{1,24}:\s+")
+_FULL_NAME = re.compile(r"^(?P<name>[A-Z][a-z]+\s+[A-Z][a-z]+)(?=\s+[a-z]|['’]s\b)")
+_POSSESSIVE_NAME = re.compile(r"\b(?P<name>[A-Z][\w’-]+\s+[A-Z][\w-]+)['’]s\b")
+_POSSESSIVE_START = re.compile(r"^(?P<name>[A-Z][a-z]+)['’]s\s+[a-z]")
+# A first name at the start, doing what people do ("Bruno uses ...", "Yusuf runs ...").
+_NAME_START = re.compile(
+    r"^(?P<name>[A-Z][a-z]+)\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
+    r"speaks|goes|got|switched|went|moved|relocated|joined|left|quit|prefers|hates|enjoys|"
+    r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|no\s+longer)\b"
+)
+_NOT_NAMES = frozenset(
+    str.split(
+        """
+    monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december i i'm i've i'll i'd the a an my
+    our this that these those it it's quick big just okay ok got had lately nothing please
+    update fyi btw as also what who where when why how that there here let he she
+    everyone someone nobody today tomorrow yesterday
+    """
+    )
+)
+
+
+def known_people(texts: Iterable[str]) -> set[str]:
+    """Names these texts use for people: after a relation word ("my landlord Greta"),
+    full names ("Chris Tanaka runs"), a possessive at the start ("Aisha's cat")."""
+    found: set[str] = set()
+    for text in texts:
+        for sentence in _SENTENCE.split(text):
+            sentence = _LABEL.sub("", sentence.strip())
+            for pattern in (
+                _AFTER_RELATION,
+                _FULL_NAME,
+                _POSSESSIVE_NAME,
+                _POSSESSIVE_START,
+                _NAME_START,
+            ):
+                for match in pattern.finditer(sentence):
+                    name = re.sub(r"['’]s$", "", match.group("name"))
+                    if name.split()[0].lower() not in _NOT_NAMES:
+                        found.add(name)
+    return found
+
+
+def people_in(text: str, people: Iterable[str]) -> frozenset[str]:
+    """The known people ``text`` names, longest name first ("Chris Tanaka" is not "Chris")."""
+    named: set[str] = set()
+    rest = text
+    for name in sorted(people, key=len, reverse=True):
+        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:['’]s)?(?!\w)")
+        if pattern.search(rest):
+            named.add(name)
+            rest = pattern.sub(" ", rest)
+    return frozenset(named)
+
+
+_MY_RELATION = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur)\s+{_MODIFIERS}(?P<relation>{_RELATION})\b(?!\s+[A-Z])"
+)
+
+
+def subjects_in(text: str, people: Iterable[str]) -> frozenset[str]:
+    """Whom ``text`` is about: each known person it names, or that person's
+    relation when it names one ("Yara Shah's brother" is not Yara Shah), and the
+    speaker's own unnamed relations ("my sister")."""
+    found: set[str] = set()
+    rest = without_relations(text)
+    for name in sorted(people, key=len, reverse=True):
+        pattern = re.compile(
+            rf"(?<!\w){re.escape(name)}(?:['’]s\s+{_MODIFIERS}(?P<relation>{_RELATION})\b|['’]s)?(?!\w)"
+        )
+        for match in pattern.finditer(rest):
+            relation = match.group("relation")
+            found.add(f"{name}'s {relation.lower()}" if relation else name)
+        rest = pattern.sub(" ", rest)
+    for match in _MY_RELATION.finditer(rest):
+        found.add(f"my {match.group('relation').lower()}")
+    return frozenset(found)
+
+
+def without_relations(text: str) -> str:
+    """``text`` with each named relation as the bare name: "My sister Priya is a
+    nurse" -> "Priya is a nurse" (who the sentence is about, for rules that read
+    a subject)."""
+    return _AFTER_RELATION.sub(lambda m: m.group("name"), text)

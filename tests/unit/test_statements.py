@@ -1,0 +1,117 @@
+"""Whether a later statement replaces an older one, from the texts alone (issue 12)."""
+
+from __future__ import annotations
+
+from ucma.conflicts.statements import Candidate, replacements, retired_words, same_frame
+from ucma.people import known_people, subjects_in, without_relations
+
+DAY = 86_400.0
+
+
+def older(text: str, cosine: float, *, ident: str = "old", source: str = "user", at: float = 0.0):
+    return Candidate(ident, text, source, at, cosine)
+
+
+def replaced(text: str, *candidates: Candidate, at: float = 30 * DAY) -> list[str]:
+    found, ambiguous = replacements(text, "user", at, candidates)
+    assert not ambiguous
+    return [r.candidate.id for r in found]
+
+
+def test_people_are_read_from_relations_full_names_and_possessives() -> None:
+    texts = [
+        "My landlord Greta runs 10 km most days.",
+        "Chris Tanaka runs 5 km most days.",
+        "Aisha's cat goes by Mochi these days.",
+        "Most of Dana Horvat's savings are in bonds.",
+        "Flamenco is my favourite music.",
+    ]
+    assert known_people(texts) == {"Greta", "Chris Tanaka", "Aisha", "Dana Horvat"}
+
+
+def test_a_named_relation_is_its_own_subject() -> None:
+    people = {"Yara Shah", "Priya"}
+    assert subjects_in("Yara Shah's brother takes Dutch classes.", people) == {
+        "Yara Shah's brother"
+    }
+    assert subjects_in("Yara Shah takes Dutch classes.", people) == {"Yara Shah"}
+    assert subjects_in("My sister Priya is a nurse.", people) == {"Priya"}
+    assert subjects_in("My sister is a nurse.", people) == {"my sister"}
+    assert without_relations("My best friend Yusuf is engaged.") == "Yusuf is engaged."
+
+
+def test_retired_values_are_the_words_after_a_farewell() -> None:
+    assert retired_words("Greta went from 10 km to 5 km on daily runs.") == ["10"]
+    assert retired_words("Took an offer from Copperleaf, so bye bye Ostrander Foods.") == [
+        "ostrander"
+    ]
+    assert retired_words("My chess club is on Saturdays now, not Thursdays.") == ["thursday"]
+    assert retired_words("I love hiking more than anything.") == []
+
+
+def test_same_frame_needs_one_short_value_after_an_attribute_word() -> None:
+    assert same_frame(
+        "I'm learning Dutch on my commute.", "FYI: I'm learning Portuguese on my commute."
+    )
+    assert not same_frame("Bruno uses a Fairphone 5.", "Bruno has an iPhone 15.")
+    # The verb changed, not a value of the same attribute.
+    assert not same_frame(
+        "Olivia's sister works in Groningen.",
+        "Olivia's sister rents a flat in Groningen.",
+        frozenset({"olivia", "sister"}),
+    )
+
+
+def test_a_statement_that_names_the_old_value_retires_it() -> None:
+    assert replaced(
+        "Just signed a lease in Lisbon, goodbye Valencia.",
+        older("Just signed a lease in Valencia, goodbye Montreal.", 0.83),
+    ) == ["old"]
+    assert replaced(
+        "Greta went from 10 km to 5 km on daily runs.",
+        older("My landlord Greta runs 10 km most days.", 0.65),
+    ) == ["old"]
+
+
+def test_the_same_frame_with_a_new_value_days_later_replaces_it() -> None:
+    old = older("I'm learning Dutch on my commute.", 0.64)
+    assert replaced("FYI: I'm learning Portuguese on my commute.", old) == ["old"]
+    # Said together, two values are a list, not a change.
+    assert replaced("I'm learning Portuguese on my commute.", old, at=60.0) == []
+    # A dated event is not a state that a later one replaces.
+    event = older("I went to the gym on Monday.", 0.8)
+    assert replaced("I went to the gym on Friday.", event) == []
+
+
+def test_a_cued_change_replaces_the_closest_statement_of_the_same_attribute() -> None:
+    assert replaced(
+        "Aisha's cat goes by Mochi these days.",
+        older("My boss Aisha has a cat called Bramble.", 0.52, ident="cat"),
+        older("My boss Aisha runs 21 km most days.", 0.41, ident="run"),
+    ) == ["cat"]
+
+
+def test_other_subjects_speakers_and_additions_are_left_alone() -> None:
+    brother = older("Samir's mother supports the Boston Celtics.", 0.87)
+    assert replaced("Samir's brother supports the Boston Celtics.", brother) == []
+    other_person = older("My flatmate Dana is studying Japanese.", 0.6)
+    assert replaced("Switched to learning Swahili now.", other_person) == []
+    speaker = older("I go to the gym on Mondays.", 0.9, source="Bob")
+    found, _ = replacements("I go to the gym on Tuesdays now.", "Eve", DAY, [speaker])
+    assert found == []
+    assert replaced("I'm learning Portuguese now too.", older("I'm learning Dutch.", 0.7)) == []
+
+
+def test_only_part_of_a_compound_statement_changing_replaces_nothing_whole() -> None:
+    compound = older("Dana lives in Boston and works at Acme.", 0.6)
+    assert replaced("Dana moved to Denver now.", compound) == []
+
+
+def test_two_older_values_equally_close_are_ambiguous() -> None:
+    monday = older("I go to the gym on Mondays.", 0.9, ident="monday")
+    friday = older("I go to the gym on Fridays.", 0.9, ident="friday", at=60.0)
+    found, ambiguous = replacements(
+        "I go to the gym on Sundays now.", "user", DAY, [monday, friday]
+    )
+    assert found == []
+    assert {c.id for c in ambiguous} == {"monday", "friday"}
