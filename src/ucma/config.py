@@ -512,6 +512,14 @@ class CascadeConfig:
     # the query's keyword information the memory matches.
     relevance_floor_cosine: float = 0.20
     relevance_full_cosine: float = 0.60
+    # Both ends of that scale move down by unnamed_cosine_shift for a query
+    # embedded without its names (router.QueryPlan.semantic_text): it shares no
+    # name with what it matches, so its cosines run lower. They move up by
+    # shared_name_cosine_shift for a memory that holds a name the embedded query
+    # holds: the name alone lifts the cosine ("What is Alice's blood type?"
+    # against "Alice likes dark mode" scores like a real match would unnamed).
+    unnamed_cosine_shift: float = 0.10
+    shared_name_cosine_shift: float = 0.15
     # The weighted sum is scaled by min(1, relevance / relevance_gate): without a
     # match, no confidence (0 turns the gate off: the seed's plain sum).
     relevance_gate: float = 0.5

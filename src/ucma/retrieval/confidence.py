@@ -87,9 +87,11 @@ def _unit(value: float) -> float:
     return max(0.0, min(1.0, value))
 
 
-def evidence(cosine: float, keyword: float, config: CascadeConfig) -> float:
-    """How much of the query a memory answers, in [0, 1] (module docstring)."""
-    low, full = config.relevance_floor_cosine, config.relevance_full_cosine
+def evidence(cosine: float, keyword: float, config: CascadeConfig, *, shift: float = 0.0) -> float:
+    """How much of the query a memory answers, in [0, 1] (module docstring).
+    ``shift`` moves the cosine scale: up where a shared name lifts the cosine
+    by itself, down where the query was embedded without its names."""
+    low, full = config.relevance_floor_cosine + shift, config.relevance_full_cosine + shift
     dense = _unit((cosine - low) / (full - low)) if full > low else float(cosine >= low)
     return 1.0 - (1.0 - dense) * (1.0 - _unit(keyword))
 
@@ -163,11 +165,13 @@ def confidence(
     keyword: float = 0.0,
     in_doubt: bool = False,
     off_subject: bool = False,
+    cosine_shift: float = 0.0,
 ) -> Confidence:
     """The five factors and their gated overall score, each in [0, 1].
     ``keyword`` is the memory's share of the query's keyword information;
-    ``off_subject`` says the query names someone the memory does not involve."""
-    relevance = evidence(cosine, keyword, config)
+    ``off_subject`` says the query names someone the memory does not involve;
+    ``cosine_shift`` moves the cosine scale of relevance (``evidence``)."""
+    relevance = evidence(cosine, keyword, config, shift=cosine_shift)
     if off_subject:
         relevance *= config.off_subject_factor
     quality = (

@@ -39,6 +39,7 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
+from ucma.retrieval.names import name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
@@ -436,6 +437,11 @@ class Retriever:
         states = self._storage.retention.get_many(scope, list(relevance))
         flagged = self._storage.conflicts.flagged(scope, list(relevance))
         cosines = self._cosines(scope, vector, relevance, candidates)
+        # A name the embedded query shares with a memory lifts their cosine
+        # whatever else they share; a query embedded without its names scores lower.
+        named_in_query = [name_pattern(n) for n in plan.names]
+        unnamed = bool(plan.semantic_text)
+        answered = self._answered(scope, plan, candidates)
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         relevant = False
@@ -451,12 +457,19 @@ class Retriever:
             conf = confidence(
                 record,
                 cosine=cosines.get(memory_id, 0.0),
-                keyword=cand.channels.get("keyword", 0.0),
+                keyword=answered.get(memory_id, 0.0),
                 layer=layer.value,
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
                 off_subject=named and "entity" not in cand.channels,
+                cosine_shift=(
+                    -cfg.cascade.unnamed_cosine_shift
+                    if unnamed
+                    else cfg.cascade.shared_name_cosine_shift
+                    if any(p.search(record.content) for p in named_in_query)
+                    else 0.0
+                ),
             )
             # A minimum relevance (seed 001's similarity floor), so nonsense finds
             # nothing; a neighbour inherits its relevance from the hit it follows
@@ -523,6 +536,28 @@ class Retriever:
             for i, record in found.items()
             if record.archived_at is None and i not in replaced
         }
+
+    def _answered(
+        self, scope: Scope, plan: QueryPlan, candidates: dict[str, _Candidate]
+    ) -> dict[str, float]:
+        """Each candidate's share of the query's keyword information, counting
+        only the words that say what is asked (``QueryPlan.answer_terms``): a
+        memory that shares only a name ("my landlord Bruno") answers nothing."""
+        if plan.answer_terms == plan.terms:
+            return {
+                i: c.channels["keyword"] for i, c in candidates.items() if "keyword" in c.channels
+            }
+        if not plan.answer_terms:
+            return {}
+        cfg = self._config.retrieval
+        return dict(
+            self._storage.memories.keyword_search(
+                scope,
+                plan.answer_terms,
+                cfg.keyword_candidates,
+                bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
+            )
+        )
 
     def _cosines(
         self,

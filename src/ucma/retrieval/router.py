@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ucma.retrieval.names import NameIndex, find_names, remove_names
+from ucma.people import without_relations
+from ucma.retrieval.names import NameIndex, find_names, name_pattern, remove_names
 from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import MemoryKind, QueryMode
@@ -244,6 +245,13 @@ class QueryPlan:
     # dominates a short sentence's embedding and pulls in greetings that address
     # the person rather than what was said); empty: the text itself.
     semantic_text: str = ""
+    # The names left in the embedded text: the scope's names when they stay in
+    # it, and any other capitalised word after a sentence's first ("Alice").
+    names: tuple[str, ...] = ()
+    # The words that say what is asked, without the names and the relation
+    # that introduces one ("What is my landlord Bruno's middle name?": middle,
+    # name): how much of the question a memory answers, for its confidence.
+    answer_terms: list[str] = field(default_factory=list)
 
     @property
     def layer(self) -> Layer:
@@ -296,6 +304,16 @@ def named_entities(text: str, known: Sequence[str] | NameIndex) -> list[str]:
     ``known`` is indexed once per list (see ``names.name_index``), so the cost
     depends on the query, not on how many names are known."""
     return find_names(text, known)
+
+
+_PROPER_NOUN = re.compile(r"(?<=[\w,;:] )[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
+
+def _proper_nouns(text: str) -> list[str]:
+    """Capitalised words after a sentence's first word ("Bruno", "Chris Okafor"),
+    possessives without their "'s"."""
+    found = (re.sub(r"['’]s$", "", m.group()) for m in _PROPER_NOUN.finditer(text))
+    return [n for n in found if n.split("'")[0].split("’")[0] != "I"]
 
 
 def without_names(text: str, names: Sequence[str]) -> str:
@@ -353,6 +371,14 @@ def route(
         terms = [t for t in terms if t.split("'")[0] not in named] or terms
         if not embed_names:
             semantic_text = without_names(text, dropped)
+    embedded = semantic_text or text
+    names = tuple(
+        dict.fromkeys(
+            n for n in [*dropped, *_proper_nouns(embedded)] if name_pattern(n).search(embedded)
+        )
+    )
+    every_name = [*dropped, *_proper_nouns(text)]
+    answer_terms = keyword_terms(without_names(without_relations(text), every_name))
     plan_tags = list(tags) if tags else []
     if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
         plan_tags = terms  # "how to deploy fastapi" -> procedures tagged deploy / fastapi
@@ -369,4 +395,6 @@ def route(
         time_anchor=anchor,
         kinds=tuple(kinds) if kinds else None,
         semantic_text=semantic_text,
+        names=names,
+        answer_terms=answer_terms,
     )
