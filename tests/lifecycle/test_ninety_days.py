@@ -1,4 +1,7 @@
-"""Done-when 1: ninety simulated days through the engine, with the gardener on schedule."""
+"""Done-when 1: ninety simulated days through the engine, with the gardener on schedule.
+
+The two level-1 memories are reminders: a statement of a lasting attribute ("the spare
+key is under the flowerpot") is read as a fact and decays at level 3."""
 
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ from ucma.types import Scope
 pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.slow]
 
 T0 = 1_700_000_000.0
-REINFORCED = "Remember that the spare house key is under the blue flowerpot by the door."
-UNREINFORCED = "Remember that the wifi password is written inside the pantry cupboard."
+REINFORCED = "Remember to water the basil on the balcony before the heatwave."
+UNREINFORCED = "Remember to ask the dentist about the loose filling next time."
 LEVEL_2 = "Remember that I am working on the new budget project with the finance team."
 LEVEL_3 = "Remember that I usually take the early train to the office on Mondays."
 ACTIVITIES = ("walked", "cycled", "swam", "rowed")
@@ -91,7 +94,7 @@ async def test_ninety_days_of_decay_reinforcement_archive_and_purge(
                 measured[4] = 1.0 - (1.0 - ninety) ** (365.0 / 90.0)  # per year
             if day % 10 == 0:
                 hits = await memory.remember(
-                    "where is the spare house key hidden", limit=1, kinds=["episodic"]
+                    "when should the basil be watered", limit=1, kinds=["episodic"]
                 )
                 assert [h.id for h in hits] == [ids["reinforced"]]
             stats = await memory.stats()
@@ -100,7 +103,7 @@ async def test_ninety_days_of_decay_reinforcement_archive_and_purge(
             archived = unreinforced is not None and unreinforced.archived_at is not None
             if archived and not archived_seen:
                 archived_seen = True
-                hits = await memory.remember("what is the wifi password", limit=10)
+                hits = await memory.remember("what to ask the dentist", limit=10)
                 assert ids["unreinforced"] not in {h.id for h in hits}
                 export = tmp_path / "export.jsonl"
                 await memory.export_jsonl(export)

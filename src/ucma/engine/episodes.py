@@ -29,6 +29,9 @@ from ucma.validation import check_content, check_id, check_metadata, check_strin
 
 __all__ = ["EpisodeWrites"]
 
+STATED_ATTRIBUTE_LEVEL = 3
+"""The temporal level of an observation that states a lasting attribute (seed 003 R1)."""
+
 logger = logging.getLogger(__name__)
 
 # What an observation may carry (observe's keyword arguments, observe_many's keys).
@@ -176,6 +179,12 @@ class EpisodeWrites(EngineBase):
             firsts.update(c.fact.subject.split()[0] for c in p.claims if c.fact.subject.strip())
         names = await self._run(known_names, storage, scope, sorted(firsts)) if firsts else {}
         for p in batch:
+            if any(c.fact.valid_from is None and not c.negated for c in p.claims):
+                # It states a lasting attribute ("Greta runs 10 km most days"), not
+                # a passing remark: months of decay (R1 level 3) unless it says otherwise.
+                p.temporal_level = select_temporal_level(
+                    p.content, "fact", default=STATED_ATTRIBUTE_LEVEL
+                )
             episode = self._episode(scope, p, now)
             p.facts = []
             for claim in p.claims:

@@ -189,11 +189,12 @@ def _matching_levels(
     ]
 
 
-def select_temporal_level(content: str, content_type: str) -> int:
+def select_temporal_level(content: str, content_type: str, *, default: int | None = None) -> int:
     """The temporal level (1 to 4) of a new memory, by R1 and the module's precedence.
 
     ``content_type`` is one of ``CONTENT_TYPES`` (case-insensitive); anything else raises
-    ``ValidationError``.
+    ``ValidationError``. ``default`` replaces the type's default level when no marker
+    matches (an observation the extractor read a lasting attribute from is a fact).
     """
     if not isinstance(content, str):
         raise ValidationError(f"content must be a str, got {type(content).__name__}")
@@ -208,7 +209,7 @@ def select_temporal_level(content: str, content_type: str) -> int:
         levels = _matching_levels(tier, text, identity_allowed)
         if levels:
             return min(levels)
-    return _TYPE_DEFAULT_LEVEL[kind]
+    return _TYPE_DEFAULT_LEVEL[kind] if default is None else _check_level(default)
 
 
 def is_explicit_statement(content: str) -> bool:
