@@ -15,8 +15,8 @@ evidence, strongest first:
   the older one describes a state rather than a dated event, and some time
   passed between them (two values stated together are a list, not a change);
 - ``cued``: the new statement marks a change ("now", "switched", "these days",
-  "update", "got a new" ...) and is close in meaning to the older one and
-  shares an attribute word with it or is very close; only the closest such
+  "update", "got a new" ...), is close in meaning to the older one and shares
+  an attribute word with it, or is very close (``CLOSE_COSINE``); only the closest such
   statement (and those restating its value) is replaced, and two different
   older values about as close make the change ambiguous.
 
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from ucma.people import known_people, subjects_in
+from ucma.people import known_people, subjects_in, without_relations
 
 __all__ = [
     "Candidate",
@@ -49,6 +49,10 @@ __all__ = [
 
 CUED_COSINE = 0.40
 """How close in meaning a cued change must be to the older statement it replaces."""
+
+CLOSE_COSINE = 0.70
+"""Close enough that a cued change needs no shared attribute word ("Leila is divorced" /
+"Leila is engaged now")."""
 
 RETIRED_COSINE = 0.20
 """The floor for a change that names the old value it retires."""
@@ -64,12 +68,12 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
-_CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]+s)\b)")
+_CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]{3,}s)\b)")
 _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
 _CUE = re.compile(
     r"\b(?:now|no\s+longer|any\s*more|these\s+days|nowadays|lately|as\s+of|switch(?:ed|ing)?|"
     r"moved|moving|relocated|changed|instead|from\s+now\s+on|update[ds]?|not\s+any\s+longer|"
-    r"goes\s+by)\b",
+    r"goes\s+by|got\s+an?\s+new)\b",
     re.IGNORECASE,
 )
 # An old value the new statement says is over: the value is the words after the cue.
@@ -162,7 +166,10 @@ def retired_words(text: str) -> list[str]:
 
 
 def _tokens(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in {"fyi", "update", "quick", "btw"}]
+    """The words of ``text`` for frame comparison: a named relation reads as the
+    name ("my teammate Felix runs" / "Felix runs"), lead-in labels are dropped."""
+    words = _WORD.findall(without_relations(text).lower())
+    return [w for w in words if w not in {"fyi", "update", "quick", "btw"}]
 
 
 def same_frame(old: str, new: str, subject: frozenset[str] = frozenset()) -> bool:
@@ -214,7 +221,7 @@ def _untouched_part(
         return False
     for part in parts:
         words = _words(part) - subject
-        if words and not (words & new_words) and not any(v in words for v in retired):
+        if len(words) >= 2 and not (words & new_words) and not any(v in words for v in retired):
             return True
     return False
 
@@ -269,7 +276,7 @@ def replacements(
             strong.append(Replacement(old, "reframed"))
             continue
         shared = (mine & theirs) - name_words
-        if cued and old.cosine >= CUED_COSINE and shared:
+        if cued and old.cosine >= CUED_COSINE and (shared or old.cosine >= CLOSE_COSINE):
             weak.append(old)
     retiring = [r for r in strong if r.evidence == "retired"]
     if retiring:
