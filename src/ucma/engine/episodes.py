@@ -20,8 +20,9 @@ from ucma.engine.base import EngineBase, _initial_retention, _new_id, _provenanc
 from ucma.errors import NotFoundError, ValidationError
 from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
 from ucma.memory.importance import classify_importance
-from ucma.memory.levels import initial_salience, select_temporal_level
+from ucma.memory.levels import SALIENCE_STRONG, initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
+from ucma.people import without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
 from ucma.types import Episode, Fact, GraphEdge, Observation, Provenance, RetentionInfo, Scope
@@ -179,12 +180,15 @@ class EpisodeWrites(EngineBase):
             firsts.update(c.fact.subject.split()[0] for c in p.claims if c.fact.subject.strip())
         names = await self._run(known_names, storage, scope, sorted(firsts)) if firsts else {}
         for p in batch:
-            if any(c.fact.valid_from is None and not c.negated for c in p.claims):
+            if _states_attribute(p):
                 # It states a lasting attribute ("Greta runs 10 km most days"), not
-                # a passing remark: months of decay (R1 level 3) unless it says otherwise.
+                # a passing remark: months of decay (R1 level 3) unless it says
+                # otherwise, and the salience of a strong observation with evidence
+                # (R2), so compression keeps it when many episodes expire together.
                 p.temporal_level = select_temporal_level(
                     p.content, "fact", default=STATED_ATTRIBUTE_LEVEL
                 )
+                p.salience = max(p.salience, SALIENCE_STRONG)
             episode = self._episode(scope, p, now)
             p.facts = []
             for claim in p.claims:
@@ -398,3 +402,14 @@ class EpisodeWrites(EngineBase):
         if not await self._run(storage.memories.delete, scope, check_id(memory_id)):
             raise NotFoundError("memory", memory_id)
         logger.info("delete: %s", memory_id)
+
+
+def _states_attribute(p: _Prepared) -> bool:
+    """Whether the observation states a lasting attribute of someone: an undated
+    claim the rule extractor reads from it, a named relation read as the name
+    ("My neighbour Alex works at Copperleaf" is a claim about Alex)."""
+    claims = p.claims
+    plain = without_relations(p.content)
+    if plain != p.content:
+        claims = _RULES.claims(plain, speaker=p.source, reference_time=p.timestamp)
+    return any(c.fact.valid_from is None and not c.negated for c in claims)
