@@ -275,3 +275,26 @@ async def test_another_persons_relation_is_not_the_person(
         await mem.observe("Samir Goldberg's brother supports the Boston Celtics.")
         await mem.observe("Samir Goldberg's brother switched to a Pixel 8 now.")
         assert await superseded(mem, [mother.id]) == {}
+
+
+async def test_a_message_of_several_sentences_keeps_what_did_not_change(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        both = await mem.observe(
+            "My landlord Sofia loves Oaxacan food more than anything. "
+            "Also: Sofia can't be near bee stings, severe allergy."
+        )
+        clock.now += 30 * DAY
+        change = await mem.observe("Sofia's favourite is Peruvian food these days, not Oaxacan.")
+        assert await superseded(mem, [both.id]) == {both.id: change.id}
+        result = await mem.recall("What is Sofia allergic to?")
+        top = result.hits[0]
+        assert top.content == "Sofia can't be near bee stings, severe allergy."
+        assert top.memory.metadata["rest_of"] == both.id
+        assert top.memory.timestamp == (await mem.get(both.id)).timestamp
+        food = await mem.recall("What food does Sofia love?")
+        assert not any("Oaxacan food more than" in h.content for h in food.hits)
+        history = await mem.recall("What food does Sofia love?", include_superseded=True)
+        assert both.id in {h.id for h in history.hits}

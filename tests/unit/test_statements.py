@@ -115,3 +115,22 @@ def test_two_older_values_equally_close_are_ambiguous() -> None:
     )
     assert found == []
     assert {c.id for c in ambiguous} == {"monday", "friday"}
+
+
+def test_of_several_sentences_only_the_changed_one_goes() -> None:
+    old = older(
+        "My landlord Sofia loves Oaxacan food more than anything. "
+        "Also: Sofia can't be near bee stings, severe allergy.",
+        0.73,
+    )
+    found, _ = replacements(
+        "Sofia's favourite is Peruvian food these days, not Oaxacan.", "user", 30 * DAY, [old]
+    )
+    assert [(r.evidence, r.rest) for r in found] == [
+        ("retired", "Sofia can't be near bee stings, severe allergy.")
+    ]
+    whole = older("My landlord Sofia loves Oaxacan food more than anything.", 0.8)
+    found, _ = replacements(
+        "Sofia is all about Peruvian food now, not Oaxacan.", "user", DAY, [whole]
+    )
+    assert [r.rest for r in found] == [None]

@@ -68,6 +68,7 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
+_UNLABEL = re.compile(r"^(?:also|and|plus|oh|btw)\b[,:]?\s+", re.IGNORECASE)
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]{3,}s)\b)")
 _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
 _CUE = re.compile(
@@ -134,10 +135,13 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Replacement:
-    """An older statement the new one replaces, and why (``retired``, ``reframed``, ``cued``)."""
+    """An older statement the new one replaces, why (``retired``, ``reframed``,
+    ``cued``), and the part of it that stays current (its other sentences,
+    verbatim; None when the change concerns all of it)."""
 
     candidate: Candidate
     evidence: str
+    rest: str | None = None
 
 
 def change_cue(text: str) -> bool:
@@ -210,20 +214,29 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
 
 
-def _untouched_part(
+def _split(
     old: str, new_words: set[str], retired: Sequence[str], subject: set[str]
-) -> bool:
-    """Whether ``old`` has a sentence or clause the new statement says nothing
-    about (no word in common beyond the subject's name, no retired value): then
-    only part of it changed, and it is not replaced as a whole."""
-    parts = [c for s in _sentences(old) for c in _CLAUSE.split(s) if c.strip()]
-    if len(parts) < 2:
-        return False
-    for part in parts:
+) -> tuple[str, str | None] | None:
+    """The part of ``old`` the new statement is about, and the rest that stays
+    current (None: nothing stays). A part the new statement says nothing about
+    has two content words beyond the subject's name, none in common with it and
+    no retired value. Sentences split apart ("... Also: Sofia can't have
+    sesame."), and the rest is kept verbatim; a sentence whose clauses split
+    that way ("Dana lives in Boston and works at Acme") cannot be cut: None."""
+
+    def untouched(part: str) -> bool:
         words = _words(part) - subject
-        if len(words) >= 2 and not (words & new_words) and not any(v in words for v in retired):
-            return True
-    return False
+        return len(words) >= 2 and not (words & new_words) and not any(v in words for v in retired)
+
+    sentences = _sentences(old)
+    kept = [s for s in sentences if untouched(s)]
+    about = [s for s in sentences if s not in kept]
+    if not about:
+        return None
+    if any(untouched(c) for s in about for c in _CLAUSE.split(s) if c.strip()):
+        return None
+    rest = " ".join(_UNLABEL.sub("", s, count=1) for s in kept)
+    return " ".join(about), (rest[:1].upper() + rest[1:]) if rest else None
 
 
 def _is_event(text: str) -> bool:
@@ -253,27 +266,28 @@ def replacements(
     new_sentences = _sentences(text)
     strong: list[Replacement] = []
     weak: list[Candidate] = []
+    rests: dict[str, str | None] = {}
     for old in candidates:
         if old.timestamp > timestamp or _side(old.source) != _side(source):
             continue
         if subjects_in(old.text, names) != subject:
             continue
-        theirs = _words(old.text)
+        split = _split(old.text, mine, retired, name_words)
+        if split is None:
+            continue
+        about, rests[old.id] = split
+        theirs = _words(about)
         if not (theirs - mine) or not (mine - theirs):
             continue  # one says nothing the other does not: a restatement, not a change
-        if _untouched_part(old.text, mine, retired, name_words):
-            continue
         if old.cosine >= RETIRED_COSINE and any(value in theirs for value in retired):
-            strong.append(Replacement(old, "retired"))
+            strong.append(Replacement(old, "retired", rests[old.id]))
             continue
         if (
             timestamp - old.timestamp >= REFRAME_GAP
-            and not _is_event(old.text)
-            and any(
-                same_frame(o, n, name_words) for o in _sentences(old.text) for n in new_sentences
-            )
+            and not _is_event(about)
+            and any(same_frame(o, n, name_words) for o in _sentences(about) for n in new_sentences)
         ):
-            strong.append(Replacement(old, "reframed"))
+            strong.append(Replacement(old, "reframed", rests[old.id]))
             continue
         shared = (mine & theirs) - name_words
         if cued and old.cosine >= CUED_COSINE and (shared or old.cosine >= CLOSE_COSINE):
@@ -289,7 +303,7 @@ def replacements(
     chosen, rivals = _one_value(weak, mine, margin=AMBIGUITY_MARGIN)
     if rivals:
         return [], chosen + rivals
-    return [Replacement(c, "cued") for c in chosen], []
+    return [Replacement(c, "cued", rests[c.id]) for c in chosen], []
 
 
 def _one_value(

@@ -48,10 +48,12 @@ __all__ = [
     "MIN_COSINE",
     "ObservedClaim",
     "ObservedStatement",
+    "PartialReplacement",
     "apply_observed",
     "claim_fact",
     "identify",
     "known_names",
+    "replace_in_part",
 ]
 
 MIN_COSINE = 0.2
@@ -72,13 +74,26 @@ class ObservedClaim:
     aliases: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class PartialReplacement:
+    """An older statement of several sentences that a new one revises in part:
+    ``rest`` is what stays current, verbatim."""
+
+    old: Episode
+    new: Episode
+    rest: str
+    reason: str
+
+
 @dataclass(slots=True)
 class ObservedStatement:
-    """A new episode, its vector, and what was read from it."""
+    """A new episode, its vector, and what was read from it. ``partial`` lists
+    the older statements it replaces only in part, left for ``replace_in_part``."""
 
     episode: Episode
     vector: np.ndarray
     claims: list[ObservedClaim] = field(default_factory=list)
+    partial: list[PartialReplacement] = field(default_factory=list)
 
     @property
     def change(self) -> bool:
@@ -244,7 +259,10 @@ def _replace_statements(
             f"a later statement replaces it ({replacement.evidence}, "
             f"cosine {replacement.candidate.cosine:.2f})"
         )
-        resolver.supersede_statement(storage, scope, old, new, reason, now)
+        if replacement.rest is None:
+            resolver.supersede_statement(storage, scope, old, new, reason, now)
+        else:
+            statement.partial.append(PartialReplacement(old, new, replacement.rest, reason))
     if not ambiguous:
         return []
     best, rival = ambiguous[0], ambiguous[1]
@@ -258,3 +276,25 @@ def _replace_statements(
         assert isinstance(old, Episode)
         asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
     return asked
+
+
+def replace_in_part(
+    resolver: ConflictResolver,
+    storage: Storage,
+    scope: Scope,
+    partial: Sequence[PartialReplacement],
+    rests: Sequence[Episode],
+    vectors: np.ndarray,
+    retention: Sequence[RetentionInfo],
+    now: float,
+) -> None:
+    """Supersede each older statement that a new one revised in part, keeping
+    what stays current as its own episode (``rests``, one per replacement, with
+    their vectors and retention), in one transaction (storage thread). The old
+    statement stays as history, superseded by the new one; its rest records
+    where it came from (``metadata["rest_of"]``)."""
+    with storage.transaction():
+        storage.episodes.add(list(rests), vectors)
+        storage.retention.put_many(scope, list(retention))
+        for item in partial:
+            resolver.supersede_statement(storage, scope, item.old, item.new, item.reason, now)

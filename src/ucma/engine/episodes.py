@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -11,10 +12,12 @@ import numpy as np
 from ucma.conflicts.supersession import (
     ObservedClaim,
     ObservedStatement,
+    PartialReplacement,
     apply_observed,
     claim_fact,
     identify,
     known_names,
+    replace_in_part,
 )
 from ucma.engine.base import EngineBase, _initial_retention, _new_id, _provenance
 from ucma.errors import NotFoundError, ValidationError
@@ -25,7 +28,16 @@ from ucma.memory.retention import initial_stability
 from ucma.people import without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
-from ucma.types import Episode, Fact, GraphEdge, Observation, Provenance, RetentionInfo, Scope
+from ucma.types import (
+    Episode,
+    Fact,
+    GraphEdge,
+    Observation,
+    Provenance,
+    RetentionInfo,
+    Scope,
+    Tier,
+)
 from ucma.validation import check_content, check_id, check_metadata, check_strings, check_timestamp
 
 __all__ = ["EpisodeWrites"]
@@ -144,10 +156,12 @@ class EpisodeWrites(EngineBase):
             await self._read_claims(storage, scope, stored, now)
             facts = [fact for p in stored for fact, _, _ in p.facts]
             vectors = await self._embed([p.content for p in stored] + [f.content for f in facts])
-            merged = await self._run(
+            merged, partial = await self._run(
                 self._write_episodes, storage, scope, stored, vectors[: len(stored)], now,
                 vectors[len(stored) :],
             )  # fmt: skip
+            if partial:
+                await self._replace_in_part(storage, scope, partial, now)
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
         logger.info(
@@ -298,9 +312,10 @@ class EpisodeWrites(EngineBase):
         all_vectors: np.ndarray,
         now: float,
         fact_vectors: np.ndarray | None = None,
-    ) -> dict[str, str]:
+    ) -> tuple[dict[str, str], list[PartialReplacement]]:
         """Write a batch in one transaction; near-duplicates (R4, ``ucma.lifecycle.dedup``)
-        reinforce what they duplicate instead. Returns {duplicate id: existing id}.
+        reinforce what they duplicate instead. Returns {duplicate id: existing id}
+        and the older statements the new ones revise only in part.
 
         In the same transaction, the claims read from each new episode are
         resolved against the scope (``ucma.conflicts.supersession``): what they
@@ -345,7 +360,40 @@ class EpisodeWrites(EngineBase):
         if conflicts:
             logger.info("observe: %d conflicts recorded or settled", len(conflicts))
         self._names.pop(scope, None)
-        return merged
+        return merged, [item for s in statements for item in s.partial]
+
+    async def _replace_in_part(
+        self, storage: Storage, scope: Scope, partial: Sequence[PartialReplacement], now: float
+    ) -> None:
+        """Older statements that new ones revised in part: each is superseded and
+        what stays current of it becomes its own episode, verbatim, with the old
+        one's time, speaker and session (a second transaction after the new
+        episodes': until it commits, the old statement stands whole)."""
+        rests = [
+            replace(
+                item.old,
+                id=_new_id("ep"),
+                content=item.rest,
+                created_at=now,
+                updated_at=now,
+                metadata={**item.old.metadata, "rest_of": item.old.id},
+                summary=None,
+                tier=Tier.SHORT_TERM,
+            )
+            for item in partial
+        ]
+        vectors = await self._embed([r.content for r in rests])
+        await self._run(
+            replace_in_part,
+            self._resolver,
+            storage,
+            scope,
+            partial,
+            rests,
+            vectors,
+            [_initial_retention(r, now) for r in rests],
+            now,
+        )
 
     def _statements(
         self,
