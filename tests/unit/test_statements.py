@@ -134,3 +134,31 @@ def test_of_several_sentences_only_the_changed_one_goes() -> None:
         "Sofia is all about Peruvian food now, not Oaxacan.", "user", DAY, [whole]
     )
     assert [r.rest for r in found] == [None]
+
+
+def test_chat_that_only_greets_asks_or_exclaims_replaces_nothing() -> None:
+    found, ambiguous = replacements(
+        "Bye Caroline. I'm here for you.",
+        "Melanie",
+        30 * DAY,
+        [
+            older(
+                "Yeah, same here Caroline. You make life's struggles more bearable.",
+                0.6,
+                source="Melanie",
+            )
+        ],
+        ["Caroline", "Melanie"],
+    )
+    assert found == [] and ambiguous == []
+    assert (
+        replaced(
+            "That bowl is awesome, Mel! What gave you the idea for the colours?",
+            older("That bowl is gorgeous! Did you make it?", 0.8),
+        )
+        == []
+    )
+    assert (
+        retired_words("You should get to the point where anyone else would quit and you're not.")
+        == []
+    )

@@ -8,15 +8,16 @@ an older one of the same speaker about the same subject, by three kinds of
 evidence, strongest first:
 
 - ``retired``: the new statement says an old value is over ("from X to Y",
-  "goodbye X", "no longer X", "gave up on X", "left X", "not X", "more than X",
-  "instead of X"), and X is in the older statement;
+  "goodbye X", "no longer X", "gave up on X", "left Acme", ", not X", "more
+  than X", "instead of X"), and X is in the older statement;
 - ``reframed``: the two say the same thing word for word except one short value
   ("I'm learning Dutch on my commute" / "I'm learning Portuguese on my commute"),
   the older one describes a state rather than a dated event, and some time
   passed between them (two values stated together are a list, not a change);
 - ``cued``: the new statement marks a change ("now", "switched", "these days",
-  "update", "got a new" ...), is close in meaning to the older one and shares
-  an attribute word with it, or is very close (``CLOSE_COSINE``); only the closest such
+  "update", "got a new" ...), is close in meaning to the older one and repeats
+  a good share of its words (``SHARED_SHARE``), or is very close
+  (``CLOSE_COSINE``); only the closest such
   statement (and those restating its value) is replaced, and two different
   older values about as close make the change ambiguous.
 
@@ -25,6 +26,10 @@ coworker Omar"; as a full name, "Chris Tanaka"; or a known name at the start,
 "Bruno uses ...") must be the same set, and a statement that names nobody is
 about its speaker (the user's and the assistant's turns both describe the
 user). A statement that only adds ("too", "also", "another") replaces nothing.
+
+Only sentences that state something count: questions, exclamations and
+greetings that address a speaker ("Thanks, Gina.") neither replace nor are
+replaced.
 
 Everything here is pure: same texts, same answer.
 """
@@ -50,9 +55,16 @@ __all__ = [
 CUED_COSINE = 0.40
 """How close in meaning a cued change must be to the older statement it replaces."""
 
+SHARED_SHARE = 0.25
+"""The share of the older statement's words (beyond the subject's name) a cued change
+must repeat to be about the same attribute ("Aisha's cat goes by Mochi" / "Aisha has a
+cat called Bramble": cat, of cat, called, Bramble)."""
+
 CLOSE_COSINE = 0.70
-"""Close enough that a cued change needs no shared attribute word ("Leila is divorced" /
-"Leila is engaged now")."""
+"""Close enough that a cued change to a short statement (``CLOSE_WORDS`` content words at
+most) needs no shared attribute word ("Leila is divorced" / "Leila is engaged now")."""
+
+CLOSE_WORDS = 8
 
 RETIRED_COSINE = 0.20
 """The floor for a change that names the old value it retires."""
@@ -72,15 +84,16 @@ _UNLABEL = re.compile(r"^(?:also|and|plus|oh|btw)\b[,:]?\s+", re.IGNORECASE)
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]{3,}s)\b)")
 _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
 _CUE = re.compile(
-    r"\b(?:now|no\s+longer|any\s*more|these\s+days|nowadays|lately|as\s+of|switch(?:ed|ing)?|"
+    r"\b(?:(?<!right\s)now|no\s+longer|any\s*more|these\s+days|nowadays|as\s+of|switch(?:ed|ing)?|"
     r"moved|moving|relocated|changed|instead|from\s+now\s+on|update[ds]?|not\s+any\s+longer|"
     r"goes\s+by|got\s+an?\s+new)\b",
     re.IGNORECASE,
 )
 # An old value the new statement says is over: the value is the words after the cue.
 _RETIRING = re.compile(
-    r"\b(?:from\s+(?P<from>.+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|no\s+longer(?:\s+(?:at|in|with|into|on|doing|using|at))?|"
-    r"gave\s+up(?:\s+on)?|left|quit|ditched|dropped|not|instead\s+of|rather\s+than|"
+    r"\b(?:from\s+(?P<from>[^,.;!?]+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|no\s+longer(?:\s+(?:at|in|with|into|on|doing|using|at))?|"
+    r"gave\s+up(?:\s+on)?|left(?=\s+(?-i:[A-Z]))|quit|ditched|dropped|(?<=,\s)not|instead\s+of|"
+    r"rather\s+than|"
     r"more\s+than|replac(?:ed|ing))\s+(?P<value>[^,.;!?]+)",
     re.IGNORECASE,
 )
@@ -105,6 +118,14 @@ _FUNCTION = frozenset(
     )
 )
 
+# Words between a retiring cue and its value: "gave up on the", "quit being a".
+_LEADING = frozenset(
+    str.split(
+        """
+    the a an my his her their our your on at in with being doing
+    """
+    )
+)
 # Words after "more than" / "not" that name no value: "more than anything", "not sure".
 _VAGUE = frozenset(
     [
@@ -163,9 +184,12 @@ def retired_words(text: str) -> list[str]:
     values = []
     for match in _RETIRING.finditer(text):
         value = match.group("from") or match.group("value")
-        words = [_stem(w) for w in _TOKEN.findall(value.lower())[:4] if w not in _FUNCTION]
-        if words and words[0] not in _VAGUE:
-            values.append(words[0])
+        words = _TOKEN.findall(value.lower())
+        while words and words[0] in _LEADING:
+            words.pop(0)
+        # "would quit and you're ...": no value follows the cue.
+        if words and words[0] not in _FUNCTION and words[0] not in _VAGUE:
+            values.append(_stem(words[0]))
     return values
 
 
@@ -239,6 +263,17 @@ def _split(
     return " ".join(about), (rest[:1].upper() + rest[1:]) if rest else None
 
 
+def _said(text: str, addressed: set[str]) -> list[str]:
+    """The sentences of ``text`` that state something: not questions or
+    exclamations ("That bowl is gorgeous!"), not greetings or thanks that only
+    address someone ("Thanks, Gina.")."""
+    return [
+        s
+        for s in _sentences(text)
+        if not s.rstrip().endswith(("?", "!")) and len(_words(s) - addressed) >= 2
+    ]
+
+
 def _is_event(text: str) -> bool:
     return _EVENT.search(text) is not None
 
@@ -258,12 +293,18 @@ def replacements(
     if _ADDITIVE.search(text):
         return [], []
     names = known_people([text, *(c.text for c in candidates)]) | set(people)
-    subject = subjects_in(text, names)
+    # Speakers are addressed by name ("Thanks, Gina!"); a person is no value.
+    addressed = _words(" ".join({source, *(c.source for c in candidates)}))
+    people_words = addressed | _words(" ".join(names))
+    new_sentences = _said(text, addressed)
+    if not new_sentences:
+        return [], []
+    said = " ".join(new_sentences)
+    subject = subjects_in(said, names)
     name_words = _words(" ".join(subject))
-    mine = _words(text)
-    retired = retired_words(text)
-    cued = change_cue(text)
-    new_sentences = _sentences(text)
+    mine = _words(said)
+    retired = [v for v in retired_words(said) if v not in people_words]
+    cued_words = _words(" ".join(s for s in new_sentences if change_cue(s)))
     strong: list[Replacement] = []
     weak: list[Candidate] = []
     rests: dict[str, str | None] = {}
@@ -272,7 +313,7 @@ def replacements(
             continue
         if subjects_in(old.text, names) != subject:
             continue
-        split = _split(old.text, mine, retired, name_words)
+        split = _split(" ".join(_said(old.text, addressed)), mine, retired, name_words)
         if split is None:
             continue
         about, rests[old.id] = split
@@ -289,8 +330,12 @@ def replacements(
         ):
             strong.append(Replacement(old, "reframed", rests[old.id]))
             continue
-        shared = (mine & theirs) - name_words
-        if cued and old.cosine >= CUED_COSINE and (shared or old.cosine >= CLOSE_COSINE):
+        # The attribute: a good share of what the older statement is about.
+        attribute = len((cued_words & theirs) - name_words) >= SHARED_SHARE * len(
+            theirs - name_words
+        )
+        close = old.cosine >= CLOSE_COSINE and len(theirs - name_words) <= CLOSE_WORDS
+        if cued_words and old.cosine >= CUED_COSINE and (attribute or close):
             weak.append(old)
     retiring = [r for r in strong if r.evidence == "retired"]
     if retiring:

@@ -60,6 +60,7 @@ MIN_COSINE = 0.2
 """The least cosine at which an older statement is considered for replacement at all."""
 
 _CANDIDATES = 12
+_GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "tool", "tool_result", "environment"})
 _WINDOW = 2_000
 
 
@@ -248,9 +249,10 @@ def _replace_statements(
     ]
     if not candidates:
         return []
-    people = [name for claim in statement.claims for name in (claim.fact.subject, *claim.aliases)]
+    named = [name for claim in statement.claims for name in (claim.fact.subject, *claim.aliases)]
+    people = {*storage.episodes.participants(scope), *(n for n in named if n[:1].isupper())}
     replaced, ambiguous = replacements(
-        new.content, new.source, new.timestamp, candidates, [p for p in people if p[:1].isupper()]
+        new.content, new.source, new.timestamp, candidates, people - _GENERIC_SPEAKERS
     )
     for replacement in replaced:
         old = found[replacement.candidate.id]
