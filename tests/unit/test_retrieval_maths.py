@@ -299,3 +299,29 @@ def test_cascade_stops_once_confident_and_can_be_disabled():
         config=CascadeConfig(),
     )
     assert off.cascaded_to == [] and isinstance(off, CascadePath) and len(calls) == 1
+
+
+def test_a_shared_name_raises_the_bar_for_relevance():
+    cfg = CascadeConfig()
+    memory = _episode(1, 0.0, source="user", participants=["user"], metadata={"k": 1})
+    plain = confidence(memory, cosine=0.48, layer="episodic", reference_time=0.0, config=cfg)
+    shared = confidence(
+        memory,
+        cosine=0.48,
+        layer="episodic",
+        reference_time=0.0,
+        config=cfg,
+        cosine_shift=cfg.shared_name_cosine_shift,
+    )
+    assert plain.semantic_relevance == pytest.approx(0.7)
+    assert shared.semantic_relevance == pytest.approx(0.325)
+    assert shared.level == "low" and plain.level != "low"
+
+
+def test_the_query_words_that_say_what_is_asked():
+    plan = route("What is my landlord Bruno's middle name?", reference_time=0.0)
+    assert plan.names == ("Bruno",)
+    assert plan.answer_terms == ["middle", "name"]
+    # The relation that introduces a person is not what the query asks about.
+    assert "landlord" not in plan.terms and "middle" in plan.terms
+    assert route("which theme does Alice like?", reference_time=0.0).names == ("Alice",)

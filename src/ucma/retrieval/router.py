@@ -362,7 +362,9 @@ def route(
     explicit = entity or guessed
     if explicit and explicit.lower() not in {e.lower() for e in entities}:
         entities.insert(0, explicit)
-    terms = keyword_terms(text)
+    # The relation that introduces a person ("my old roommate Hana") says who,
+    # not what is asked: memories repeating it would match on it alone.
+    terms = keyword_terms(without_relations(text))
     semantic_text = ""
     if dropped and drop_entity_terms:
         # Who the query is about is the entity channel's job; left in the keyword
