@@ -4,10 +4,12 @@ A memory's text names people in a few common shapes: after a relation word
 ("my landlord Greta", "our neighbour Omar"), as a full name opening a sentence
 ("Chris Tanaka runs ..."), as a possessive opening a sentence ("Aisha's cat"),
 or as a first name opening a sentence and doing something people do ("Bruno
-uses ..."). These are the people an observed episode involves besides its
-speaker (``observe`` records them as participants, so the router knows the
-names and a query naming someone narrows to what involves them), and the
-subjects the statement comparison in ``ucma.conflicts.statements`` matches.
+uses ..."). Whom a statement is about (``subjects_in``) is then each known
+person it names, or that person's named relation ("Yara Shah's brother"), or
+the speaker's own unnamed relation ("my sister"): the subjects the statement
+comparison in ``ucma.conflicts.statements`` matches. ``without_relations``
+reads a named relation as the name, for rules that read a subject ("My sister
+Priya is a nurse" -> "Priya is a nurse").
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["known_people", "people_in", "subjects_in", "without_relations"]
+__all__ = ["known_people", "subjects_in", "without_relations"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _RELATION = (
@@ -75,18 +77,6 @@ def known_people(texts: Iterable[str]) -> set[str]:
     return found
 
 
-def people_in(text: str, people: Iterable[str]) -> frozenset[str]:
-    """The known people ``text`` names, longest name first ("Chris Tanaka" is not "Chris")."""
-    named: set[str] = set()
-    rest = text
-    for name in sorted(people, key=len, reverse=True):
-        pattern = re.compile(rf"(?<!\w){re.escape(name)}(?:['’]s)?(?!\w)")
-        if pattern.search(rest):
-            named.add(name)
-            rest = pattern.sub(" ", rest)
-    return frozenset(named)
-
-
 _MY_RELATION = re.compile(
     rf"\b(?:[Mm]y|[Oo]ur)\s+{_MODIFIERS}(?P<relation>{_RELATION})\b(?!\s+[A-Z])"
 )
@@ -100,7 +90,8 @@ def subjects_in(text: str, people: Iterable[str]) -> frozenset[str]:
     rest = without_relations(text)
     for name in sorted(people, key=len, reverse=True):
         pattern = re.compile(
-            rf"(?<!\w){re.escape(name)}(?:['’]s\s+{_MODIFIERS}(?P<relation>{_RELATION})\b|['’]s)?(?!\w)"
+            rf"(?<!\w){re.escape(name)}"
+            rf"(?:['’]s\s+{_MODIFIERS}(?P<relation>{_RELATION})\b|['’]s)?(?!\w)"
         )
         for match in pattern.finditer(rest):
             relation = match.group("relation")

@@ -79,8 +79,8 @@ _GENERIC = frozenset({"user", "assistant", "system", "tool", "tool_result", "env
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-# A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
 _UNLABEL = re.compile(r"^(?:also|and|plus|oh|btw)\b[,:]?\s+", re.IGNORECASE)
+# A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]{3,}s)\b)")
 _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
 _CUE = re.compile(
@@ -91,9 +91,9 @@ _CUE = re.compile(
 )
 # An old value the new statement says is over: the value is the words after the cue.
 _RETIRING = re.compile(
-    r"\b(?:from\s+(?P<from>[^,.;!?]+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|no\s+longer(?:\s+(?:at|in|with|into|on|doing|using|at))?|"
-    r"gave\s+up(?:\s+on)?|left(?=\s+(?-i:[A-Z]))|quit|ditched|dropped|(?<=,\s)not|instead\s+of|"
-    r"rather\s+than|"
+    r"\b(?:from\s+(?P<from>[^,.;!?]+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|"
+    r"no\s+longer(?:\s+(?:at|in|with|into|on|doing|using))?|gave\s+up(?:\s+on)?|"
+    r"left(?=\s+(?-i:[A-Z]))|quit|ditched|dropped|(?<=,\s)not|instead\s+of|rather\s+than|"
     r"more\s+than|replac(?:ed|ing))\s+(?P<value>[^,.;!?]+)",
     re.IGNORECASE,
 )
