@@ -29,7 +29,7 @@ user). A statement that only adds ("too", "also", "another") replaces nothing.
 
 Only sentences that state something count: questions, exclamations and
 greetings that address a speaker ("Thanks, Gina.") neither replace nor are
-replaced.
+replaced, and neither do long explanations (over ``MAX_WORDS`` content words).
 
 Everything here is pure: same texts, same answer.
 """
@@ -71,6 +71,10 @@ RETIRED_COSINE = 0.20
 
 AMBIGUITY_MARGIN = 0.05
 """Two older values whose cosines to a cued change differ by less are equally plausible."""
+
+MAX_WORDS = 40
+"""A statement of more content words (on either side) is a document or an explanation,
+not a statement of one value: it neither replaces nor is replaced."""
 
 REFRAME_GAP = 6 * 3600.0
 """Seconds between two same-frame statements before the later is a change, not a list."""
@@ -300,6 +304,8 @@ def replacements(
     if not new_sentences:
         return [], []
     said = " ".join(new_sentences)
+    if len(_words(said)) > MAX_WORDS:
+        return [], []
     subject = subjects_in(said, names)
     name_words = _words(" ".join(subject))
     mine = _words(said)
@@ -318,6 +324,8 @@ def replacements(
             continue
         about, rests[old.id] = split
         theirs = _words(about)
+        if len(theirs) > MAX_WORDS:
+            continue
         if not (theirs - mine) or not (mine - theirs):
             continue  # one says nothing the other does not: a restatement, not a change
         if old.cosine >= RETIRED_COSINE and any(value in theirs for value in retired):
