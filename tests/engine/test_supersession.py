@@ -178,6 +178,10 @@ async def test_an_expired_fact_is_reported_superseded_and_never_a_rival(
         assert await superseded(mem, [promo.id]) == {promo.id: ""}
         result = await mem.assert_fact_detailed("Shop", "status", "full price", confidence=0.7)
         assert result.conflicts == [] and result.fact.status is FactStatus.ACTIVE
+        # Current beliefs hold now; the history still has the expired one.
+        assert [f.object for f in await mem.facts_about("Shop")] == ["full price"]
+        history = await mem.facts_about("Shop", include_history=True)
+        assert {f.object for f in history} == {"on sale", "full price"}
 
 
 async def test_possessives_and_first_names_resolve_to_the_known_person(

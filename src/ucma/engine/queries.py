@@ -99,6 +99,7 @@ class Queries(EngineBase):
         """Facts with ``entity`` as subject or object (case-insensitive).
 
         By default the current beliefs, checked against the sources of truth
+        and without those whose valid time (``valid_until``) has ended
         (a mismatch is recorded as a memory_vs_db conflict and the source's
         value is returned). ``as_of`` (epoch seconds, record time) returns what
         memory believed at that moment; ``include_history`` every version.
@@ -120,6 +121,10 @@ class Queries(EngineBase):
             detected = await self._reconcile(scope, facts)
             if detected:
                 facts = await self._run(read)
+        if moment is None and not include_history:
+            # A fact whose valid time has ended no longer holds in the world.
+            now = self.clock()
+            facts = [f for f in facts if f.valid_until is None or f.valid_until > now]
         conflicts = await self._run(
             self._resolver.touching, storage, scope, facts, moment, detected
         )
