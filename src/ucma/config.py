@@ -111,6 +111,10 @@ class ConsolidationConfig:
     # in an asyncio task, one per scope, see AsyncMemory.consolidation_task), "sync"
     # (consolidate before returning: deterministic, for scripts and tests) or "off".
     on_new_session: str = "background"
+    # close() lets a running background cycle finish its phase for at most this
+    # many seconds, then cancels it (a provider that never answers must not hang
+    # shutdown; each phase commits whole, so a cancelled one leaves no half-write).
+    close_timeout_seconds: float = 30.0
     # Provider for summaries and fact extraction: "heuristic" (offline) or
     # "<provider>:<model>" such as "ollama:llama3.1" (needs ucma[openai]).
     llm: str = "heuristic"

@@ -165,3 +165,27 @@ async def test_close_lets_a_running_cycle_stop_cleanly(
     # What the cycle committed is there when the database is opened again.
     async with AsyncMemory(tmp_path / "m.db", user_id="alice", embedder=local_embedder) as again:
         assert [f.object for f in await again.facts_about("Omar")] == ["Cairo"]
+
+
+async def test_close_cancels_a_cycle_whose_provider_never_answers(
+    tmp_path: Path, local_embedder: LocalEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    extractor = GatedExtractor()  # its gate never opens
+    memory = AsyncMemory(
+        tmp_path / "m.db",
+        user_id="alice",
+        embedder=local_embedder,
+        clock=SimulatedClock(T0),
+        providers=Providers(ExtractiveSummarizer(), extractor),
+        config=UCMAConfig(consolidation=ConsolidationConfig(close_timeout_seconds=0.0)),
+    )
+    kept = await memory.observe("Remember that Omar lives in Cairo.")
+    await memory.new_session()
+    task = memory.consolidation_task
+    assert task is not None
+    await extractor.entered.wait()
+    await memory.close()
+    assert task.cancelled()
+    assert any("did not stop in time" in r.getMessage() for r in caplog.records)
+    async with AsyncMemory(tmp_path / "m.db", user_id="alice", embedder=local_embedder) as again:
+        assert (await again.get(kept.id)).content == "Remember that Omar lives in Cairo."

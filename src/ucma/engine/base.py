@@ -153,10 +153,18 @@ class EngineBase:
                 return
             self._closed = True
             # Background cycles stop after their current phase (each phase commits
-            # whole, so the store stays consistent); their errors were logged.
+            # whole, so the store stays consistent), or are cancelled when one has
+            # not within close_timeout_seconds (a provider that never answers);
+            # their errors were logged.
             running = [task for task in self._consolidations.values() if not task.done()]
             if running:
                 self._interrupt.set()
+                _, stuck = await asyncio.wait(
+                    running, timeout=self.config.consolidation.close_timeout_seconds
+                )
+                for task in stuck:
+                    logger.warning("close: a sleep cycle did not stop in time; cancelled")
+                    task.cancel()
                 await asyncio.gather(*running, return_exceptions=True)
             await asyncio.gather(*self._queued, return_exceptions=True)
             if self._embedder is not None:
