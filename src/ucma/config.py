@@ -216,11 +216,10 @@ class RetrievalConfig:
     min_salience: float = 0.05
     # Keyword scoring: BM25 saturation and length normalisation, and the weight
     # of the context field (previous turn, date) relative to content. Memories
-    # are sentences, not documents: length normalisation mostly rewarded the
-    # shortest memory naming the person asked about (b 0.75 -> 0: LoCoMo hit@1
-    # 0.487 -> 0.507, everyday top-1 64.9 -> 67.1%, paraphrase R@1 0.619 -> 0.658).
+    # are mostly sentences: full normalisation (0.75) rewarded the shortest memory
+    # naming the person asked about, none (0) let long answers win on BEAM.
     keyword_k1: float = 1.2
-    keyword_b: float = 0.0
+    keyword_b: float = 0.3
     keyword_context_weight: float = 0.5
     # Fusion: "score" (normalised scores, weighted sum) or "rrf" (seed 003 R7).
     fusion: str = "score"
