@@ -215,11 +215,11 @@ class RetrievalConfig:
     # Seed 003: memories below this effective salience are not retrieved.
     min_salience: float = 0.05
     # Keyword scoring: BM25 saturation and length normalisation, and the weight
-    # of the context field (previous turn, date) relative to content. Memories
-    # are mostly sentences: full normalisation (0.75) rewarded the shortest memory
-    # naming the person asked about, none (0) let long answers win on BEAM.
+    # of the context field (previous turn, date) relative to content. Less
+    # normalisation helps sentence-sized memories but lets long answers win on
+    # BEAM (docs/retrieval.md): the standard 0.75 stays.
     keyword_k1: float = 1.2
-    keyword_b: float = 0.3
+    keyword_b: float = 0.75
     keyword_context_weight: float = 0.5
     # Fusion: "score" (normalised scores, weighted sum) or "rrf" (seed 003 R7).
     fusion: str = "score"
