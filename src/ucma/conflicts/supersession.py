@@ -21,13 +21,14 @@ person of the scope with that first name (``identify``); a claim about "Dana
 Whitfield" also competes with what is held about a bare "Dana" unless another
 "Dana ..." is known. Anything else stays as written.
 
-When nothing can be read from an episode that says something changed ("I
-switched my laptop to Linux"), it may still replace one older statement
-directly (``statement_match``): same speaker, close in meaning (cosine at
-least ``MIN_COSINE``), sharing attribute words and differing in value words,
-and not additive ("too", "also"). When two older statements are about as
-plausible (within ``AMBIGUITY_MARGIN``), the resolver records a conflict that
-asks the user instead of guessing.
+Every new episode is also compared, as a statement, with the closest older
+episodes (cosine at least ``MIN_COSINE``) by ``ucma.conflicts.statements``:
+what it revises is superseded directly, whether or not a claim was read ("I
+switched my laptop to Linux", "Greta went from 10 km to 5 km"); when two older
+statements are about as plausible, the resolver records conflicts that ask the
+user instead of guessing. An older message revised in only one of its sentences
+is left for ``replace_in_part``, which keeps its other sentences as their own
+episode once they are embedded.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.statements import Candidate, replacements
 from ucma.memory.levels import select_temporal_level
-from ucma.providers.rule_facts import Claim, has_change_cue
+from ucma.providers.rule_facts import Claim
 from ucma.storage.base import Storage
 from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
 
@@ -95,10 +96,6 @@ class ObservedStatement:
     vector: np.ndarray
     claims: list[ObservedClaim] = field(default_factory=list)
     partial: list[PartialReplacement] = field(default_factory=list)
-
-    @property
-    def change(self) -> bool:
-        return has_change_cue(self.episode.content)
 
 
 def identify(subject: str, known: Sequence[str]) -> tuple[str, tuple[str, ...]]:
