@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from ucma.people import known_people, subjects_in, without_relations
+from ucma.providers.rule_facts import GENERIC_SPEAKERS
 
 __all__ = [
     "Candidate",
@@ -79,7 +80,6 @@ not a statement of one value: it neither replaces nor is replaced."""
 REFRAME_GAP = 6 * 3600.0
 """Seconds between two same-frame statements before the later is a change, not a list."""
 
-_GENERIC = frozenset({"user", "assistant", "system", "tool", "tool_result", "environment"})
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -235,7 +235,7 @@ def _side(source: str) -> str:
     """Whose turns describe the same world: the user's and the assistant's both
     describe the user; a named speaker speaks for themselves."""
     key = source.strip().lower()
-    return "user" if key in _GENERIC else key
+    return "user" if key in GENERIC_SPEAKERS else key
 
 
 def _sentences(text: str) -> list[str]:

@@ -41,7 +41,7 @@ import numpy as np
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.statements import Candidate, replacements
 from ucma.memory.levels import select_temporal_level
-from ucma.providers.rule_facts import Claim
+from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
 from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
 
@@ -61,7 +61,6 @@ MIN_COSINE = 0.2
 """The least cosine at which an older statement is considered for replacement at all."""
 
 _CANDIDATES = 12
-_GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "tool", "tool_result", "environment"})
 _WINDOW = 2_000
 
 
@@ -184,6 +183,8 @@ def apply_observed(
     thread, inside the episodes' write transaction). Returns the conflicts
     recorded or settled."""
     conflicts: list[Conflict] = []
+    # The scope's people, read once for the batch (its own episodes are written).
+    speakers = frozenset(storage.episodes.participants(scope)) - GENERIC_SPEAKERS
     for statement in statements:
         episode = statement.episode
         positive = [c for c in statement.claims if not c.negated]
@@ -213,7 +214,7 @@ def apply_observed(
                     now,
                     aliases=claim.aliases,
                 )
-        conflicts.extend(_replace_statements(resolver, storage, scope, statement, now))
+        conflicts.extend(_replace_statements(resolver, storage, scope, statement, speakers, now))
     return conflicts
 
 
@@ -222,10 +223,12 @@ def _replace_statements(
     storage: Storage,
     scope: Scope,
     statement: ObservedStatement,
+    speakers: frozenset[str],
     now: float,
 ) -> list[Conflict]:
     """Supersede the older statements ``statement`` revises (``ucma.conflicts.statements``),
-    or ask the user when two older values are about as plausible."""
+    or ask the user when two older values are about as plausible. ``speakers``
+    are the scope's participants that are people."""
     new = statement.episode
     [scored] = storage.memories.vector_search_latest(
         scope,
@@ -247,10 +250,8 @@ def _replace_statements(
     if not candidates:
         return []
     named = [name for claim in statement.claims for name in (claim.fact.subject, *claim.aliases)]
-    people = {*storage.episodes.participants(scope), *(n for n in named if n[:1].isupper())}
-    replaced, ambiguous = replacements(
-        new.content, new.source, new.timestamp, candidates, people - _GENERIC_SPEAKERS
-    )
+    people = {*speakers, *(n for n in named if n[:1].isupper())}
+    replaced, ambiguous = replacements(new.content, new.source, new.timestamp, candidates, people)
     for replacement in replaced:
         old = found[replacement.candidate.id]
         assert isinstance(old, Episode)

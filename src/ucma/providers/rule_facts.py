@@ -46,9 +46,10 @@ from datetime import UTC, datetime
 
 from ucma.providers.base import ExtractedFact
 
-__all__ = ["CHANGE_CUE", "Claim", "RuleFactExtractor", "has_change_cue"]
+__all__ = ["CHANGE_CUE", "GENERIC_SPEAKERS", "Claim", "RuleFactExtractor", "has_change_cue"]
 
-_GENERIC_SPEAKERS = frozenset({"user", "system", "assistant", "tool_result", "environment", "tool"})
+GENERIC_SPEAKERS = frozenset({"user", "system", "assistant", "tool_result", "environment", "tool"})
+"""Sources that are roles, not people: their "I" is the user."""
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y)\b)")
 _CONTINUED_VERBS = (
@@ -224,7 +225,7 @@ class RuleFactExtractor:
         self, content: str, *, speaker: str = "user", reference_time: float | None = None
     ) -> list[Claim]:
         """Every claim of ``content``, each triple once (pure: same input, same output)."""
-        me = "user" if speaker.strip().lower() in _GENERIC_SPEAKERS else speaker.strip()
+        me = "user" if speaker.strip().lower() in GENERIC_SPEAKERS else speaker.strip()
         found: dict[tuple[str, str, str, bool], Claim] = {}
         last_name: str | None = None
         for raw in _SENTENCE.split(content):
