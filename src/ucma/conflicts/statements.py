@@ -47,7 +47,6 @@ from ucma.providers.rule_facts import GENERIC_SPEAKERS
 __all__ = [
     "Candidate",
     "Replacement",
-    "change_cue",
     "replacements",
     "retired_words",
     "same_frame",
@@ -169,7 +168,7 @@ class Replacement:
     rest: str | None = None
 
 
-def change_cue(text: str) -> bool:
+def _change_cue(text: str) -> bool:
     """Whether ``text`` marks something as changed ("now", "switched", "these days" ...)."""
     return _CUE.search(text) is not None
 
@@ -310,7 +309,7 @@ def replacements(
     name_words = _words(" ".join(subject))
     mine = _words(said)
     retired = [v for v in retired_words(said) if v not in people_words]
-    cued_words = _words(" ".join(s for s in new_sentences if change_cue(s)))
+    cued_words = _words(" ".join(s for s in new_sentences if _change_cue(s)))
     strong: list[Replacement] = []
     weak: list[Candidate] = []
     rests: dict[str, str | None] = {}
