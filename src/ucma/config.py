@@ -258,6 +258,13 @@ class RetrievalConfig:
     # 0.503 to 0.791 / 0.493. The cost: another speaker's line naming her ("Dana
     # is allergic to peanuts.") scores 0.15 against the name-less question.
     embed_names: bool = False
+    # For a query naming people, the dense score of each of the (at most
+    # name_free_candidates, closest first) memories naming them mixes in this
+    # share of their cosine with both texts' names put as a pronoun: a shared
+    # name lifts a short text's cosine whatever else it says, so among memories
+    # about one person what is asked should decide (retrieval/name_free.py).
+    name_free_weight: float = 0.5
+    name_free_candidates: int = 50
     rrf_k: int = 60
     # Session prior: episodes of sessions matching the query as a whole gain this much.
     session_prior: float = 0.4
@@ -299,6 +306,10 @@ class RetrievalConfig:
             )
         if self.fusion not in ("score", "rrf"):
             raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
+        if self.name_free_weight > 1 or self.name_free_candidates < 1:
+            raise ConfigError(
+                "RetrievalConfig needs name_free_weight <= 1 and name_free_candidates >= 1"
+            )
         if not (
             0 < self.keyword_k1 <= 10 and self.keyword_b <= 1 and self.keyword_context_weight <= 10
         ):

@@ -9,7 +9,9 @@ person it names, or that person's named relation ("Yara Shah's brother"), or
 the speaker's own unnamed relation ("my sister"): the subjects the statement
 comparison in ``ucma.conflicts.statements`` matches. ``without_relations``
 reads a named relation as the name, for rules that read a subject ("My sister
-Priya is a nurse" -> "Priya is a nurse").
+Priya is a nurse" -> "Priya is a nurse"); ``without_people`` puts a pronoun in
+the place of given people, so that what two texts say about someone can be
+compared without the name they share.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["known_people", "subjects_in", "without_relations"]
+__all__ = ["known_people", "subjects_in", "without_people", "without_relations"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _RELATION = (
@@ -107,3 +109,19 @@ def without_relations(text: str) -> str:
     nurse" -> "Priya is a nurse" (who the sentence is about, for rules that read
     a subject)."""
     return _AFTER_RELATION.sub(lambda m: m.group("name"), text)
+
+
+def without_people(text: str, names: Iterable[str]) -> str:
+    """``text`` with each mention of ``names`` (case-insensitive, whole words),
+    with the relation introducing it, as a pronoun: "My landlord Sofia's dog is
+    called Clementine" -> "their dog is called Clementine", "What gives Sofia a
+    rash?" -> "What gives they a rash?". ``text`` itself when it names none."""
+    wanted = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
+    if not wanted:
+        return text
+    person = (
+        rf"(?<!\w)(?:(?:my|our|his|her|their)\s+{_MODIFIERS}{_RELATION}\s+)?"
+        rf"(?:{'|'.join(re.escape(n) for n in wanted)})"
+    )
+    text = re.sub(rf"{person}['’]s(?!\w)", "their", text, flags=re.IGNORECASE)
+    return re.sub(rf"{person}(?!\w)", "they", text, flags=re.IGNORECASE)

@@ -107,3 +107,19 @@ async def test_a_memory_at_salience_zero_does_not_rank(memory: AsyncMemory):
     assert record.effective_salience < 0.05
     hits = await memory.remember("which day should we deploy?")
     assert [h.id for h in hits] == [good.id]
+
+
+async def test_what_is_asked_about_a_person_outranks_lines_that_only_name_them(
+    memory: AsyncMemory,
+):
+    # A shared name lifts MiniLM's cosine whatever else two texts say: compared
+    # with the name as well as without it, the allergy leads.
+    for text in (
+        "Had lunch with my landlord Sofia near the harbour wall.",
+        "Went for a walk along the harbour wall with my landlord Sofia.",
+        "My landlord Sofia's dog is named Clementine.",
+    ):
+        await memory.observe(text)
+    allergy = await memory.observe("Sofia is allergic to bee stings.")
+    result = await memory.recall("What gives my landlord Sofia a bad reaction?")
+    assert result.hits[0].id == allergy.id

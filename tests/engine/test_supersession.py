@@ -222,6 +222,37 @@ async def test_a_change_nothing_can_be_read_from_replaces_the_one_statement_it_r
         assert gym.id not in await superseded(mem, [gym.id])
 
 
+async def test_facts_read_from_a_replaced_statement_end_with_it(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe("My phone is an iPhone 15.")
+        [phone] = await mem.facts_about("user")
+        assert phone.object == "iPhone 15"
+        clock.now += 3 * DAY
+        switch = await mem.observe("Switched from the iPhone 15 to a OnePlus 11.")
+        assert all(f.object != "iPhone 15" for f in await mem.facts_about("user"))
+        [old] = [f for f in await mem.fact_history("user", "phone") if f.id == phone.id]
+        assert old.status is FactStatus.SUPERSEDED
+        assert old.superseded_by == switch.id
+        assert old.valid_until == clock.now
+        result = await mem.recall("Which mobile device am I using?")
+        assert all("iPhone 15" not in h.content or "OnePlus" in h.content for h in result.hits)
+
+
+async def test_a_change_in_other_words_replaces_what_it_changes_about_the_person(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        phone = await mem.observe("Greta uses an iPhone 13.")
+        choir = await mem.observe("Greta has choir every Saturday.")
+        clock.now += 7 * DAY
+        switch = await mem.observe("My coworker Greta switched to a Moto Edge 40.")
+        assert await superseded(mem, [phone.id, choir.id]) == {phone.id: switch.id}
+
+
 async def test_two_equally_plausible_statements_ask_the_user(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

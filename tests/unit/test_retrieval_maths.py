@@ -7,9 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ucma.config import CascadeConfig, RetrievalConfig
+from ucma.errors import ConfigError
 from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, merge
 from ucma.retrieval.confidence import Confidence, confidence
 from ucma.retrieval.fusion import normalise, rrf, score_fusion
+from ucma.retrieval.name_free import blend
 from ucma.retrieval.ranking import RANKING_PRESETS, RankInputs, rank_score, recency
 from ucma.retrieval.router import (
     PRIMARY_LAYER,
@@ -325,3 +327,12 @@ def test_the_query_words_that_say_what_is_asked():
     # The relation that introduces a person is not what the query asks about.
     assert "landlord" not in plan.terms and "middle" in plan.terms
     assert route("which theme does Alice like?", reference_time=0.0).names == ("Alice",)
+
+
+def test_a_name_free_cosine_is_mixed_in_by_its_weight():
+    assert blend(0.6, None, 0.5) == 0.6
+    assert blend(0.6, 0.2, 0.5) == pytest.approx(0.4)
+    assert blend(0.6, 0.2, 0.0) == pytest.approx(0.6)
+    for bad in ({"name_free_weight": 1.5}, {"name_free_weight": -0.1}, {"name_free_candidates": 0}):
+        with pytest.raises(ConfigError):
+            RetrievalConfig(**bad)

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-from ucma.conflicts.statements import Candidate, replacements, retired_words, same_frame
-from ucma.people import known_people, subjects_in, without_relations
+from ucma.conflicts.statements import (
+    Candidate,
+    replacements,
+    retired_words,
+    same_frame,
+    shared_people,
+)
+from ucma.people import known_people, subjects_in, without_people, without_relations
 
 DAY = 86_400.0
 
 
-def older(text: str, cosine: float, *, ident: str = "old", source: str = "user", at: float = 0.0):
-    return Candidate(ident, text, source, at, cosine)
+def older(
+    text: str,
+    cosine: float,
+    *,
+    ident: str = "old",
+    source: str = "user",
+    at: float = 0.0,
+    unnamed: float | None = None,
+):
+    return Candidate(ident, text, source, at, cosine, unnamed)
 
 
 def replaced(text: str, *candidates: Candidate, at: float = 30 * DAY) -> list[str]:
@@ -27,6 +41,22 @@ def test_people_are_read_from_relations_full_names_and_possessives() -> None:
         "Flamenco is my favourite music.",
     ]
     assert known_people(texts) == {"Greta", "Chris Tanaka", "Aisha", "Dana Horvat"}
+
+
+def test_people_named_give_way_to_a_pronoun() -> None:
+    names = ["Sofia", "Mei Lopez"]
+    assert without_people("My landlord Sofia's dog is Clementine.", names) == (
+        "their dog is Clementine."
+    )
+    assert without_people("What gives my landlord Sofia a rash?", names) == (
+        "What gives they a rash?"
+    )
+    assert without_people("the colleague of mei lopez travels", names) == (
+        "the colleague of they travels"
+    )
+    # Other people, and words that merely start with a name, stay.
+    assert without_people("Sofiane met my sister Dana.", names) == "Sofiane met my sister Dana."
+    assert without_people("Nothing here.", []) == "Nothing here."
 
 
 def test_a_named_relation_is_its_own_subject() -> None:
@@ -89,6 +119,32 @@ def test_a_cued_change_replaces_the_closest_statement_of_the_same_attribute() ->
         older("My boss Aisha has a cat called Bramble.", 0.52, ident="cat"),
         older("My boss Aisha runs 21 km most days.", 0.41, ident="run"),
     ) == ["cat"]
+
+
+def test_compared_without_the_name_a_cued_change_needs_no_shared_word() -> None:
+    phone = older("Greta uses an iPhone 13.", 0.56, ident="phone", unnamed=0.52)
+    choir = older("Greta has choir every Saturday.", 0.45, ident="choir", unnamed=0.12)
+    said = "My coworker Greta switched to a Moto Edge 40."
+    assert replaced(said, phone, choir) == ["phone"]
+    # Without the comparison the two share no attribute word: nothing is replaced.
+    plain = [older(c.text, c.cosine, ident=c.id) for c in (phone, choir)]
+    assert replaced(said, *plain) == []
+    # Unmarked, it is no change.
+    assert replaced("My coworker Greta has a Moto Edge 40.", phone, choir) == []
+
+
+def test_a_change_naming_the_value_it_ends_replaces_nothing_else() -> None:
+    coffee = older("Dana likes coffee.", 0.8, ident="coffee", unnamed=0.5)
+    jazz = older("Dana likes jazz.", 0.6, ident="jazz", unnamed=0.45)
+    assert replaced("Dana no longer likes coffee.", coffee, jazz) == ["coffee"]
+    assert replaced("Dana no longer likes coffee.", jazz) == []
+    assert retired_words("Dana no longer likes coffee.") == ["coffee"]
+    assert retired_words("I am no longer at Acme.") == ["acme"]
+
+
+def test_people_both_statements_name() -> None:
+    assert shared_people("My coworker Greta switched jobs.", "Greta runs.") == ["Greta"]
+    assert shared_people("Greta switched jobs.", "Omar runs.", ["Greta", "Omar"]) == []
 
 
 def test_other_subjects_speakers_and_additions_are_left_alone() -> None:

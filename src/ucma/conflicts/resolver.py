@@ -49,6 +49,7 @@ from ucma.errors import ConflictNotPending, NotFoundError, ValidationError
 from ucma.events.log import EventType, record
 from ucma.storage.base import Storage, Supersession
 from ucma.types import (
+    FACT_ID_PREFIX,
     Conflict,
     ConflictStatus,
     ConflictType,
@@ -450,9 +451,54 @@ class ConflictResolver:
         self, storage: Storage, scope: Scope, old: Episode, new: Episode, reason: str, now: float
     ) -> None:
         """A later statement replaces an older one directly (no claim was read
-        from it): recorded, logged, and what was derived from the old one flagged."""
+        from it): recorded and logged; the facts read from the old statement
+        alone end with it (valid until the new one was said, superseded by it)."""
         with storage.transaction():
             self._supersede_memory(storage, scope, old.id, new.id, reason, now)
+            self._end_read_from(storage, scope, old, new, now)
+
+    def _end_read_from(
+        self, storage: Storage, scope: Scope, old: Episode, new: Episode, now: float
+    ) -> None:
+        """Retire the current inferred facts whose every source episode is
+        superseded now that ``old`` is: "user's phone is iPhone 15" must not
+        outlive "I have an iPhone 15" once "Switched to a OnePlus 11" replaced it."""
+        read = [
+            edge.source_id
+            for edge in storage.graph.edges_to(scope, old.id)
+            if edge.edge_type == "derived_from" and edge.source_id.startswith(FACT_ID_PREFIX)
+        ]
+        for fact_id in read:
+            fact = storage.facts.get(scope, fact_id)
+            if fact is None or not fact.is_current or fact.provenance is not Provenance.INFERRED:
+                continue
+            others = [s for s in fact.source_episode_ids if s != old.id]
+            if others and len(storage.conflicts.superseded(scope, others)) < len(others):
+                continue  # another statement still says it
+            start = fact.valid_from if fact.valid_from is not None else fact.created_at
+            gone = dataclasses.replace(
+                fact,
+                status=FactStatus.SUPERSEDED,
+                superseded_at=now,
+                superseded_by=new.id,
+                valid_until=max(new.timestamp, start),
+                updated_at=now,
+            )
+            storage.facts.update(gone)
+            record(
+                storage,
+                scope,
+                EventType.FACT_SUPERSEDED,
+                {
+                    "memory_id": gone.id,
+                    "superseded_by": new.id,
+                    "status": gone.status.value,
+                    "conflict_id": None,
+                    "reason": "its statement was replaced",
+                },
+                now,
+            )
+            self._flag_dependents(storage, scope, gone, None, now)
 
     def ask_between_statements(
         self, storage: Storage, scope: Scope, old: Episode, new: Episode, reason: str, now: float

@@ -28,7 +28,10 @@ switched my laptop to Linux", "Greta went from 10 km to 5 km"); when two older
 statements are about as plausible, the resolver records conflicts that ask the
 user instead of guessing. An older message revised in only one of its sentences
 is left for ``replace_in_part``, which keeps its other sentences as their own
-episode once they are embedded.
+episode once they are embedded. A statement marking a change is also compared
+without the name of the person it shares with an older one: the engine finds
+those pairs before the write (``earlier_statements``), embeds them and passes
+the cosines in ``ObservedStatement.unnamed``.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ __all__ = [
     "PartialReplacement",
     "apply_observed",
     "claim_fact",
+    "earlier_statements",
     "identify",
     "known_names",
     "replace_in_part",
@@ -95,6 +99,8 @@ class ObservedStatement:
     vector: np.ndarray
     claims: list[ObservedClaim] = field(default_factory=list)
     partial: list[PartialReplacement] = field(default_factory=list)
+    unnamed: dict[str, float] = field(default_factory=dict)
+    """Older statements' cosines to this one without the person both name."""
 
 
 def identify(subject: str, known: Sequence[str]) -> tuple[str, tuple[str, ...]]:
@@ -230,22 +236,19 @@ def _replace_statements(
     or ask the user when two older values are about as plausible. ``speakers``
     are the scope's participants that are people."""
     new = statement.episode
-    [scored] = storage.memories.vector_search_latest(
-        scope,
-        statement.vector.reshape(1, -1),
-        _CANDIDATES,
-        window=_WINDOW,
-        kinds=[MemoryKind.EPISODIC],
-        min_score=MIN_COSINE,
-    )
-    found = storage.memories.get_many(scope, [memory_id for memory_id, _ in scored])
-    gone = storage.conflicts.superseded(scope, list(found), at=now)
+    earlier = earlier_statements(storage, scope, statement.vector, now)
+    found = {older.id: older for older, _ in earlier}
     candidates = [
-        Candidate(older.id, older.content, older.source, older.timestamp, score)
-        for memory_id, score in scored
-        if memory_id != new.id
-        and memory_id not in gone
-        and isinstance(older := found.get(memory_id), Episode)
+        Candidate(
+            older.id,
+            older.content,
+            older.source,
+            older.timestamp,
+            score,
+            statement.unnamed.get(older.id),
+        )
+        for older, score in earlier
+        if older.id != new.id
     ]
     if not candidates:
         return []
@@ -254,7 +257,6 @@ def _replace_statements(
     replaced, ambiguous = replacements(new.content, new.source, new.timestamp, candidates, people)
     for replacement in replaced:
         old = found[replacement.candidate.id]
-        assert isinstance(old, Episode)
         reason = (
             f"a later statement replaces it ({replacement.evidence}, "
             f"cosine {replacement.candidate.cosine:.2f})"
@@ -273,9 +275,31 @@ def _replace_statements(
     asked = []
     for option in ambiguous:
         old = found[option.id]
-        assert isinstance(old, Episode)
         asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
     return asked
+
+
+def earlier_statements(
+    storage: Storage, scope: Scope, vector: np.ndarray, now: float
+) -> list[tuple[Episode, float]]:
+    """The live, current episodes closest to ``vector`` among the scope's latest
+    (``_CANDIDATES`` of the newest ``_WINDOW``, cosine at least ``MIN_COSINE``),
+    with their cosines: what a new statement is compared with (storage thread)."""
+    [scored] = storage.memories.vector_search_latest(
+        scope,
+        vector.reshape(1, -1),
+        _CANDIDATES,
+        window=_WINDOW,
+        kinds=[MemoryKind.EPISODIC],
+        min_score=MIN_COSINE,
+    )
+    found = storage.memories.get_many(scope, [memory_id for memory_id, _ in scored])
+    gone = storage.conflicts.superseded(scope, list(found), at=now)
+    return [
+        (older, score)
+        for memory_id, score in scored
+        if memory_id not in gone and isinstance(older := found.get(memory_id), Episode)
+    ]
 
 
 def replace_in_part(

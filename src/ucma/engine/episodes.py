@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from ucma.conflicts.statements import marks_change, shared_people
 from ucma.conflicts.supersession import (
     ObservedClaim,
     ObservedStatement,
     PartialReplacement,
     apply_observed,
     claim_fact,
+    earlier_statements,
     identify,
     known_names,
     replace_in_part,
@@ -25,7 +27,7 @@ from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
 from ucma.memory.importance import classify_importance
 from ucma.memory.levels import SALIENCE_STRONG, initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
-from ucma.people import without_relations
+from ucma.people import known_people, without_people, without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
 from ucma.types import (
@@ -66,7 +68,8 @@ _RULES = RuleFactExtractor()
 
 class _Prepared:
     """A validated observation waiting to be embedded and written; ``claims`` are
-    the facts it asserts or retracts, ``aliases`` their subjects' other names."""
+    the facts it asserts or retracts, ``aliases`` their subjects' other names;
+    ``unnamed`` older statements' cosines to it without a person both name."""
 
     __slots__ = (
         "id",
@@ -76,6 +79,7 @@ class _Prepared:
         "salience",
         "claims",
         "facts",
+        "unnamed",
     )
 
     def __init__(self, **fields: Any) -> None:
@@ -156,6 +160,8 @@ class EpisodeWrites(EngineBase):
             await self._read_claims(storage, scope, stored, now)
             facts = [fact for p in stored for fact, _, _ in p.facts]
             vectors = await self._embed([p.content for p in stored] + [f.content for f in facts])
+            await self._embed_name_free(stored)
+            await self._compare_unnamed(storage, scope, stored, vectors, now)
             merged, partial = await self._run(
                 self._write_episodes, storage, scope, stored, vectors[: len(stored)], now,
                 vectors[len(stored) :],
@@ -181,6 +187,59 @@ class EpisodeWrites(EngineBase):
             )
             for p in prepared
         ]
+
+    async def _embed_name_free(self, batch: Sequence[_Prepared]) -> None:
+        """Embed, into the query caches, how each observation reads without the
+        people it names: a recall naming them compares it so (``retrieval/
+        name_free.py``) and then finds the vector cached instead of computing it."""
+        if self.config.retrieval.name_free_weight <= 0:
+            return
+        texts = []
+        for p in batch:
+            named = {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
+            free = without_people(p.content, known_people([p.content]) | named)
+            if free != p.content:
+                texts.append(free)
+        if texts:
+            assert self._embedder is not None
+            await self._embedder.embed(texts)
+
+    async def _compare_unnamed(
+        self,
+        storage: Storage,
+        scope: Scope,
+        batch: Sequence[_Prepared],
+        vectors: np.ndarray,
+        now: float,
+    ) -> None:
+        """For each observation that marks a change, its cosines to the older
+        statements it will be compared with (``earlier_statements``) with the
+        people both name put as a pronoun (``ucma.conflicts.statements``):
+        "Greta switched to a Moto Edge 40" against "Greta uses an iPhone 13"
+        says what changed better without the name they share. Sets ``unnamed``."""
+        cued = [i for i, p in enumerate(batch) if marks_change(p.content)]
+        if not cued:
+            return
+        earlier = await self._run(
+            lambda: [earlier_statements(storage, scope, vectors[i], now) for i in cued]
+        )
+        pairs: list[tuple[_Prepared, str, str, str]] = []
+        for i, found in zip(cued, earlier, strict=True):
+            p = batch[i]
+            named = {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
+            for older, _ in found:
+                names = shared_people(p.content, older.content, named)
+                if names:
+                    new_text = without_people(p.content, names)
+                    old_text = without_people(older.content, names)
+                    pairs.append((p, older.id, new_text, old_text))
+        if not pairs:
+            return
+        assert self._embedder is not None
+        texts = list(dict.fromkeys(t for _, _, new, old in pairs for t in (new, old)))
+        embedded = dict(zip(texts, await self._embedder.embed(texts), strict=True))
+        for p, older_id, new, old in pairs:
+            p.unnamed[older_id] = float(np.dot(embedded[new], embedded[old]))
 
     async def _read_claims(
         self, storage: Storage, scope: Scope, batch: Sequence[_Prepared], now: float
@@ -257,6 +316,7 @@ class EpisodeWrites(EngineBase):
             salience=initial_salience(content, provenance.value, importance),
             claims=[],
             facts=[],
+            unnamed={},
         )
 
     def _session_edges(
@@ -417,7 +477,11 @@ class EpisodeWrites(EngineBase):
                 ObservedClaim(fact, fact_vectors[row], claim.negated, aliases)
                 for row, (fact, claim, aliases) in zip(rows, facts, strict=True)
             ]
-            statements.append(ObservedStatement(self._episode(scope, p, now), vectors[i], claims))
+            statements.append(
+                ObservedStatement(
+                    self._episode(scope, p, now), vectors[i], claims, unnamed=p.unnamed
+                )
+            )
         return statements
 
     async def new_session(self, *, user_id: str | None = None, agent_id: str | None = None) -> str:

@@ -9,11 +9,15 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
 from ucma.errors import UCMAError
+from ucma.people import without_people
 from ucma.retrieval.cascade import RecallResult
+from ucma.retrieval.name_free import naming
 from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
-from ucma.retrieval.router import Layer, route
+from ucma.retrieval.router import Layer, QueryPlan, route
 from ucma.storage.base import Storage
 from ucma.types import Hit, MemoryKind, QueryMode, Scope
 from ucma.validation import (
@@ -172,6 +176,7 @@ class Retrieval(EngineBase):
         vectors = list(await self._embed_queries(wanted)) if wanted else []
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
+        name_free = await self._name_free_cosines(storage, scope, plan, vector)
         result = await self._run(
             run_recall,
             storage,
@@ -182,6 +187,7 @@ class Retrieval(EngineBase):
             request,
             now=now,
             anchor_vector=anchor_vector,
+            name_free=name_free,
         )
         self._queue(record_recall, storage, cfg, scope, result, now=now)
         self._queue(self._known_names, storage, scope)
@@ -197,6 +203,33 @@ class Retrieval(EngineBase):
             ", low" if result.low_confidence else "",
         )
         return result
+
+    async def _name_free_cosines(
+        self, storage: Storage, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
+    ) -> dict[str, float]:
+        """The cosines, without the names, between the query and the memories
+        naming the people it names (``retrieval/name_free.py``)."""
+        cfg = self.config.retrieval
+        if vector is None or not plan.names or cfg.name_free_weight <= 0:
+            return {}
+        persons, contents = await self._run(
+            naming,
+            storage,
+            scope,
+            plan.names,
+            plan.embedded_text,
+            vector,
+            limit=cfg.name_free_candidates,
+        )
+        if not contents:
+            return {}
+        texts = [without_people(plan.embedded_text, persons)]
+        texts += [without_people(content, persons) for content in contents.values()]
+        query, *memories = await self._embed_queries(texts)
+        return {
+            memory_id: float(np.dot(memory, query))
+            for memory_id, memory in zip(contents, memories, strict=True)
+        }
 
     def _known_names(self, storage: Storage, scope: Scope) -> list[str]:
         """Read the names of the people the scope's episodes involve and keep them

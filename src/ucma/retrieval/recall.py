@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,8 +97,11 @@ def run_recall(
     *,
     now: float,
     anchor_vector: np.ndarray | None = None,
+    name_free: Mapping[str, float] | None = None,
 ) -> RecallResult:
-    retriever = Retriever(storage, config)
+    """``name_free``: memories' cosines with the query without the people it
+    names (``name_free.py``), mixed into their dense scores."""
+    retriever = Retriever(storage, config, name_free=name_free)
     plan = _resolve_anchor(retriever, scope, plan, anchor_vector)
 
     def search(layer: Layer, k: int, deep: bool) -> list[Hit]:

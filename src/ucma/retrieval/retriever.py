@@ -39,6 +39,7 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
+from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
@@ -90,9 +91,16 @@ class _Candidate:
 class Retriever:
     """Runs one layer of a ``QueryPlan`` against a ``Storage``; storage thread only."""
 
-    def __init__(self, storage: Storage, config: UCMAConfig) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        config: UCMAConfig,
+        *,
+        name_free: Mapping[str, float] | None = None,
+    ) -> None:
         self._storage = storage
         self._config = config
+        self._name_free = dict(name_free or {})
 
     def search(
         self,
@@ -255,9 +263,10 @@ class Retriever:
             # Without a scan, only the other channels' finds are scored (a full
             # scan all the same when they found nothing).
             scan = scan_vectors or not any(others.values())
+            weight = cfg.name_free_weight
             found["dense"] = (
                 {
-                    i: score
+                    i: blend(score, self._name_free.get(i), weight)
                     for i, score in store.memories.vector_search(
                         scope,
                         vector,
@@ -273,8 +282,9 @@ class Retriever:
             if cfg.dense_for_all_candidates or not scan:
                 # Every candidate's cosine is known exactly: a keyword hit outside the
                 # dense top k is scored by its real similarity, not by absence.
+                # The memories naming whom the query names are candidates too.
                 pool = [i for scores in others.values() for i in scores]
-                self._fill_cosines(scope, vector, found["dense"], pool)
+                self._fill_cosines(scope, vector, found["dense"], [*pool, *self._name_free])
         found.update(others)
         if (
             "temporal" in enabled
@@ -466,7 +476,7 @@ class Retriever:
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
-                    else cfg.cascade.shared_name_cosine_shift
+                    else self._shared_name_shift(memory_id)
                     if any(p.search(record.content) for p in named_in_query)
                     else 0.0
                 ),
@@ -515,6 +525,18 @@ class Retriever:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         return _without_restatements(hits, self._read_from(scope, hits))
+
+    def _shared_name_shift(self, memory_id: str) -> float:
+        """The confidence scale's shift for a memory holding a name the query
+        holds: up for its plain cosine, down for the share of it compared
+        without the name (an unnamed comparison), as for unnamed queries."""
+        cfg = self._config
+        if memory_id not in self._name_free:
+            return cfg.cascade.shared_name_cosine_shift
+        weight = cfg.retrieval.name_free_weight
+        return (1.0 - weight) * cfg.cascade.shared_name_cosine_shift - (
+            weight * cfg.cascade.unnamed_cosine_shift
+        )
 
     def _read_from(self, scope: Scope, hits: Sequence[Hit]) -> dict[str, MemoryRecord]:
         """The live, current episodes that the inferred facts among ``hits`` were
@@ -582,8 +604,10 @@ class Retriever:
         """Add to ``scores`` the cosine with ``vector`` of each of ``ids`` it lacks."""
         missing = [i for i in ids if i not in scores]
         if missing:
+            weight = self._config.retrieval.name_free_weight
             for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
-                scores[memory_id] = float(np.dot(stored, vector))
+                cosine = float(np.dot(stored, vector))
+                scores[memory_id] = blend(cosine, self._name_free.get(memory_id), weight)
 
 
 def record_access(
