@@ -98,6 +98,34 @@ async def test_sleep_compresses_abstracts_and_reinforces(
         assert again.abstract["episodes"] == 0
 
 
+async def test_how_people_are_outlasts_a_sleep_that_many_expire_together(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # Over 100 episodes expiring at once raise compression's bar to 0.7: passing
+    # remarks go, statements of how someone is (which the rules may not read) stay.
+    clock = SimulatedClock(T0)
+    async with _engine(tmp_path / "s.db", local_embedder, clock) as memory:
+        await memory.observe("My landlord Sofia has a dog called Clementine.")
+        lasting = [
+            await memory.observe(text)
+            for text in (
+                "A matcha latte is my go-to drink.",
+                "Sofia can't be near bee stings, severe allergy.",
+            )
+        ]
+        passing = await memory.observe_many(
+            [f"Went for a walk along the river with Ingrid on day {day}." for day in range(120)]
+        )
+        clock.advance(hours=49)
+        report = await memory.sleep()
+        assert report.compress["expired"] >= 120
+        assert [(await memory.get(o.id)).archived_at for o in lasting] == [None, None]
+        archived = [(await memory.get(o.id)).archived_at for o in passing if o.stored]
+        assert archived and None not in archived
+        hits = await memory.recall("What does Sofia react badly to?")
+        assert hits.hits[0].id == lasting[1].id
+
+
 async def test_interrupted_sleep_leaves_a_consistent_store_and_resumes(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:

@@ -8,6 +8,7 @@ from ucma.conflicts.statements import (
     retired_words,
     same_frame,
     shared_people,
+    states_lasting,
 )
 from ucma.people import known_people, subjects_in, without_people, without_relations
 
@@ -218,3 +219,32 @@ def test_chat_that_only_greets_asks_or_exclaims_replaces_nothing() -> None:
         retired_words("You should get to the point where anyone else would quit and you're not.")
         == []
     )
+
+
+def test_how_someone_is_is_told_from_what_happened() -> None:
+    lasting = [
+        "A matcha latte is my go-to drink.",
+        "Sofia is allergic to bee stings.",
+        "My usual run is 5 km. Also: I'm allergic to shellfish.",
+        "I need a new phone.",
+    ]
+    passing = [
+        "Had lunch with my landlord Sofia near the harbour wall.",
+        "On day 5 I swam 17 laps before lunch.",
+        "On day 6 I walked 20 laps before lunch.",
+        "I'm so tired today, the printer kept me up.",
+        "I think I'll book the dentist after dinner.",
+        "Remind me to call the plumber.",
+        "What is my sister's name?",
+        "The neighbour's alarm broke again, ugh.",
+    ]
+    assert [t for t in lasting if not states_lasting(t, ["Sofia"])] == []
+    assert [t for t in passing if states_lasting(t, ["Sofia"])] == []
+
+
+def test_labels_and_hedges_do_not_change_the_frame() -> None:
+    compound = older("Bruno's birthday is on August 17. Also: Bruno runs 10 km most days.", 0.78)
+    found, _ = replacements("Bruno runs 8 km most days.", "user", 30 * DAY, [compound])
+    assert [(r.evidence, r.rest) for r in found] == [
+        ("reframed", "Bruno's birthday is on August 17.")
+    ]

@@ -54,6 +54,7 @@ __all__ = [
     "retired_words",
     "same_frame",
     "shared_people",
+    "states_lasting",
 ]
 
 CUED_COSINE = 0.40
@@ -93,6 +94,11 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _UNLABEL = re.compile(r"^(?:also|and|plus|oh|btw)\b[,:]?\s+", re.IGNORECASE)
+# A hedge in front says how sure, not what: "As far as I know Mateo is divorced."
+_HEDGE = re.compile(
+    r"^(?:as\s+far\s+as\s+i\s+know|i\s+think|i\s+believe|apparently|it\s+seems)\b,?\s+",
+    re.IGNORECASE,
+)
 # A clause joined by "and"/"but" that says something of its own ("... and works at Acme").
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y|[a-z]{3,}s)\b)")
 _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b", re.IGNORECASE)
@@ -113,7 +119,11 @@ _RETIRING = re.compile(
 _EVENT = re.compile(
     r"\b(?:yesterday|today|tonight|this\s+(?:morning|afternoon|evening|weekend)|ago|"
     r"last\s+(?:night|week|weekend|month|year|time|\w+day)|went|was|were|"
-    r"did|had|visited|saw|met|bought|made|took|finished|tried|spent|came|left|got)\b",
+    r"did|had|visited|saw|met|bought|made|took|finished|tried|spent|came|left|got|swam|ran|"
+    r"ate|drank|rode|drove|flew|wrote|sat|spoke|won|lost|told|said|found|felt|slept|gave|"
+    r"began|broke|chose|caught|fell|forgot|heard|paid|sang|sold|sent|stood|taught|threw|"
+    r"woke|wore|"
+    r"(?:i|we|he|she|they)\s+(?:just\s+)?\w+(?<!e)ed)\b",
     re.IGNORECASE,
 )
 _FUNCTION = frozenset(
@@ -166,7 +176,7 @@ _VAGUE = frozenset(
 _REQUEST = re.compile(
     r"^(?:(?:sure|ok(?:ay)?|noted|yes|great)\b[,.!]?\s*)?(?:please\s+)?"
     r"(?:remind|tell|ask|book|call|add|remember|schedule|set|send|let|don't\s+let|"
-    r"i'll|i\s+will|i'm\s+going\s+to|we'll|can\s+you|could\s+you)\b",
+    r"i'll|i\s+will|i'm\s+going\s+to|i\s+think\s+i'll|maybe|we'll|can\s+you|could\s+you)\b",
     re.IGNORECASE,
 )
 
@@ -243,6 +253,7 @@ def retired_words(text: str) -> list[str]:
 def _tokens(text: str) -> list[str]:
     """The words of ``text`` for frame comparison: a named relation reads as the
     name ("my teammate Felix runs" / "Felix runs"), lead-in labels are dropped."""
+    text = _HEDGE.sub("", _UNLABEL.sub("", text.strip(), count=1), count=1)
     words = _WORD.findall(without_relations(text).lower())
     return [w for w in words if w not in {"fyi", "update", "quick", "btw"}]
 
@@ -323,6 +334,31 @@ def _said(text: str, addressed: set[str]) -> list[str]:
         and not _REQUEST.search(s)
         and len(_words(s) - addressed) >= 2
     ]
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
+# Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".
+_NAMED_SUBJECT = re.compile(
+    r"^(?:[\w ]{1,24}:\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?(?:['’]s\s+[a-z]+)?\s+"
+    r"(?:is|isn't|has|hasn't|can|can't|cannot|doesn't|does|won't|always|never|only|[a-z]+s)\b"
+)
+
+
+def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
+    """Whether ``text`` says how someone is rather than what happened: a
+    sentence that is no question, request or plan and no dated event, about the
+    speaker ("My usual run is 5 km") or a person it names ("Sofia is allergic to
+    bee stings"; ``people`` are names known besides those the text shows)."""
+    names = known_people([text]) | set(people)
+    return any(
+        not _is_event(sentence)
+        and (
+            _FIRST_PERSON.search(sentence) is not None
+            or _NAMED_SUBJECT.search(sentence) is not None
+            or bool(subjects_in(sentence, names))
+        )
+        for sentence in _said(text, set())
+    )
 
 
 def _is_event(text: str) -> bool:

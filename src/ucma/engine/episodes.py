@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ucma.conflicts.statements import marks_change, shared_people
+from ucma.conflicts.statements import marks_change, shared_people, states_lasting
 from ucma.conflicts.supersession import (
     ObservedClaim,
     ObservedStatement,
@@ -519,9 +519,14 @@ class EpisodeWrites(EngineBase):
 def _states_attribute(p: _Prepared) -> bool:
     """Whether the observation states a lasting attribute of someone: an undated
     claim the rule extractor reads from it, a named relation read as the name
-    ("My neighbour Alex works at Copperleaf" is a claim about Alex)."""
+    ("My neighbour Alex works at Copperleaf" is a claim about Alex), or a
+    statement of how the speaker or a person it names is (``states_lasting``)."""
     claims = p.claims
     plain = without_relations(p.content)
     if plain != p.content:
         claims = _RULES.claims(plain, speaker=p.source, reference_time=p.timestamp)
-    return any(c.fact.valid_from is None and not c.negated for c in claims)
+    if any(c.fact.valid_from is None and not c.negated for c in claims):
+        return True
+    # Said in a shape the rules do not read ("A matcha latte is my go-to drink",
+    # "Sofia can't be near bee stings"): how someone is, not what happened.
+    return states_lasting(p.content)

@@ -466,7 +466,9 @@ class Retriever:
             cand = candidates[memory_id]
             conf = confidence(
                 record,
-                cosine=cosines.get(memory_id, 0.0),
+                # How much of what is asked a memory naming the person answers
+                # is read without the name (name_free.py).
+                cosine=self._name_free.get(memory_id, cosines.get(memory_id, 0.0)),
                 keyword=answered.get(memory_id, 0.0),
                 layer=layer.value,
                 reference_time=plan.reference_time,
@@ -528,15 +530,12 @@ class Retriever:
 
     def _shared_name_shift(self, memory_id: str) -> float:
         """The confidence scale's shift for a memory holding a name the query
-        holds: up for its plain cosine, down for the share of it compared
-        without the name (an unnamed comparison), as for unnamed queries."""
+        holds: up for its plain cosine, which the name lifts; down, as for an
+        unnamed query, when the name-free cosine stands for it."""
         cfg = self._config
         if memory_id not in self._name_free:
             return cfg.cascade.shared_name_cosine_shift
-        weight = cfg.retrieval.name_free_weight
-        return (1.0 - weight) * cfg.cascade.shared_name_cosine_shift - (
-            weight * cfg.cascade.unnamed_cosine_shift
-        )
+        return -cfg.cascade.unnamed_cosine_shift
 
     def _read_from(self, scope: Scope, hits: Sequence[Hit]) -> dict[str, MemoryRecord]:
         """The live, current episodes that the inferred facts among ``hits`` were
