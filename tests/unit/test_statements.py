@@ -248,3 +248,12 @@ def test_labels_and_hedges_do_not_change_the_frame() -> None:
     assert [(r.evidence, r.rest) for r in found] == [
         ("reframed", "Bruno's birthday is on August 17.")
     ]
+
+
+def test_a_named_speakers_words_to_someone_else_replace_nothing() -> None:
+    # LoCoMo: Melanie's "now you're helping others" is about Caroline.
+    kind = Candidate("kind", "You're so inspiring for wanting to help others.", "Melanie", 0.0, 0.8)
+    found, _ = replacements(
+        "You found your true self and now you're helping others.", "Melanie", 30 * DAY, [kind]
+    )
+    assert found == []

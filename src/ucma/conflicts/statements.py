@@ -336,6 +336,7 @@ def _said(text: str, addressed: set[str]) -> list[str]:
     ]
 
 
+_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
 # Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".
 _NAMED_SUBJECT = re.compile(
@@ -384,6 +385,10 @@ def replacements(
     addressed = _words(" ".join({source, *(c.source for c in candidates)}))
     people_words = addressed | _words(" ".join(names))
     new_sentences = _said(text, addressed)
+    if _side(source) != "user":
+        # A named speaker's "you're helping others now" is about the one they
+        # talk to, whose statements are not theirs to replace.
+        new_sentences = [s for s in new_sentences if not _SECOND_PERSON.search(s)]
     if not new_sentences:
         return [], []
     said = " ".join(new_sentences)
