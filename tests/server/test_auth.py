@@ -396,3 +396,31 @@ async def test_an_import_is_no_oracle_for_another_tenants_ids(keyed: KeyedClient
     assert asserted.status_code == 201 and asserted.json()["fact"]["id"] == free
     slept = await alice.post("/v1/sleep", json={})
     assert slept.status_code == 200, slept.text
+
+
+async def test_stats_show_a_tenant_nothing_of_the_others(
+    keyed: KeyedClient, local: httpx.AsyncClient, engine: AsyncMemory
+) -> None:
+    alice, bob = await keyed("alice"), await keyed("bob")
+    await bob.post("/v1/observe", json={"content": "Bob keeps his notes in a red binder."})
+    question = {"query": "where does Bob keep his notes?"}
+    await bob.post("/v1/remember", json=question)
+    before = (await bob.get("/v1/stats")).json()
+    assert "process" not in before and set(before["embedder"]) == {"model", "dimension"}
+
+    # Alice writes and asks Bob's exact question, and others: Bob's view does not move.
+    for i in range(3):
+        await alice.post("/v1/observe", json={"content": f"Alice's note number {i} on tea."})
+    await alice.post("/v1/remember", json=question)
+    await alice.post("/v1/remember", json={"query": "what did Alice note about tea?"})
+    assert (await bob.get("/v1/stats")).json() == before
+
+    # The operator (local mode, no key) sees the process-wide counters.
+    local_stats = (await local.get("/v1/stats", params={"user_id": "bob"})).json()
+    cache = local_stats["process"]["embedding_cache"]
+    assert cache["hits"] + cache["store_hits"] >= 1
+    assert local_stats["process"]["sensory_buffer"]["total_ingested"] >= 4
+    # A key sent in local mode is held to its scope and sees no process counters either.
+    _, token = await engine.create_key("alice")
+    keyed_local = await local.get("/v1/stats", headers={"authorization": f"Bearer {token}"})
+    assert keyed_local.status_code == 200 and "process" not in keyed_local.json()
