@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ucma.config import LimitsConfig
-from ucma.errors import ValidationError
+from ucma.errors import InputLimitError, ValidationError
 from ucma.memory_ids import foreign_id
 from ucma.serialization import (
     edge_from_dict,
@@ -62,6 +62,7 @@ from ucma.types import (
     Scope,
     fact_id_for,
 )
+from ucma.validation import check_json_depth
 
 __all__ = [
     "CHUNK",
@@ -198,6 +199,10 @@ class LineReader:
     ``feed`` returns a full chunk when one is ready (cut just before the memory line that
     would overflow it, so a memory's retention line lands in its chunk); ``finish``
     returns the rest and every edge. ValidationError names the bad line.
+
+    Work per line is bounded before parsing (``LimitsConfig``): a line's length, the
+    nesting of its JSON (checked without recursion, ``ucma.validation.json_depth``), the
+    number of lines and of blank lines; beyond one, InputLimitError names the limit.
     """
 
     def __init__(self, limits: LimitsConfig, *, source: str = "input", chunk: int = CHUNK) -> None:
@@ -207,20 +212,40 @@ class LineReader:
         self.model: str | None = None
         self.dimension: int | None = None
         self.number = 0
+        self.blank = 0
         self._header = False
         self._current = ImportChunk()
         self._edges: list[GraphEdge] = []
 
     def feed(self, raw: str | bytes) -> ImportChunk | None:
+        limits = self.limits
         self.number += 1
         where = f"{self.source}:{self.number}"
+        if self.number > limits.max_import_lines:
+            raise InputLimitError(
+                f"{where}: more than {limits.max_import_lines} lines; split the export",
+                "max_import_lines",
+            )
+        size = len(raw) - (raw[-1:] in ("\n", b"\n"))  # a str's characters: <= its bytes
+        if size > limits.max_import_line_bytes:
+            raise InputLimitError(
+                f"{where}: a line is longer than {limits.max_import_line_bytes} bytes",
+                "max_import_line_bytes",
+            )
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValidationError(f"{where}: invalid UTF-8") from exc
         if not raw.strip():
+            self.blank += 1
+            if self.blank > limits.max_blank_lines:
+                raise InputLimitError(
+                    f"{where}: more than {limits.max_blank_lines} blank lines; an export has none",
+                    "max_blank_lines",
+                )
             return None
+        check_json_depth(raw, limits.max_json_depth, f"{where}: the line")
         try:
             line = json.loads(raw)
         except json.JSONDecodeError as exc:
@@ -419,11 +444,16 @@ def write_edges(storage: Storage, scope: Scope, edges: Sequence[GraphEdge]) -> i
     return written
 
 
-def iter_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a file, as bytes (decoded by ``LineReader``, which names bad lines)."""
+def iter_lines(path: Path, max_line_bytes: int) -> Iterator[bytes]:
+    """The lines of a file, as bytes (decoded by ``LineReader``, which names bad lines).
+
+    A line is read at most ``max_line_bytes + 2`` bytes at a time, so an overlong one is
+    handed on (and refused by ``LineReader``) without being read whole.
+    """
     try:
         handle = path.open("rb")
     except OSError as exc:
         raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
     with handle:
-        yield from handle
+        while line := handle.readline(max_line_bytes + 2):
+            yield line

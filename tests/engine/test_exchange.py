@@ -4,16 +4,17 @@ chunks, resumes after an interruption without duplicates, and re-embeds foreign 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ucma import exchange
+from ucma.config import LimitsConfig, UCMAConfig
 from ucma.embeddings import Embedder, LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import InputLimitError, NotFoundError, ValidationError
 from ucma.memory_ids import owned_by
 from ucma.providers.testing import fake_embedding
 from ucma.types import Fact, ImportReport, Learning, Scope, fact_id_for
@@ -293,3 +294,56 @@ async def test_bad_input_names_the_line(
 ) -> None:
     with pytest.raises(ValidationError, match=message):
         await memory.import_lines(lines, source="dump.jsonl")
+
+
+HEADER = '{"type": "header", "format": "ucma-jsonl", "version": 1}\n'
+
+
+@pytest.mark.parametrize("levels", [1_000, 400_000])
+async def test_a_deeply_nested_line_is_refused_before_it_is_parsed(
+    memory: AsyncMemory, levels: int
+) -> None:
+    for line in ("[" * levels + "]" * levels, '{"type": "memory", "record": ' + "{" * levels):
+        with pytest.raises(InputLimitError, match=r"dump.jsonl:2: the line nests \d+ levels"):
+            await memory.import_lines([HEADER, line + "\n"], source="dump.jsonl")
+
+
+async def test_blank_lines_and_line_counts_are_bounded(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    limits = LimitsConfig(max_import_lines=5, max_blank_lines=2, max_import_line_bytes=1_000)
+    config = UCMAConfig(limits=limits)
+    async with AsyncMemory(
+        tmp_path / "m.db", user_id="alice", embedder=local_embedder, config=config
+    ) as memory:
+        # 10 MB of blank lines: refused at the third, without reading the rest.
+        consumed = 0
+
+        def blanks() -> Iterator[bytes]:
+            nonlocal consumed
+            yield HEADER.encode()
+            for _ in range(10_000_000):
+                consumed += 1
+                yield b"\n"
+
+        with pytest.raises(InputLimitError, match="more than 2 blank lines") as caught:
+            await memory.import_lines(blanks())
+        assert caught.value.limit == "max_blank_lines" and consumed == 3
+
+        with pytest.raises(InputLimitError, match="more than 5 lines"):
+            edge = '{"type": "edge", "source_id": "a", "target_id": "b", "edge_type": "x"}\n'
+            await memory.import_lines([HEADER] + [edge] * 9)
+
+        dump = tmp_path / "long.jsonl"
+        dump.write_text(HEADER + '{"type": "memory", "x": "' + "y" * 50_000 + '"}\n')
+        with pytest.raises(InputLimitError, match="long.jsonl:2: a line is longer than 1000"):
+            await memory.import_jsonl(dump)
+        assert (await memory.stats())["memories"]["episodic"] == 0
+
+        # What import refuses is refused on the write path too: metadata nests at most
+        # max_json_depth - 8 levels, so every stored record can be exported and imported.
+        deep: dict[str, object] = {}
+        for _ in range(60):
+            deep = {"a": deep}
+        with pytest.raises(InputLimitError, match="metadata nests"):
+            await memory.observe("Deeply nested metadata is refused.", metadata=deep)

@@ -74,7 +74,7 @@ class Administration(EngineBase):
     ) -> int:
         """Load an export file into the scope (see ``import_lines``); returns records imported."""
         report = await self.import_lines(
-            exchange.iter_lines(Path(path)),
+            exchange.iter_lines(Path(path), self.config.limits.max_import_line_bytes),
             source=os.fspath(path),
             user_id=user_id,
             agent_id=agent_id,
