@@ -80,7 +80,9 @@ def write_export(path: Path, texts: list[str], vectors: np.ndarray | None, model
 async def timed_import(path: Path, database: Path, embedder: LocalEmbedder) -> tuple[float, dict]:
     async with AsyncMemory(database, user_id=SCOPE.user_id, embedder=embedder) as memory:
         start = time.perf_counter()
-        report = await memory.import_lines(exchange.iter_lines(path), source=str(path))
+        report = await memory.import_lines(
+            exchange.iter_lines(path, memory.config.limits.max_import_line_bytes), source=str(path)
+        )
         seconds = time.perf_counter() - start
     return seconds, {"imported": report.imported, "skipped": report.skipped}
 

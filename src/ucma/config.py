@@ -559,9 +559,17 @@ class LimitsConfig:
     max_query_chars: int = 8_000
     max_batch_size: int = 10_000
     max_metadata_bytes: int = 64_000
+    # Import (``ucma.exchange.LineReader``): nesting of one line's JSON, checked before it
+    # is parsed; the length of a line; lines of one import; blank lines among them.
+    max_json_depth: int = 64
+    max_import_line_bytes: int = 4 * 1024 * 1024
+    max_import_lines: int = 10_000_000
+    max_blank_lines: int = 1_000
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.max_json_depth < 8:
+            raise ConfigError("LimitsConfig.max_json_depth must be at least 8 (a record nests 4)")
 
 
 @dataclass(frozen=True, kw_only=True)

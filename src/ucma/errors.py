@@ -9,6 +9,8 @@ model and provider exceptions are translated at the boundary and chained with
     │   ├── ValidationError        bad input: empty/oversized content, wrong types,
     │   │   │                      invalid UTF-8, malformed JSON, bad parameters
     │   │   ├── ScopeError         a call without user_id (or with an empty one)
+    │   │   ├── InputLimitError    input beyond a LimitsConfig bound (nesting depth,
+    │   │   │                      line length, line counts); names the limit
     │   │   ├── ConflictNotPending a conflict that was already resolved
     │   │   └── OutcomeError       an outcome that cannot be recorded
     │   │       ├── OutcomeWindowClosed     after the 7-day window (seed 003 R14)
@@ -34,6 +36,7 @@ __all__ = [
     "ConfigError",
     "ConflictNotPending",
     "EmbeddingError",
+    "InputLimitError",
     "MigrationError",
     "NotFoundError",
     "OutcomeAlreadyRecorded",
@@ -73,6 +76,17 @@ class ScopeError(ValidationError):
     """A call was made without a scope (``user_id``) or with an empty one."""
 
     code = "missing_scope"
+
+
+class InputLimitError(ValidationError):
+    """Input beyond one of ``LimitsConfig``'s bounds, refused before the work it would
+    cost (deep JSON, an overlong line, too many lines). ``limit`` names the field."""
+
+    code = "input_limit_exceeded"
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(f"{message} (LimitsConfig.{limit})")
+        self.limit = limit
 
 
 class ConflictNotPending(ValidationError):

@@ -13,16 +13,25 @@ import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the 
 any order after the header (older files put every retention line at the end).
 
 Archived memories are exported too. Vectors travel with their records so an import needs
-no embedding when the model matches; otherwise the engine re-embeds. Import keeps ids and
-skips records that already exist, so an interrupted import is resumed by running it again;
-each chunk is written in one transaction. Functions taking a ``Storage`` run on the
-storage thread.
+no embedding when the model matches; otherwise the engine re-embeds.
+
+Ids (``ScopeIds``, ``ucma.memory_ids``): import keeps the ids the caller's scope owns (its
+sealed ids and its facts' deterministic ids, so a scope's export imported into the same
+scope of another database comes back with the same ids) and gives every other record an
+id derived from the scope and the original, the same on every run. References (edges,
+retention, a fact's sources and replacement, a lesson's evidence) follow their records.
+The outcome depends on the file and the caller's scope only: an import never reads,
+refuses or takes an id of another scope, so it cannot tell whether another tenant holds
+one. Records already in the scope are skipped, so an interrupted import is resumed by
+running it again; each chunk is written in one transaction. Functions taking a
+``Storage`` run on the storage thread.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from ucma.config import LimitsConfig
-from ucma.errors import ValidationError
+from ucma.errors import InputLimitError, ValidationError
+from ucma.memory_ids import foreign_id
 from ucma.serialization import (
     edge_from_dict,
     edge_to_dict,
@@ -50,13 +60,16 @@ from ucma.types import (
     Procedure,
     RetentionInfo,
     Scope,
+    fact_id_for,
 )
+from ucma.validation import check_json_depth
 
 __all__ = [
     "CHUNK",
     "ExportPage",
     "ImportChunk",
     "LineReader",
+    "ScopeIds",
     "export_edges",
     "export_header",
     "export_page",
@@ -186,6 +199,10 @@ class LineReader:
     ``feed`` returns a full chunk when one is ready (cut just before the memory line that
     would overflow it, so a memory's retention line lands in its chunk); ``finish``
     returns the rest and every edge. ValidationError names the bad line.
+
+    Work per line is bounded before parsing (``LimitsConfig``): a line's length, the
+    nesting of its JSON (checked without recursion, ``ucma.validation.json_depth``), the
+    number of lines and of blank lines; beyond one, InputLimitError names the limit.
     """
 
     def __init__(self, limits: LimitsConfig, *, source: str = "input", chunk: int = CHUNK) -> None:
@@ -195,20 +212,40 @@ class LineReader:
         self.model: str | None = None
         self.dimension: int | None = None
         self.number = 0
+        self.blank = 0
         self._header = False
         self._current = ImportChunk()
         self._edges: list[GraphEdge] = []
 
     def feed(self, raw: str | bytes) -> ImportChunk | None:
+        limits = self.limits
         self.number += 1
         where = f"{self.source}:{self.number}"
+        if self.number > limits.max_import_lines:
+            raise InputLimitError(
+                f"{where}: more than {limits.max_import_lines} lines; split the export",
+                "max_import_lines",
+            )
+        size = len(raw) - (raw[-1:] in ("\n", b"\n"))  # a str's characters: <= its bytes
+        if size > limits.max_import_line_bytes:
+            raise InputLimitError(
+                f"{where}: a line is longer than {limits.max_import_line_bytes} bytes",
+                "max_import_line_bytes",
+            )
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise ValidationError(f"{where}: invalid UTF-8") from exc
         if not raw.strip():
+            self.blank += 1
+            if self.blank > limits.max_blank_lines:
+                raise InputLimitError(
+                    f"{where}: more than {limits.max_blank_lines} blank lines; an export has none",
+                    "max_blank_lines",
+                )
             return None
+        check_json_depth(raw, limits.max_json_depth, f"{where}: the line")
         try:
             line = json.loads(raw)
         except json.JSONDecodeError as exc:
@@ -285,14 +322,86 @@ def _checked(build: Any, line: dict[str, Any], where: str, what: str) -> Any:
         raise ValidationError(f"{where}: invalid {what} line: {exc}") from exc
 
 
+_KIND_PREFIX: dict[type[MemoryRecord], str] = {
+    Episode: "ep",
+    Fact: "fact",
+    Procedure: "proc",
+    Learning: "lrn",
+}
+# A fact's deterministic id (``fact_id_for``): a reference to one is kept as it is, since
+# only the record (with its triple) can tell whose it is. A reference that names another
+# scope's fact then names nothing: every read is scoped.
+_FACT_ID = re.compile(r"fact_[0-9a-f]{32}")
+
+
+class ScopeIds:
+    """The ids one import's records and references get in the caller's scope.
+
+    A record keeps its id when the scope owns it (``ucma.memory_ids.owned_by``, or a
+    fact whose id is ``fact_id_for`` of its triple in this scope); any other gets
+    ``foreign_id``. A reference maps as its record did; only records whose id is not the
+    one a bare reference would get are remembered, so the map stays small.
+    """
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self._renamed: dict[str, str] = {}
+
+    def reference(self, memory_id: str) -> str:
+        found = self._renamed.get(memory_id)
+        if found is not None:
+            return found
+        if _FACT_ID.fullmatch(memory_id):
+            return memory_id
+        return foreign_id(memory_id, self.scope)
+
+    def record(self, record: MemoryRecord) -> MemoryRecord:
+        """``record`` moved into the scope, under its id there, references mapped."""
+        scope = self.scope
+        if isinstance(record, Fact) and record.id == fact_id_for(
+            scope, record.subject, record.predicate, record.object
+        ):
+            new_id = record.id
+        else:
+            new_id = foreign_id(record.id, scope, _KIND_PREFIX[type(record)])
+        if new_id != self.reference(record.id):
+            self._renamed[record.id] = new_id
+        changes: dict[str, Any] = {"id": new_id, "user_id": scope.user_id}
+        changes["agent_id"] = scope.agent_id
+        if isinstance(record, Fact):
+            changes["source_episode_ids"] = [self.reference(i) for i in record.source_episode_ids]
+            if record.superseded_by is not None:
+                changes["superseded_by"] = self.reference(record.superseded_by)
+        elif isinstance(record, Learning):
+            changes["evidence"] = [self.reference(i) for i in record.evidence]
+        return replace(record, **changes)
+
+    def chunk(self, chunk: ImportChunk) -> ImportChunk:
+        """The chunk's records, vectors and retention states under their ids in the scope
+        (its edges are mapped with ``edge`` once every record has been read)."""
+        records = [self.record(r) for r in chunk.records]
+        vectors = {
+            new.id: chunk.vectors[old.id]
+            for old, new in zip(chunk.records, records, strict=True)
+            if old.id in chunk.vectors
+        }
+        retention = {
+            self.reference(memory_id): replace(state, memory_id=self.reference(memory_id))
+            for memory_id, state in chunk.retention.items()
+        }
+        return ImportChunk(records, vectors, retention)
+
+    def edge(self, edge: GraphEdge) -> GraphEdge:
+        return replace(
+            edge, source_id=self.reference(edge.source_id), target_id=self.reference(edge.target_id)
+        )
+
+
 def new_ids(storage: Storage, scope: Scope, chunk: ImportChunk) -> list[MemoryRecord]:
-    """The chunk's records not yet in the scope, moved into it (ids kept)."""
+    """The chunk's records (already under their ids in ``scope``, ``ScopeIds.chunk``)
+    that the scope does not hold yet. Only the caller's scope is read."""
     present = storage.memories.get_many(scope, [r.id for r in chunk.records])
-    return [
-        replace(r, user_id=scope.user_id, agent_id=scope.agent_id)
-        for r in chunk.records
-        if r.id not in present
-    ]
+    return [r for r in chunk.records if r.id not in present]
 
 
 def write_chunk(
@@ -335,11 +444,16 @@ def write_edges(storage: Storage, scope: Scope, edges: Sequence[GraphEdge]) -> i
     return written
 
 
-def iter_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a file, as bytes (decoded by ``LineReader``, which names bad lines)."""
+def iter_lines(path: Path, max_line_bytes: int) -> Iterator[bytes]:
+    """The lines of a file, as bytes (decoded by ``LineReader``, which names bad lines).
+
+    A line is read at most ``max_line_bytes + 2`` bytes at a time, so an overlong one is
+    handed on (and refused by ``LineReader``) without being read whole.
+    """
     try:
         handle = path.open("rb")
     except OSError as exc:
         raise ValidationError(f"cannot read {path}: {exc.strerror}") from exc
     with handle:
-        yield from handle
+        while line := handle.readline(max_line_bytes + 2):
+            yield line

@@ -88,6 +88,9 @@ class Memory:
     def session_id(self, **scope: Any) -> str:
         return self._async.session_id(**scope)
 
+    def process_stats(self) -> dict[str, Any]:
+        return self._async.process_stats()
+
     def add_source_of_truth(self, source: SourceOfTruth) -> None:
         self._async.add_source_of_truth(source)
 

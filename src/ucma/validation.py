@@ -9,23 +9,28 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
+
 from ucma.config import LimitsConfig
-from ucma.errors import ScopeError, ValidationError
+from ucma.errors import InputLimitError, ScopeError, ValidationError
 from ucma.types import Scope
 
 __all__ = [
     "check_content",
     "check_fraction",
     "check_id",
+    "check_json_depth",
     "check_limit",
     "check_metadata",
     "check_query",
     "check_scope",
     "check_strings",
     "check_timestamp",
+    "json_depth",
 ]
 
 _MAX_ID_CHARS = 256
@@ -156,5 +161,40 @@ def check_metadata(value: object, limits: LimitsConfig) -> dict[str, Any]:
         raise ValidationError(
             f"metadata is {size} bytes as JSON; the limit is {limits.max_metadata_bytes}"
         )
+    # Room for the record and the export line around it (LineReader checks those).
+    check_json_depth(encoded, limits.max_json_depth - 8, "metadata")
     result: dict[str, Any] = json.loads(encoded)
     return result
+
+
+# A JSON string, escapes included (possessive: linear, no backtracking).
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_BRACKET_STEP = np.zeros(256, dtype=np.int8)
+_BRACKET_STEP[[ord("["), ord("{")]] = 1
+_BRACKET_STEP[[ord("]"), ord("}")]] = -1
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest (0 for a scalar), computed
+    without parsing: brackets outside strings, counted in one vectorised pass.
+
+    Cheap on any input (linear, no recursion), so it can guard ``json.loads``, which
+    raises RecursionError about a thousand levels down. For text that is not valid
+    JSON the answer is an upper bound of sorts, never a crash.
+    """
+    if "[" not in text and "{" not in text:
+        return 0
+    skeleton = _JSON_STRING.sub("", text) if '"' in text else text
+    steps = _BRACKET_STEP[np.frombuffer(skeleton.encode("utf-8", "surrogatepass"), np.uint8)]
+    return int(np.cumsum(steps, dtype=np.int64).max(initial=0))
+
+
+def check_json_depth(text: str, limit: int, what: str = "JSON") -> None:
+    """InputLimitError when ``text`` nests deeper than ``limit`` (see ``json_depth``)."""
+    if text.count("[") + text.count("{") <= limit:  # cannot nest deeper: C-speed counts
+        return
+    depth = json_depth(text)
+    if depth > limit:
+        raise InputLimitError(
+            f"{what} nests {depth} levels deep; the limit is {limit}", "max_json_depth"
+        )

@@ -4,18 +4,20 @@ chunks, resumes after an interruption without duplicates, and re-embeds foreign 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from ucma import exchange
+from ucma.config import LimitsConfig, UCMAConfig
 from ucma.embeddings import Embedder, LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import ValidationError
+from ucma.errors import InputLimitError, NotFoundError, ValidationError
+from ucma.memory_ids import owned_by
 from ucma.providers.testing import fake_embedding
-from ucma.types import ImportReport
+from ucma.types import Fact, ImportReport, Learning, Scope, fact_id_for
 
 pytestmark = pytest.mark.anyio
 
@@ -170,17 +172,89 @@ async def test_async_input_and_records_of_another_model_are_re_embedded(
         assert again.imported == 0 and fake.texts == count  # present records are not re-embedded
 
 
-async def test_import_cannot_take_over_another_scopes_ids(
+async def test_an_import_into_another_scope_gets_ids_of_its_own(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:
     async with AsyncMemory(tmp_path / "a.db", user_id="alice", embedder=local_embedder) as memory:
         await populated(memory)
         exported = await lines_of(memory)
-        before = await lines_of(memory)
-        with pytest.raises(ValidationError, match="already in use"):
-            await memory.import_lines(exported, user_id="mallory")
-        assert await lines_of(memory) == before
-        assert (await memory.stats(user_id="mallory"))["memories"]["episodic"] == 0
+        alice_ids = {r.id for r in await memory.list(include_archived=True)}
+
+        report = await memory.import_lines(exported, user_id="mallory")
+        assert report.imported == len(alice_ids) and report.skipped == 0
+        assert report.edges == sum(json.loads(x)["type"] == "edge" for x in exported)
+        assert await lines_of(memory) == exported  # Alice's memory is untouched
+        copies = await memory.list(include_archived=True, user_id="mallory")
+        mallory = Scope("mallory")
+        assert not alice_ids & {r.id for r in copies}
+        own_fact_ids = {
+            fact_id_for(mallory, r.subject, r.predicate, r.object)
+            for r in copies
+            if isinstance(r, Fact)
+        }
+        assert all(owned_by(r.id, mallory) or r.id in own_fact_ids for r in copies)
+        # References moved with their records: sources, evidence and edges resolve.
+        episodes = {r.id for r in copies if r.kind.value == "episodic"}
+        sourced = [r for r in copies if isinstance(r, Fact) and r.source_episode_ids]
+        assert sourced and all(set(f.source_episode_ids) <= episodes for f in sourced)
+        assert all(set(r.evidence) <= episodes for r in copies if isinstance(r, Learning))
+        first = next(r for r in copies if "deploy key rotates" in r.content)
+        related = await memory.related(first.id, user_id="mallory")
+        assert any("Fridays" in r.content for r, _, _ in related)
+
+        again = await memory.import_lines(exported, user_id="mallory")  # resumes: same ids
+        assert (again.imported, again.skipped) == (0, len(alice_ids))
+
+
+def one_fact_export(fact_id: str, subject: str, predicate: str, object_: str) -> list[str]:
+    """A one-record export carrying a fact under an id of the sender's choosing."""
+    record = {
+        "kind": "semantic",
+        "id": fact_id,
+        "user_id": "whoever",
+        "content": f"{subject} {predicate} {object_}",
+        "created_at": 1_700_000_000.0,
+        "subject": subject,
+        "predicate": predicate,
+        "object": object_,
+    }
+    return [
+        json.dumps({"type": "header", "format": "ucma-jsonl", "version": 1}) + "\n",
+        json.dumps({"type": "memory", "record": record}) + "\n",
+    ]
+
+
+async def test_a_guessed_fact_id_is_neither_probed_nor_claimed(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(tmp_path / "a.db", user_id="alice", embedder=local_embedder) as memory:
+        held = await memory.assert_fact("alice", "lives in", "Lisbon")
+        alice = Scope("alice")
+        free_id = fact_id_for(alice, "alice", "works at", "Acme")
+        assert held.id == fact_id_for(alice, "alice", "lives in", "Lisbon")
+
+        # Mallory sends Alice's computed ids: one Alice holds, one she does not (yet).
+        reports = [
+            await memory.import_lines(one_fact_export(guess, *triple), user_id="mallory")
+            for guess, triple in (
+                (held.id, ("alice", "lives in", "Lisbon")),
+                (free_id, ("alice", "works at", "Acme")),
+            )
+        ]
+        assert reports[0] == reports[1]  # the same answer whether or not Alice holds it
+        assert reports[0].imported == 1
+        for memory_id in (held.id, free_id):
+            with pytest.raises(NotFoundError):
+                await memory.get(memory_id, user_id="mallory")
+        assert all(owned_by(r.id, Scope("mallory")) for r in await memory.list(user_id="mallory"))
+
+        # Alice's next assert of that triple gets its own id, and her sleep cycle runs.
+        fact = await memory.assert_fact("alice", "works at", "Acme")
+        assert fact.id == free_id
+        assert (await memory.get(free_id)).content == "alice works at Acme"
+        report = await memory.sleep()
+        assert report.phases and not report.interrupted
+        assert {r.user_id for r in await memory.sleep_all()} == {"alice", "mallory"}
 
 
 @pytest.mark.parametrize(
@@ -220,3 +294,56 @@ async def test_bad_input_names_the_line(
 ) -> None:
     with pytest.raises(ValidationError, match=message):
         await memory.import_lines(lines, source="dump.jsonl")
+
+
+HEADER = '{"type": "header", "format": "ucma-jsonl", "version": 1}\n'
+
+
+@pytest.mark.parametrize("levels", [1_000, 400_000])
+async def test_a_deeply_nested_line_is_refused_before_it_is_parsed(
+    memory: AsyncMemory, levels: int
+) -> None:
+    for line in ("[" * levels + "]" * levels, '{"type": "memory", "record": ' + "{" * levels):
+        with pytest.raises(InputLimitError, match=r"dump.jsonl:2: the line nests \d+ levels"):
+            await memory.import_lines([HEADER, line + "\n"], source="dump.jsonl")
+
+
+async def test_blank_lines_and_line_counts_are_bounded(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    limits = LimitsConfig(max_import_lines=5, max_blank_lines=2, max_import_line_bytes=1_000)
+    config = UCMAConfig(limits=limits)
+    async with AsyncMemory(
+        tmp_path / "m.db", user_id="alice", embedder=local_embedder, config=config
+    ) as memory:
+        # 10 MB of blank lines: refused at the third, without reading the rest.
+        consumed = 0
+
+        def blanks() -> Iterator[bytes]:
+            nonlocal consumed
+            yield HEADER.encode()
+            for _ in range(10_000_000):
+                consumed += 1
+                yield b"\n"
+
+        with pytest.raises(InputLimitError, match="more than 2 blank lines") as caught:
+            await memory.import_lines(blanks())
+        assert caught.value.limit == "max_blank_lines" and consumed == 3
+
+        with pytest.raises(InputLimitError, match="more than 5 lines"):
+            edge = '{"type": "edge", "source_id": "a", "target_id": "b", "edge_type": "x"}\n'
+            await memory.import_lines([HEADER] + [edge] * 9)
+
+        dump = tmp_path / "long.jsonl"
+        dump.write_text(HEADER + '{"type": "memory", "x": "' + "y" * 50_000 + '"}\n')
+        with pytest.raises(InputLimitError, match="long.jsonl:2: a line is longer than 1000"):
+            await memory.import_jsonl(dump)
+        assert (await memory.stats())["memories"]["episodic"] == 0
+
+        # What import refuses is refused on the write path too: metadata nests at most
+        # max_json_depth - 8 levels, so every stored record can be exported and imported.
+        deep: dict[str, object] = {}
+        for _ in range(60):
+            deep = {"a": deep}
+        with pytest.raises(InputLimitError, match="metadata nests"):
+            await memory.observe("Deeply nested metadata is refused.", metadata=deep)

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from ucma.engine import AsyncMemory
+from ucma.types import Scope, fact_id_for
 
 from .conftest import KeyedClient, error_of
 
@@ -223,12 +224,16 @@ async def test_tenant_isolation_on_every_endpoint(keyed: KeyedClient) -> None:
     assert [json.loads(line)["type"] for line in bob_export] == ["header"]
     assert json.loads(bob_export[0])["user_id"] == "bob"
 
-    # Importing Alice's export into Bob's scope cannot take her ids over.
-    taken = await bob.post(
+    # Importing Alice's export into Bob's scope gives Bob copies under ids of his own.
+    copied = await bob.post(
         "/v1/import", content=alice_export, headers={"content-type": "application/x-ndjson"}
     )
-    assert taken.status_code == 422 and "already in use" in error_of(taken)["message"]
-    assert (await bob.get("/v1/memories")).json()["items"] == []
+    assert copied.status_code == 200
+    assert copied.json()["imported"] == copied.json()["records"] >= len(ids)
+    bob_ids = {item["id"] for item in (await bob.get("/v1/memories")).json()["items"]}
+    assert bob_ids and not bob_ids & set(ids.values())
+    for memory_id in ids.values():
+        assert (await bob.get(f"/v1/memories/{memory_id}")).status_code == 404
 
     # Alice's memory is exactly as it was.
     assert (await alice.get("/v1/export")).content == alice_export
@@ -336,3 +341,86 @@ async def test_tenant_isolation_of_recall_conflicts_decisions_and_events(
     assert (await alice.get(f"/v1/decisions/{trace['id']}")).json()["outcome_observed"] is False
     still = (await alice.get("/v1/conflicts", params={"status": "pending"})).json()["items"]
     assert [c["id"] for c in still] == [conflict["id"]]
+
+
+def _one_fact(fact_id: str, subject: str, predicate: str, object_: str) -> bytes:
+    """A one-record export carrying a fact under an id of the sender's choosing."""
+    record = {
+        "kind": "semantic",
+        "id": fact_id,
+        "user_id": "bob",
+        "content": f"{subject} {predicate} {object_}",
+        "created_at": 1_700_000_000.0,
+        "subject": subject,
+        "predicate": predicate,
+        "object": object_,
+    }
+    lines = [{"type": "header", "format": "ucma-jsonl", "version": 1}]
+    lines.append({"type": "memory", "record": record})
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+async def test_an_import_is_no_oracle_for_another_tenants_ids(keyed: KeyedClient) -> None:
+    alice, bob = await keyed("alice"), await keyed("bob")
+    fact = {"subject": "alice", "predicate": "lives in", "object": "Lisbon"}
+    held = (await alice.post("/v1/facts", json=fact)).json()["fact"]["id"]
+    free = fact_id_for(Scope("alice"), "alice", "works at", "Acme")  # computed, not held yet
+    ndjson = {"content-type": "application/x-ndjson"}
+
+    answers = []
+    for guess, triple in (
+        (held, ("alice", "lives in", "Lisbon")),
+        (free, ("alice", "works at", "Acme")),
+    ):
+        response = await bob.post("/v1/import", content=_one_fact(guess, *triple), headers=ndjson)
+        answers.append((response.status_code, response.json()))
+        assert (await bob.get(f"/v1/memories/{guess}")).status_code == 404
+    assert (
+        answers[0]
+        == answers[1]
+        == (
+            200,
+            {"lines": 2, "records": 1, "imported": 1, "skipped": 0, "edges": 0},
+        )
+    )
+    # A bad line is refused the same way whoever holds the id it names.
+    broken = [_one_fact(guess, "x", "y", "z")[:-20] + b"\n" for guess in (held, free)]
+    refusals = [await bob.post("/v1/import", content=body, headers=ndjson) for body in broken]
+    assert refusals[0].status_code == refusals[1].status_code == 422
+    assert error_of(refusals[0])["code"] == error_of(refusals[1])["code"]
+
+    # Alice's next assert takes the id Bob guessed, and her sleep cycle runs.
+    asserted = await alice.post(
+        "/v1/facts", json={"subject": "alice", "predicate": "works at", "object": "Acme"}
+    )
+    assert asserted.status_code == 201 and asserted.json()["fact"]["id"] == free
+    slept = await alice.post("/v1/sleep", json={})
+    assert slept.status_code == 200, slept.text
+
+
+async def test_stats_show_a_tenant_nothing_of_the_others(
+    keyed: KeyedClient, local: httpx.AsyncClient, engine: AsyncMemory
+) -> None:
+    alice, bob = await keyed("alice"), await keyed("bob")
+    await bob.post("/v1/observe", json={"content": "Bob keeps his notes in a red binder."})
+    question = {"query": "where does Bob keep his notes?"}
+    await bob.post("/v1/remember", json=question)
+    before = (await bob.get("/v1/stats")).json()
+    assert "process" not in before and set(before["embedder"]) == {"model", "dimension"}
+
+    # Alice writes and asks Bob's exact question, and others: Bob's view does not move.
+    for i in range(3):
+        await alice.post("/v1/observe", json={"content": f"Alice's note number {i} on tea."})
+    await alice.post("/v1/remember", json=question)
+    await alice.post("/v1/remember", json={"query": "what did Alice note about tea?"})
+    assert (await bob.get("/v1/stats")).json() == before
+
+    # The operator (local mode, no key) sees the process-wide counters.
+    local_stats = (await local.get("/v1/stats", params={"user_id": "bob"})).json()
+    cache = local_stats["process"]["embedding_cache"]
+    assert cache["hits"] + cache["store_hits"] >= 1
+    assert local_stats["process"]["sensory_buffer"]["total_ingested"] >= 4
+    # A key sent in local mode is held to its scope and sees no process counters either.
+    _, token = await engine.create_key("alice")
+    keyed_local = await local.get("/v1/stats", headers={"authorization": f"Bearer {token}"})
+    assert keyed_local.status_code == 200 and "process" not in keyed_local.json()

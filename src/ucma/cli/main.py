@@ -459,8 +459,11 @@ def sleep(
 
         reports = with_memory(db_path, work, user=user, agent=agent)
         bar.update(task, completed=5, phase="done")
+    failed = "; ".join(f"{r.user_id}/{r.agent_id}: {r.error}" for r in reports if r.error)
     if as_json:
         print_json([r.to_dict() for r in reports])
+        if failed:
+            fail(f"sleep failed for {failed}")
         return
     table = Table(title="Sleep cycle", title_justify="left")
     for column in ("scope", "compressed", "promoted", "archived", "facts", "edges", "forgotten"):
@@ -481,6 +484,8 @@ def sleep(
         out.print("nothing to consolidate: the database holds no memories", markup=False)
     elif any(r.interrupted for r in reports):
         out.print("interrupted: the next sleep resumes where this one stopped", markup=False)
+    if failed:
+        fail(f"sleep failed for {failed} (the other scopes were consolidated)")
 
 
 @gardener_app.command("run")

@@ -47,6 +47,7 @@ from ucma.conflicts.resolution import Belief, Decision, Side, decide_memory_vs_d
 from ucma.conflicts.resolution import decide_value_mismatch as decide
 from ucma.errors import ConflictNotPending, NotFoundError, ValidationError
 from ucma.events.log import EventType, record
+from ucma.memory_ids import new_memory_id
 from ucma.storage.base import Storage, Supersession
 from ucma.types import (
     FACT_ID_PREFIX,
@@ -847,4 +848,4 @@ class ConflictResolver:
         that comes back after being superseded gets a new id for its new row."""
         if storage.memories.get(scope, fact.id) is None:
             return fact
-        return dataclasses.replace(fact, id=f"fact_{uuid.uuid4().hex}")
+        return dataclasses.replace(fact, id=new_memory_id("fact", scope))

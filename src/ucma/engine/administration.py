@@ -74,7 +74,7 @@ class Administration(EngineBase):
     ) -> int:
         """Load an export file into the scope (see ``import_lines``); returns records imported."""
         report = await self.import_lines(
-            exchange.iter_lines(Path(path)),
+            exchange.iter_lines(Path(path), self.config.limits.max_import_line_bytes),
             source=os.fspath(path),
             user_id=user_id,
             agent_id=agent_id,
@@ -93,8 +93,10 @@ class Administration(EngineBase):
         """Load an export into the scope, streaming: a chunk of records at a time is
         validated, embedded if needed and written in one transaction.
 
-        Ids are kept; records already present are skipped (neither embedded nor
-        written), so re-running an interrupted import resumes it. Vectors from another
+        Ids the scope owns are kept, every other record gets an id derived from the
+        scope and its original (``ucma.exchange.ScopeIds``), so what an import does never
+        depends on another scope. Records already present are skipped (neither embedded
+        nor written), so re-running an interrupted import resumes it. Vectors from another
         embedding model are recomputed. ``progress`` is called after each chunk with
         the totals so far. A bad line raises ValidationError naming it; the chunks
         before it stay written.
@@ -102,10 +104,12 @@ class Administration(EngineBase):
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
         reader = exchange.LineReader(self.config.limits, source=source)
+        ids = exchange.ScopeIds(scope)
         totals = {"records": 0, "imported": 0, "skipped": 0}
         written: set[str] = set()
 
-        async def write(chunk: exchange.ImportChunk) -> None:
+        async def write(read: exchange.ImportChunk) -> None:
+            chunk = ids.chunk(read)
             new = await self._run(exchange.new_ids, storage, scope, chunk)
             same_model = reader.model == self._inner_embedder.model_id
             missing = chunk.needing_vectors(new, same_model, self._inner_embedder.dimension)
@@ -134,7 +138,8 @@ class Administration(EngineBase):
                     await write(ready)
         last = reader.finish()
         await write(last)
-        edges = await self._run(exchange.write_edges, storage, scope, last.edges)
+        moved = [ids.edge(e) for e in last.edges]
+        edges = await self._run(exchange.write_edges, storage, scope, moved)
         report = ImportReport(lines=reader.number, edges=edges, **totals)
         if progress is not None:
             progress(report)

@@ -27,6 +27,7 @@ from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
 from ucma.memory.importance import classify_importance
 from ucma.memory.levels import SALIENCE_STRONG, initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
+from ucma.memory_ids import new_memory_id
 from ucma.people import known_people, without_people, without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
@@ -302,7 +303,7 @@ class EpisodeWrites(EngineBase):
         level = select_temporal_level(content, "observation")
         participants = check_strings(fields.get("participants"), "participants") or [source]
         return _Prepared(
-            id=_new_id("ep"),
+            id=new_memory_id("ep", scope),
             content=content,
             source=source,
             timestamp=timestamp,
@@ -432,7 +433,7 @@ class EpisodeWrites(EngineBase):
         rests = [
             replace(
                 item.old,
-                id=_new_id("ep"),
+                id=new_memory_id("ep", scope),
                 content=item.rest,
                 created_at=now,
                 updated_at=now,

@@ -13,11 +13,12 @@ import numpy as np
 from ucma.conflicts.reports import FactAssertion
 from ucma.conflicts.resolver import SourceMismatch
 from ucma.conflicts.sources import SourceOfTruth
-from ucma.engine.base import EngineBase, _enum, _initial_retention, _new_id, _provenance
+from ucma.engine.base import EngineBase, _enum, _initial_retention, _provenance
 from ucma.errors import NotFoundError, ValidationError
 from ucma.learning.procedures import record_execution
 from ucma.memory.levels import initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
+from ucma.memory_ids import new_memory_id
 from ucma.storage.base import Storage
 from ucma.types import (
     Conflict,
@@ -96,7 +97,7 @@ class KnowledgeWrites(EngineBase):
         now = self._clock()
         level = max(2, select_temporal_level(text, "observation"))
         learning = Learning(
-            id=_new_id("lrn"),
+            id=new_memory_id("lrn", scope),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             content=text,
@@ -372,7 +373,7 @@ class KnowledgeWrites(EngineBase):
         parsed_steps = [_step(s) for s in steps]
         now = self._clock()
         procedure = Procedure(
-            id=_new_id("proc"),
+            id=new_memory_id("proc", scope),
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             content=f"{title}: {text}",

@@ -81,13 +81,18 @@ class Lifecycle(EngineBase):
     async def sleep_all(
         self, *, progress: Callable[[str, int, int], None] | None = None
     ) -> list[SleepReport]:
-        """A sleep cycle for every scope of the database (``ucma sleep``, the server)."""
+        """A sleep cycle for every scope of the database (``ucma sleep``, the server).
+
+        One scope's failure (a bad record, a provider error) does not stop the others: it
+        is logged, its report carries ``error`` (the phases before the failure stay
+        committed) and the next scope runs; the next call tries that scope again.
+        """
         storage = await self._ready()
         self._interrupt.clear()
         reports = []
         for scope in await self._run(storage.memories.scopes):
             async with self._cycle_lock(scope):
-                report = await self._sleep_cycle(storage, progress).run(scope)
+                report = await self._sleep_cycle(storage, progress).run(scope, isolate=True)
             reports.append(report)
             if report.interrupted:
                 break

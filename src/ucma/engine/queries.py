@@ -489,10 +489,14 @@ class Queries(EngineBase):
     async def stats(
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> dict[str, Any]:
-        """Counts and usage of every component for a scope (JSON-serialisable)."""
+        """Counts and usage of the scope's memory (JSON-serialisable).
+
+        Only values of this scope: nothing here changes when another scope writes or
+        searches, so a tenant shown these learns nothing about the others. The counters
+        of the whole process are ``process_stats``.
+        """
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        assert self._embedder is not None
 
         def gather() -> dict[str, Any]:
             return {
@@ -505,26 +509,37 @@ class Queries(EngineBase):
             }
 
         result = await self._run(gather)
-        cache = self._embedder.stats() if isinstance(self._embedder, CachedEmbedder) else None
         result.update(
             user_id=scope.user_id,
             agent_id=scope.agent_id,
             session_id=self._sessions.get(scope),
-            sensory_buffer={
-                "size": self.sensory.size,
-                "total_ingested": self.sensory.total_ingested,
-                "dropped": self.sensory.dropped,
-            },
             working_memory=self.working_memory(
                 user_id=scope.user_id, agent_id=scope.agent_id
             ).usage(),
             embedder={
                 "model": self._inner_embedder.model_id,
                 "dimension": self._inner_embedder.dimension,
-                "cache": dataclasses.asdict(cache) if cache is not None else None,
             },
         )
         return result
+
+    def process_stats(self) -> dict[str, Any]:
+        """Counters of the whole process, summed over every scope: the sensory buffer
+        and the query-embedding cache (hits and misses).
+
+        They move when any tenant writes or asks something (a cache hit says that the
+        same text was embedded before, by whomever), so they are for the operator:
+        the service shows them in local mode only, never to a tenant's key.
+        """
+        cache = self._embedder.stats() if isinstance(self._embedder, CachedEmbedder) else None
+        return {
+            "sensory_buffer": {
+                "size": self.sensory.size,
+                "total_ingested": self.sensory.total_ingested,
+                "dropped": self.sensory.dropped,
+            },
+            "embedding_cache": dataclasses.asdict(cache) if cache is not None else None,
+        }
 
 
 def _memory_ids(working: WorkingMemory) -> list[str]:

@@ -110,7 +110,11 @@ def graph_importance(storage: Storage, scope: Scope, config: GraphConfig) -> dic
 
 @dataclass(slots=True)
 class SleepReport:
-    """What one cycle did for one scope; ``phases`` lists the phases that completed."""
+    """What one cycle did for one scope; ``phases`` lists the phases that completed.
+
+    ``error`` is set when the cycle failed (``sleep_all`` goes on with the next scope and
+    the scope is tried again on the next run): the error's type and message.
+    """
 
     user_id: str
     agent_id: str
@@ -122,6 +126,7 @@ class SleepReport:
     prune: dict[str, Any] = field(default_factory=dict)
     clean: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,7 +167,13 @@ class SleepCycle:
         self._interrupt = interrupt
         self._progress = progress
 
-    async def run(self, scope: Scope, phases: Sequence[str] = PHASES) -> SleepReport:
+    async def run(
+        self, scope: Scope, phases: Sequence[str] = PHASES, *, isolate: bool = False
+    ) -> SleepReport:
+        """The cycle's phases for ``scope``. A failing phase raises, unless ``isolate``:
+        then the report carries the error beside the phases that completed (each
+        phase commits on its own), so one scope's bad record cannot stop a caller
+        that goes through every scope."""
         unknown = set(phases) - set(PHASES)
         if unknown:
             raise ValueError(f"unknown sleep phases {sorted(unknown)}; use {PHASES}")
@@ -176,7 +187,14 @@ class SleepCycle:
                 break
             if self._progress is not None:
                 self._progress(phase, number, len(todo))
-            setattr(report, phase, await getattr(self, f"_{phase}")(scope))
+            try:
+                setattr(report, phase, await getattr(self, f"_{phase}")(scope))
+            except Exception as exc:
+                if not isolate:
+                    raise
+                logger.error("sleep %s failed in %s", scope, phase, exc_info=exc)
+                report.error = f"{phase}: {type(exc).__name__}: {exc}"
+                break
             report.phases.append(phase)
         report.seconds = time.perf_counter() - started
         logger.info("sleep %s/%s: %s", scope.user_id, scope.agent_id, report.phases)

@@ -40,11 +40,14 @@ from ucma.types import Fact, HistoryEntry, MemoryKind, RetentionInfo, Scope
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
+    from ucma.lifecycle.consolidation import SleepReport
 
 __all__ = [
     "JOB_PERIODS",
     "Gardener",
     "GardenerReport",
+    "MaintenanceReport",
+    "maintain",
     "maintenance_loop",
     "promote_identity_patterns",
 ]
@@ -68,14 +71,22 @@ Runner = Callable[..., Awaitable[Any]]
 @dataclass(slots=True)
 class GardenerReport:
     """Per job: "ran" (with its summary), "not due", "locked" (another gardener
-    holds it) or "failed" (with the error, which is also logged)."""
+    holds it) or "failed" (with the error, which is also logged). A job that failed
+    for some scopes still ran for the others; ``failed_scopes`` names those that
+    failed ("user/agent": error) and the job stays due, so the next run retries it."""
 
     ran: dict[str, dict[str, Any]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    failed_scopes: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ran": self.ran, "skipped": self.skipped, "failed": self.failed}
+        return {
+            "ran": self.ran,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "failed_scopes": self.failed_scopes,
+        }
 
 
 class Gardener:
@@ -132,10 +143,16 @@ class Gardener:
         last = previous.last_run_at if previous is not None else None
         missed = max(0, int((now - last) // period) - 1) if last is not None else 0
         summary: dict[str, Any] = {"scopes": 0, "missed_periods": missed}
+        failed: dict[str, str] = {}
         try:
             scopes: Sequence[Scope] = await self._run(self._storage.memories.scopes)
             for scope in scopes:
-                result = await self._jobs[name](scope)
+                try:
+                    result = await self._jobs[name](scope)
+                except Exception as exc:  # one scope's bad record must not stop the rest
+                    failed[f"{scope.user_id}/{scope.agent_id}"] = f"{type(exc).__name__}: {exc}"
+                    logger.error("gardener job %s failed for %s", name, scope, exc_info=exc)
+                    continue
                 summary["scopes"] += 1
                 for key, value in result.items():
                     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -148,6 +165,15 @@ class Gardener:
         except BaseException:
             await self._run(self._storage.lifecycle.abandon_job, name, self.owner)
             raise
+        if failed:
+            # Every other scope ran; the job stays due, so the next tick retries it.
+            await self._run(self._storage.lifecycle.abandon_job, name, self.owner)
+            report.failed[name] = f"{len(failed)} of {len(scopes)} scopes failed: " + "; ".join(
+                f"{scope}: {error}" for scope, error in failed.items()
+            )
+            report.failed_scopes[name] = failed
+            logger.info("gardener job %s ran for %d scopes: %s", name, summary["scopes"], summary)
+            return
         await self._run(
             self._storage.lifecycle.finish_job, name, self.owner, self._clock.now(), summary
         )
@@ -210,19 +236,53 @@ def promote_identity_patterns(
     return {"promoted": len(promoted)}
 
 
+@dataclass(slots=True)
+class MaintenanceReport:
+    """One round of ``maintain``: each scope's sleep report and the gardener's report;
+    ``failed_scopes`` lists the scopes whose sleep cycle or a gardener job failed."""
+
+    sleep: list[SleepReport] = field(default_factory=list)
+    gardener: GardenerReport = field(default_factory=GardenerReport)
+    error: str | None = None
+
+    @property
+    def failed_scopes(self) -> list[str]:
+        failed = {f"{r.user_id}/{r.agent_id}" for r in self.sleep if r.error is not None}
+        for scopes in self.gardener.failed_scopes.values():
+            failed.update(scopes)
+        return sorted(failed)
+
+
+async def maintain(memory: AsyncMemory) -> MaintenanceReport:
+    """One round of the server's maintenance: a sleep cycle for every scope, then the due
+    gardener jobs. A scope that fails is logged and reported, the others go on, and the
+    next round tries it again; an error outside any one scope (the database itself) ends
+    the round, logged and reported in ``error``."""
+    report = MaintenanceReport()
+    try:
+        report.sleep = await memory.sleep_all()
+        report.gardener = await memory.run_gardener()
+    except Exception as exc:  # the loop must outlive any one round
+        logger.exception("scheduled maintenance failed; retrying next interval")
+        report.error = f"{type(exc).__name__}: {exc}"
+    if report.failed_scopes:
+        logger.warning(
+            "scheduled maintenance failed for %d scopes (retried next interval): %s",
+            len(report.failed_scopes),
+            ", ".join(report.failed_scopes),
+        )
+    return report
+
+
 async def maintenance_loop(
     memory: AsyncMemory, stop: asyncio.Event, *, interval_seconds: float | None = None
 ) -> None:
-    """The scheduler inside ``ucma serve``: every interval, a sleep cycle for every
-    scope and then the due gardener jobs (the same calls as ``ucma sleep`` and
-    ``ucma gardener run``). Errors are logged and the loop goes on; ``stop`` ends it."""
+    """The scheduler inside ``ucma serve``: every interval, ``maintain`` (the same calls
+    as ``ucma sleep`` and ``ucma gardener run``). Failures are logged and the loop goes
+    on, failed scopes included; ``stop`` ends it."""
     interval = interval_seconds or memory.config.consolidation.interval_seconds
     while not stop.is_set():
-        try:
-            await memory.sleep_all()
-            await memory.run_gardener()
-        except UCMAError:
-            logger.exception("scheduled maintenance failed; retrying next interval")
+        await maintain(memory)
         try:
             await asyncio.wait_for(stop.wait(), timeout=interval)
         except TimeoutError:

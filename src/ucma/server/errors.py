@@ -16,6 +16,9 @@ other UserError (ConfigError)     400     the error's code
 NotFoundError, unknown route,     404     ``not_found``
 another scope than the key's
 body larger than the limit        413     ``payload_too_large``
+import beyond a LimitsConfig      413     ``input_limit_exceeded``
+bound (JSON depth, line length,
+line or blank-line count)
 body of the wrong media type      415     ``unsupported_media_type``
 ProviderError                     502     ``provider_error``
 EmbeddingError                    503     ``embedding_error``
@@ -37,6 +40,7 @@ from ucma.errors import (
     AuthenticationError,
     ConflictNotPending,
     EmbeddingError,
+    InputLimitError,
     NotFoundError,
     OutcomeError,
     ProviderError,
@@ -61,6 +65,7 @@ _STATUS_BY_ERROR: tuple[tuple[type[UCMAError], int], ...] = (
     (AuthenticationError, 401),
     (OutcomeError, 409),
     (ConflictNotPending, 409),
+    (InputLimitError, 413),
     (ValidationError, 422),
     (UserError, 400),
     (ProviderError, 502),

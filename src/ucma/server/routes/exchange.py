@@ -14,8 +14,9 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
+from ucma.config import LimitsConfig
 from ucma.engine import AsyncMemory
-from ucma.errors import ValidationError
+from ucma.errors import InputLimitError
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import AgentQuery, UserQuery
 from ucma.validation import check_scope
@@ -25,9 +26,9 @@ __all__ = ["JSONL_TYPES", "MAX_LINE_BYTES", "router"]
 router = APIRouter(prefix="/v1", tags=["exchange"])
 
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
-#: Longest line accepted in an import body (a record's content, metadata and vector fit
-#: well within it).
-MAX_LINE_BYTES = 4 * 1024 * 1024
+#: Longest line accepted in an import body by default (a record's content, metadata and
+#: vector fit well within it); the engine's ``LimitsConfig.max_import_line_bytes`` rules.
+MAX_LINE_BYTES = LimitsConfig().max_import_line_bytes
 _EXAMPLE = (
     '{"type": "header", "format": "ucma-jsonl", "version": 1, "model": "...", "dimension": 384}\n'
     '{"type": "memory", "record": {"kind": "episodic", "id": "ep_...", "...": "..."}}\n'
@@ -65,16 +66,21 @@ async def export(
     )
 
 
-async def _lines(request: Request) -> AsyncIterator[bytes]:
-    """The request body split into lines, without reading it whole."""
+async def _lines(request: Request, max_line_bytes: int) -> AsyncIterator[bytes]:
+    """The request body split into lines, without reading it whole; a line growing past
+    ``max_line_bytes`` is refused before the rest of it is read."""
     pending = b""
     async for chunk in request.stream():
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            yield line
-        if len(pending) > MAX_LINE_BYTES:
-            raise ValidationError(f"an import line is longer than {MAX_LINE_BYTES} bytes")
+        buffer = pending + chunk if pending else chunk
+        start = 0  # lines are cut one at a time: a refused line stops the cutting
+        while (end := buffer.find(b"\n", start)) != -1:
+            yield buffer[start:end]
+            start = end + 1
+        pending = buffer[start:]
+        if len(pending) > max_line_bytes:
+            raise InputLimitError(
+                f"an import line is longer than {max_line_bytes} bytes", "max_import_line_bytes"
+            )
     if pending:
         yield pending
 
@@ -101,7 +107,9 @@ async def import_(
 
     Records already present are skipped, so re-sending an interrupted import resumes it;
     vectors from another embedding model are recomputed. A bad line is a 422 naming it
-    (the chunks before it stay written).
+    (the chunks before it stay written); a line nested deeper, longer, or more lines or
+    blank lines than ``LimitsConfig`` allows is a 413 ``input_limit_exceeded``, refused
+    before it is parsed.
     """
     scope = scope_for(key, user_id, agent_id)
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -111,6 +119,7 @@ async def import_(
             "send the export as JSON Lines with content-type: application/x-ndjson "
             f"(got {media_type or 'none'!r})",
         )
-    report = await engine.import_lines(_lines(request), source="request body", **scope)
+    lines = _lines(request, engine.config.limits.max_import_line_bytes)
+    report = await engine.import_lines(lines, source="request body", **scope)
     fields: dict[str, Any] = {name: getattr(report, name) for name in ImportResponse.model_fields}
     return ImportResponse(**fields)

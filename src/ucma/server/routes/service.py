@@ -39,7 +39,17 @@ async def health(engine: Engine, request: Request) -> HealthResponse:
 
 @router.get("/stats", tags=["memory"])
 async def stats(
-    engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
+    engine: Engine,
+    key: Caller,
+    request: Request,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
 ) -> dict[str, Any]:
-    """Counts and sizes of one scope's memory."""
-    return await engine.stats(**scope_for(key, user_id, agent_id))
+    """Counts and sizes of one scope's memory: values of that scope only. In local mode,
+    to a request without a key, ``process`` adds the whole process's counters (sensory
+    buffer, query-embedding cache); to a key they are never shown, since they move with
+    every tenant's writes and questions."""
+    result = await engine.stats(**scope_for(key, user_id, agent_id))
+    if key is None and not request.app.state.access.require_keys:
+        result["process"] = engine.process_stats()
+    return result
