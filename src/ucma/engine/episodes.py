@@ -190,17 +190,20 @@ class EpisodeWrites(EngineBase):
         ]
 
     async def _embed_name_free(self, batch: Sequence[_Prepared]) -> None:
-        """Embed, into the query caches, how each observation reads without the
-        people it names: a recall naming them compares it so (``retrieval/
-        name_free.py``) and then finds the vector cached instead of computing it."""
+        """Embed, into the query caches, how each observation and the facts read
+        from it read without the people it names: a recall naming them compares
+        them so (``retrieval/name_free.py``) and then finds the vectors cached
+        instead of computing them."""
         if self.config.retrieval.name_free_weight <= 0:
             return
         texts = []
         for p in batch:
             named = {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
-            free = without_people(p.content, known_people([p.content]) | named)
-            if free != p.content:
-                texts.append(free)
+            names = known_people([p.content]) | named
+            for content in (p.content, *(fact.content for fact, _, _ in p.facts)):
+                free = without_people(content, names)
+                if free != content:
+                    texts.append(free)
         if texts:
             assert self._embedder is not None
             await self._embedder.embed(texts)
