@@ -156,7 +156,7 @@ def find_assignments(text: str) -> Iterator[Finding]:
 
 
 _CONNECTION = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,24}://(?P<user>[^\s:/@?#]*):(?P<password>[^\s@/?#]+)@[^\s/?#]+"
+    r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,24}://(?P<user>[^\s:/@?#]*):(?P<password>[^\s@/?]+)@[^\s/?#]+"
 )
 _PASSWORD_PARAM = re.compile(r"(?i)[?&;](?:password|pwd|pass|secret|token)=(?P<value>[^\s&;]+)")
 
