@@ -244,8 +244,9 @@ def _assign_tokens(
 
 def _text_fields(record: MemoryRecord) -> list[tuple[str, str, int | None]]:
     fields: list[tuple[str, str, int | None]] = [("content", record.content, None)]
-    if record.summary:
-        fields.append(("summary", record.summary, None))
+    summary = getattr(record, "summary", None)  # episodes carry one, other kinds not
+    if summary:
+        fields.append(("summary", summary, None))
     if isinstance(record, Fact):
         fields += [("subject", record.subject, None), ("object", record.object, None)]
     elif isinstance(record, Procedure):
