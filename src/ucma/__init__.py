@@ -11,7 +11,7 @@
 
 import importlib.metadata
 
-from ucma.config import UCMAConfig
+from ucma.config import PrivacyConfig, UCMAConfig
 from ucma.conflicts import (
     Answer,
     FactAssertion,
@@ -24,6 +24,7 @@ from ucma.engine import AsyncMemory
 from ucma.errors import (
     AuthenticationError,
     ConfigError,
+    ContentRefusedError,
     EmbeddingError,
     InputLimitError,
     MigrationError,
@@ -34,6 +35,7 @@ from ucma.errors import (
     PrivacyThresholdError,
     ProviderError,
     ScopeError,
+    SecretRefusedError,
     SourceOfTruthError,
     StorageError,
     UCMAError,
@@ -100,6 +102,7 @@ __all__ = [
     "Conflict",
     "ConflictStatus",
     "ConflictType",
+    "ContentRefusedError",
     "CounterfactualReport",
     "DecisionTrace",
     "EmbeddingError",
@@ -134,6 +137,7 @@ __all__ = [
     "OutcomeWindowClosed",
     "Pattern",
     "PredicateRegistry",
+    "PrivacyConfig",
     "PrivacyThresholdError",
     "Procedure",
     "ProcedureStatus",
@@ -151,6 +155,7 @@ __all__ = [
     "SalienceUpdate",
     "Scope",
     "ScopeError",
+    "SecretRefusedError",
     "SharedPattern",
     "SharingReport",
     "SimulatedClock",

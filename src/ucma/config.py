@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ConfigError
+from ucma.privacy.kinds import ContentKind
 
 if TYPE_CHECKING:
     from ucma.storage.base import AnnSettings
@@ -31,6 +32,7 @@ __all__ = [
     "GraphConfig",
     "LimitsConfig",
     "PatternConfig",
+    "PrivacyConfig",
     "ProcedureConfig",
     "RetrievalConfig",
     "SalienceConfig",
@@ -573,6 +575,57 @@ class LimitsConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PrivacyConfig:
+    """The content guard's policy (seed 003 R3; docs/privacy.md).
+
+    Each kind of finding (``ucma.privacy.ContentKind``) is ``"tokenise"``d (replaced
+    by a reversible per-scope token, the original kept encrypted in the vault),
+    ``"refuse"``d (the write raises ``ContentRefusedError``, ``SecretRefusedError``
+    for secrets, and nothing is written) or ``"allow"``ed (stored as written).
+    ``pii`` and ``secrets`` set the default of their category, ``kinds`` overrides
+    single kinds (``{"ip": "allow", "email": "refuse"}``).
+
+    ``vault_key`` is the Fernet key of the vault (the CLI and server read it from
+    ``UCMA_VAULT_KEY``); without one the key lives in ``vault_key_file``, default
+    ``<database>.vault-key``, created on first use with mode 0600.
+    """
+
+    pii: str = "tokenise"
+    secrets: str = "refuse"
+    kinds: dict[str, str] = field(default_factory=dict)
+    vault_key: str | None = field(default=None, repr=False)
+    vault_key_file: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, action in (("pii", self.pii), ("secrets", self.secrets)):
+            if action not in PRIVACY_ACTIONS:
+                raise ConfigError(
+                    f"PrivacyConfig.{name} must be one of {sorted(PRIVACY_ACTIONS)}, got {action!r}"
+                )
+        known = {kind.value for kind in ContentKind}
+        for kind, action in self.kinds.items():
+            if kind not in known:
+                raise ConfigError(
+                    f"PrivacyConfig.kinds: unknown kind {kind!r}; known: {sorted(known)}"
+                )
+            if action not in PRIVACY_ACTIONS:
+                raise ConfigError(
+                    f"PrivacyConfig.kinds[{kind!r}] must be one of {sorted(PRIVACY_ACTIONS)}, "
+                    f"got {action!r}"
+                )
+
+    def action(self, kind: ContentKind) -> str:
+        """What to do with a finding of ``kind``: tokenise, refuse or allow."""
+        override = self.kinds.get(kind.value)
+        if override is not None:
+            return override
+        return self.pii if kind.category.value == "pii" else self.secrets
+
+
+PRIVACY_ACTIONS = frozenset({"tokenise", "refuse", "allow"})
+
+
+@dataclass(frozen=True, kw_only=True)
 class UCMAConfig:
     """All of UCMA's tunables. Build with keyword groups, or ``UCMAConfig.from_dict``."""
 
@@ -590,6 +643,7 @@ class UCMAConfig:
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    privacy: PrivacyConfig = field(default_factory=PrivacyConfig)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UCMAConfig:

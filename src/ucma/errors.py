@@ -11,6 +11,8 @@ model and provider exceptions are translated at the boundary and chained with
     │   │   ├── ScopeError         a call without user_id (or with an empty one)
     │   │   ├── InputLimitError    input beyond a LimitsConfig bound (nesting depth,
     │   │   │                      line length, line counts); names the limit
+    │   │   ├── ContentRefusedError content the PrivacyConfig refuses; names the kinds
+    │   │   │   └── SecretRefusedError  a secret (API key, password, private key ...)
     │   │   ├── ConflictNotPending a conflict that was already resolved
     │   │   └── OutcomeError       an outcome that cannot be recorded
     │   │       ├── OutcomeWindowClosed     after the 7-day window (seed 003 R14)
@@ -31,10 +33,13 @@ Not-found errors carry the id (``NotFoundError.memory_id``) so callers can act o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "AuthenticationError",
     "ConfigError",
     "ConflictNotPending",
+    "ContentRefusedError",
     "EmbeddingError",
     "InputLimitError",
     "MigrationError",
@@ -46,6 +51,7 @@ __all__ = [
     "ProviderError",
     "PublishError",
     "ScopeError",
+    "SecretRefusedError",
     "SourceOfTruthError",
     "StorageError",
     "UCMAError",
@@ -87,6 +93,34 @@ class InputLimitError(ValidationError):
     def __init__(self, message: str, limit: str) -> None:
         super().__init__(f"{message} (LimitsConfig.{limit})")
         self.limit = limit
+
+
+class ContentRefusedError(ValidationError):
+    """Content holding something the privacy policy refuses (``PrivacyConfig``);
+    nothing of the write was stored. ``kinds`` names what was found and ``places``
+    where ("content", "items[3].content"); the values themselves are never in the
+    error, and never logged."""
+
+    code = "content_refused"
+    what = "content the privacy policy refuses"
+
+    def __init__(self, kinds: Sequence[str], places: Sequence[str] = ()) -> None:
+        self.kinds = tuple(sorted(set(kinds)))
+        self.places = tuple(places)
+        where = f" in {', '.join(self.places[:5])}" if self.places else ""
+        more = f" and {len(self.places) - 5} more" if len(self.places) > 5 else ""
+        super().__init__(
+            f"refused: {self.what} ({', '.join(self.kinds)}){where}{more}; nothing was "
+            "written. Remove it and send the rest (PrivacyConfig sets what is refused)"
+        )
+
+
+class SecretRefusedError(ContentRefusedError):
+    """Content holding a secret: an API key or token, a private key, a password or
+    a connection string with credentials. Never stored, never logged."""
+
+    code = "secret_refused"
+    what = "a secret or credential"
 
 
 class ConflictNotPending(ValidationError):

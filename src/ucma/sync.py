@@ -183,6 +183,8 @@ class Memory:
     sources = _blocking(AsyncMemory.sources)
     duplicates = _blocking(AsyncMemory.duplicates)
     retention = _blocking(AsyncMemory.retention)
+    reveal = _blocking(AsyncMemory.reveal)
+    detokenise = _blocking(AsyncMemory.detokenise)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -8,6 +8,7 @@ error prints one red line on stderr and exits with status 1.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from rich.text import Text
 from ucma.errors import UCMAError
 
 if TYPE_CHECKING:
+    from ucma.config import UCMAConfig
     from ucma.engine import AsyncMemory
 
 __all__ = [
@@ -100,6 +102,19 @@ def database(home: Path | None) -> Path:
     return home_folder(home) / DATABASE_NAME
 
 
+VAULT_KEY_VARIABLE = "UCMA_VAULT_KEY"
+
+
+def engine_config() -> UCMAConfig:
+    """The engine's config as the CLI and ``ucma serve`` build it: the vault key of the
+    content guard from ``$UCMA_VAULT_KEY`` when set (docs/privacy.md), else the key file
+    beside the database."""
+    from ucma.config import PrivacyConfig, UCMAConfig
+
+    key = os.environ.get(VAULT_KEY_VARIABLE) or None
+    return UCMAConfig(privacy=PrivacyConfig(vault_key=key))
+
+
 def with_memory(
     path: Path,
     work: Callable[[AsyncMemory], Awaitable[T]],
@@ -112,7 +127,9 @@ def with_memory(
     async def main() -> T:
         from ucma.engine import AsyncMemory
 
-        async with AsyncMemory(path, user_id=user, agent_id=agent) as memory:
+        async with AsyncMemory(
+            path, user_id=user, agent_id=agent, config=engine_config()
+        ) as memory:
             return await work(memory)
 
     with reported_errors():

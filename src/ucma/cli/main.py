@@ -28,6 +28,7 @@ from ucma.cli.context import (
     JsonOption,
     UserOption,
     database,
+    engine_config,
     fail,
     home_folder,
     plural,
@@ -148,7 +149,9 @@ def serve(
             markup=False,
         )
     with reported_errors():
-        app_ = create_app(home=home_folder(home), require_keys=bool(keys), host=host)
+        app_ = create_app(
+            home=home_folder(home), require_keys=bool(keys), host=host, config=engine_config()
+        )
         uvicorn.run(app_, host=host, port=port)
 
 
@@ -176,7 +179,9 @@ def mcp(
     path = database(home)
 
     async def main() -> None:
-        async with AsyncMemory(path, user_id=user, agent_id=agent) as memory:
+        async with AsyncMemory(
+            path, user_id=user, agent_id=agent, config=engine_config()
+        ) as memory:
             await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
 
     with reported_errors():

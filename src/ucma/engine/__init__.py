@@ -8,6 +8,7 @@ queries.py         every other read: get, list, facts_about, answer, related, st
 learning.py        the outcome learning loop: decide, outcome, traces, events
 lifecycle.py       sleep, forget, the gardener, history and retention
 administration.py  export / import, API keys, scopes
+privacy.py         the content guard: tokens and the vault, refusals, reveal
 """
 
 from ucma.engine.memory import AsyncMemory

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from pathlib import Path
 
 from ucma import apikeys, exchange
-from ucma.engine.base import EngineBase
+from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import AuthenticationError, NotFoundError
 from ucma.types import ApiKey, ImportReport, Scope
 from ucma.validation import check_content, check_id, check_limit, check_scope
@@ -19,7 +19,7 @@ __all__ = ["Administration"]
 logger = logging.getLogger(__name__)
 
 
-class Administration(EngineBase):
+class Administration(PrivacyGuard):
     """export / import, API keys, scopes, authenticate."""
 
     # -- exchange -----------------------------------------------------------------
@@ -110,6 +110,11 @@ class Administration(EngineBase):
 
         async def write(read: exchange.ImportChunk) -> None:
             chunk = ids.chunk(read)
+            guarded = await self._guard_records(scope, chunk.records)
+            for old, new_record in zip(chunk.records, guarded, strict=True):
+                if new_record is not old:  # tokenised: its vector was of the original
+                    chunk.vectors.pop(new_record.id, None)
+            chunk.records = guarded
             new = await self._run(exchange.new_ids, storage, scope, chunk)
             same_model = reader.model == self._inner_embedder.model_id
             missing = chunk.needing_vectors(new, same_model, self._inner_embedder.dimension)

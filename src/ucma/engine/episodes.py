@@ -151,6 +151,7 @@ class EpisodeWrites(EngineBase):
             )
         now = self._clock()
         prepared = [self._prepare_observation(item, source, scope, now) for item in items]
+        await self._guard_items(scope, prepared)  # type: ignore[attr-defined] # engine/privacy.py
         for p in prepared:
             await self.sensory.ingest(p.content, p.source, metadata={"memory_id": p.id})
         threshold = self.config.episodic.min_importance_to_store

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,8 @@ import numpy as np
 from ucma.conflicts.reports import FactAssertion
 from ucma.conflicts.resolver import SourceMismatch
 from ucma.conflicts.sources import SourceOfTruth
-from ucma.engine.base import EngineBase, _enum, _initial_retention, _provenance
+from ucma.engine.base import _enum, _initial_retention, _provenance
+from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import NotFoundError, ValidationError
 from ucma.learning.procedures import record_execution
 from ucma.memory.levels import initial_salience, select_temporal_level
@@ -63,7 +65,7 @@ def _step(value: ProcedureStep | Mapping[str, Any]) -> ProcedureStep:
     return step
 
 
-class KnowledgeWrites(EngineBase):
+class KnowledgeWrites(PrivacyGuard):
     """learn, assert_fact(_detailed), resolve_conflict, sources of truth, procedures,
     learnings and link."""
 
@@ -91,6 +93,12 @@ class KnowledgeWrites(EngineBase):
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
         text = check_content(insight, limits, "insight")
+        if title is not None:
+            text, title = await self._guard(
+                scope, [text, check_content(title, limits, "title")], ["insight", "title"]
+            )
+        else:
+            text = await self._guard_text(scope, text, "insight")
         kind = _enum(LearningType, learning_type, "learning_type")
         evidence = check_strings(evidence_ids, "evidence_ids", max_items=1000)
         tags = [t.lower() for t in check_strings(applicability, "applicability")]
@@ -218,7 +226,7 @@ class KnowledgeWrites(EngineBase):
             check_content(v, limits, n).strip()
             for v, n in ((subject, "subject"), (predicate, "predicate"), (object, "object"))
         ]
-        subj, pred, obj = parts
+        subj, pred, obj = await self._guard(scope, parts, ["subject", "predicate", "object"])
         sources = check_strings(source_episode_ids, "source_episode_ids", max_items=1000)
         conf = check_fraction(confidence, "confidence")
         prov = _provenance(provenance, Provenance.USER_STATED)
@@ -232,6 +240,8 @@ class KnowledgeWrites(EngineBase):
             else (f"{subj} {pred.replace('_', ' ')} {obj}")
         )
         meta = check_metadata(metadata, limits)
+        if content is not None:
+            text = await self._guard_text(scope, text)
         storage = await self._ready()
         now = self._clock()
         fact = Fact(
@@ -292,6 +302,7 @@ class KnowledgeWrites(EngineBase):
         scope = self._scope(user_id, agent_id)
         cid = check_id(conflict_id, "conflict_id")
         value = check_content(chosen_value, self.config.limits, "chosen_value").strip()
+        value = await self._tokenise_query(scope, value)
         storage = await self._ready()
         now = self._clock()
         result = await self._run(self._resolver.resolve, storage, scope, cid, value, now)
@@ -371,6 +382,14 @@ class KnowledgeWrites(EngineBase):
         title = check_content(name, limits, "name")
         text = check_content(description, limits, "description")
         parsed_steps = [_step(s) for s in steps]
+        title, text, *described = await self._guard(
+            scope,
+            [title, text, *(s.description for s in parsed_steps)],
+            ["name", "description", *(f"steps[{i}]" for i in range(len(parsed_steps)))],
+        )
+        parsed_steps = [
+            replace(s, description=d) for s, d in zip(parsed_steps, described, strict=True)
+        ]
         now = self._clock()
         procedure = Procedure(
             id=new_memory_id("proc", scope),

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ucma.engine.base import EngineBase, _enum, _new_id
+from ucma.engine.base import _enum, _new_id
+from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import NotFoundError, ValidationError
 from ucma.events.log import Event, SalienceProjection, replay_salience
 from ucma.learning import causal, patterns
@@ -37,7 +38,7 @@ __all__ = ["LearningLoop"]
 logger = logging.getLogger(__name__)
 
 
-class LearningLoop(EngineBase):
+class LearningLoop(PrivacyGuard):
     """decide, outcome and what they leave behind."""
 
     # -- learning loop (seed 003) -------------------------------------------------
@@ -82,7 +83,9 @@ class LearningLoop(EngineBase):
             retrieval_id=check_id(retrieval_id, "retrieval_id") if retrieval_id else None,
             memory_scores=scores,
             decision_type=check_id(decision_type, "decision_type"),
-            summary=check_content(summary, limits, "summary"),
+            summary=await self._guard_text(
+                scope, check_content(summary, limits, "summary"), "summary"
+            ),
             confidence=check_fraction(confidence, "confidence"),
             alternatives_count=alternatives,
             created_at=self._clock(),
@@ -119,6 +122,8 @@ class LearningLoop(EngineBase):
         value = check_quality(quality)
         kind = _enum(OutcomeSignal, signal, "signal")
         text = check_content(feedback, self.config.limits, "feedback") if feedback else None
+        if text is not None:
+            text = await self._guard_text(scope, text, "feedback")
         storage = await self._ready()
         report = await self._run(
             observe_outcome,

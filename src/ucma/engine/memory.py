@@ -30,6 +30,7 @@ from ucma.engine.episodes import EpisodeWrites
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
+from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
 
@@ -37,7 +38,14 @@ __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
-    EpisodeWrites, KnowledgeWrites, Retrieval, Queries, LearningLoop, Lifecycle, Administration
+    EpisodeWrites,
+    KnowledgeWrites,
+    Retrieval,
+    Queries,
+    LearningLoop,
+    Lifecycle,
+    Administration,
+    PrivacyGuard,
 ):
     """Long-term memory for one database file; async, safe to share between tasks.
 

@@ -120,6 +120,7 @@ class Retrieval(EngineBase):
         scope = self._scope(user_id, agent_id)
         cfg = self.config
         text = check_query(query, cfg.limits)
+        text = await self._tokenise_query(scope, text)  # type: ignore[attr-defined] # privacy.py
         count = check_limit(
             limit if limit is not None else cfg.retrieval.max_results,
             cfg.retrieval.max_results_limit,

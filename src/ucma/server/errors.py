@@ -8,6 +8,9 @@ body that is not valid UTF-8      400     ``invalid_utf8``
 missing, unknown or revoked key   401     ``unauthorized``
 wrong types, limits exceeded      422     ``validation_error``
 missing or empty user_id          422     ``missing_scope``
+content the privacy policy        422     ``secret_refused``,
+refuses (a secret; PII set to             ``content_refused``; the body
+refuse)                                   names the ``kinds``, never values
 engine ValidationError/ScopeError 422     the error's code
 a state that forbids the change   409     ``outcome_already_recorded``,
 (second outcome, late outcome,            ``outcome_window_closed``,
@@ -39,6 +42,7 @@ from starlette.exceptions import HTTPException
 from ucma.errors import (
     AuthenticationError,
     ConflictNotPending,
+    ContentRefusedError,
     EmbeddingError,
     InputLimitError,
     NotFoundError,
@@ -102,7 +106,8 @@ async def _on_ucma_error(request: Request, exc: Exception) -> JSONResponse:
     status = _status_for(exc)
     if status >= 500:
         logger.error("%s %s failed: %r", request.method, request.url.path, exc, exc_info=exc)
-    return error_response(status, exc.code, str(exc) or type(exc).__name__)
+    extra = {"kinds": list(exc.kinds)} if isinstance(exc, ContentRefusedError) else {}
+    return error_response(status, exc.code, str(exc) or type(exc).__name__, **extra)
 
 
 def _location(error: dict[str, Any]) -> str:

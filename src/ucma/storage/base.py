@@ -78,6 +78,8 @@ __all__ = [
     "Storage",
     "Supersession",
     "TraceStore",
+    "VaultEntry",
+    "VaultStore",
 ]
 
 ScoredId = tuple[str, float]
@@ -836,6 +838,55 @@ class KeyStore(ABC):
         """Number of keys."""
 
 
+@dataclass(frozen=True, slots=True)
+class VaultEntry:
+    """One tokenised value of a scope: its token, kind, keyed hash (the blind index
+    queries are looked up by) and the encrypted original. The store never sees the
+    original in clear."""
+
+    token: str
+    kind: str
+    digest: str
+    ciphertext: bytes
+    created_at: float
+
+
+class VaultStore(ABC):
+    """The per-scope vault of the content guard (``ucma.engine.privacy``).
+
+    A token and a digest are each unique within a scope. Reads of one scope never
+    see another's entries.
+    """
+
+    @abstractmethod
+    def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
+        """{digest: token} of the digests the scope's vault holds."""
+
+    @abstractmethod
+    def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
+        """Of ``tokens``, those the scope's vault already holds."""
+
+    @abstractmethod
+    def add(self, scope: Scope, entries: Sequence[VaultEntry]) -> None:
+        """Store new entries; one whose digest or token the scope holds is skipped."""
+
+    @abstractmethod
+    def get(self, scope: Scope, tokens: Sequence[str]) -> dict[str, VaultEntry]:
+        """{token: entry} of the tokens the scope's vault holds."""
+
+    @abstractmethod
+    def count(self) -> int:
+        """Entries of every scope."""
+
+    @abstractmethod
+    def key_fingerprint(self) -> str | None:
+        """The fingerprint of the key the vault was written with (None when new)."""
+
+    @abstractmethod
+    def set_key_fingerprint(self, fingerprint: str, now: float) -> None:
+        """Record the key's fingerprint (the first one recorded stays)."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -852,6 +903,7 @@ class Storage(ABC):
     traces: TraceStore
     events: EventStore
     lifecycle: LifecycleStore
+    vault: VaultStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

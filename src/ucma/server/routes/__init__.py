@@ -18,6 +18,7 @@ from ucma.server.routes import (
     learnings,
     lifecycle,
     memories,
+    privacy,
     procedures,
     recall,
     service,
@@ -41,4 +42,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     sessions.router,
     lifecycle.router,
     exchange.router,
+    privacy.router,
 )

@@ -22,6 +22,9 @@ Layout (DESIGN.md "One place to search"):
 - ``settings`` records the embedding dimension the file was created with.
 - ``api_keys`` (migration 4) holds the service's API keys: a sha256 of each token, never
   the token.
+- ``vault`` (migration 9) holds the content guard's tokenised values per scope: the
+  token, a keyed hash (blind index) and the original encrypted with the operator's key;
+  ``vault_keys`` the fingerprint of that key.
 """
 
 from __future__ import annotations
@@ -709,3 +712,28 @@ def add_supersessions(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX supersessions_by ON supersessions (superseded_by)")
+
+
+@migrations.migration(9)
+def add_vault(conn: sqlite3.Connection) -> None:
+    """The content guard's vault (issue 13): per scope, each tokenised value's token,
+    keyed hash and encrypted original; and the fingerprint of the key it was written
+    with, so a wrong key is refused rather than starting a second, unreadable vault."""
+    conn.execute(
+        """
+        CREATE TABLE vault (
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            ciphertext BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (user_id, agent_id, token)
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE UNIQUE INDEX vault_digest ON vault (user_id, agent_id, digest)")
+    conn.execute(
+        "CREATE TABLE vault_keys (fingerprint TEXT PRIMARY KEY, created_at REAL NOT NULL)"
+    )

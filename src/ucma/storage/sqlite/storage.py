@@ -25,6 +25,7 @@ from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
 from ucma.storage.sqlite.semantic import SQLiteSemanticStore
 from ucma.storage.sqlite.traces import SQLiteTraceStore
+from ucma.storage.sqlite.vault import SQLiteVaultStore
 from ucma.storage.sqlite.vectors import VectorIndex
 
 __all__ = ["SQLiteStorage"]
@@ -75,6 +76,7 @@ class SQLiteStorage(Storage):
         self.events = SQLiteEventStore(self._db)
         self.keys = SQLiteKeyStore(self._db)
         self.lifecycle = SQLiteLifecycleStore(self._db)
+        self.vault = SQLiteVaultStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
