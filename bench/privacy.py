@@ -21,7 +21,7 @@ import json
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -129,10 +129,67 @@ async def retrieval(samples: list[Sample], count: int = 40) -> dict[str, object]
             "other_scope_hits": len(other)}  # fmt: skip
 
 
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _chat_messages() -> dict[str, list[str]]:
+    """The messages of the LoCoMo and BEAM chats beside the checkout, when present."""
+    found: dict[str, list[str]] = {}
+    locomo = DATA / "locomo" / "locomo_dev.json"
+    if locomo.exists():
+        found["locomo"] = [
+            turn.get("text", "")
+            for conversation in json.loads(locomo.read_text())
+            for turns in conversation["conversation"].values()
+            if isinstance(turns, list)
+            for turn in turns
+            if isinstance(turn, dict)
+        ]
+    beam = DATA / "beam" / "beam_100k.json"
+    if beam.exists():
+        texts: list[str] = []
+
+        def walk(node: object) -> None:
+            if isinstance(node, dict):
+                if isinstance(node.get("content"), str):
+                    texts.append(node["content"])
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(json.loads(beam.read_text()))
+        found["beam"] = texts
+    return found
+
+
+def real_chats() -> dict[str, object]:
+    """What the guard would do to real chats nobody wrote for it (no real secrets in
+    them: every refusal there is a false one; their PII is the datasets' fiction)."""
+    report: dict[str, object] = {}
+    for name, texts in _chat_messages().items():
+        kinds: Counter[str] = Counter()
+        refused = tokenised = 0
+        for text in texts:
+            findings = scan(text)
+            kinds.update(f.kind.value for f in findings)
+            refused += any(f.kind not in PII_KINDS for f in findings)
+            tokenised += any(f.kind in PII_KINDS for f in findings)
+        report[name] = {
+            "messages": len(texts),
+            "refused": refused / len(texts),
+            "tokenised": tokenised / len(texts),
+            "kinds": dict(kinds.most_common()),
+        }
+    return report
+
+
 def main() -> None:
     samples = corpus()
     result = detection(samples)
     result["retrieval"] = asyncio.run(retrieval(samples))
+    result["real_chats"] = real_chats()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "privacy.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
@@ -154,6 +211,19 @@ def main() -> None:
     for kind, row in result["per_kind"].items():
         exact = "" if row["kind_named_exactly"] is None else f"{row['kind_named_exactly']:.2f}"
         lines.append(f"| {kind} | {row['n']} | {row['recall_or_fp']:.3f} | {exact} |")
+    lines += [
+        "",
+        "Real chats (no real secrets in them: a refusal there is a false one):",
+        "",
+        "| chats | messages | refused | tokenised | kinds found |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, row in result["real_chats"].items():
+        kinds = ", ".join(f"{k} {n}" for k, n in row["kinds"].items())
+        lines.append(
+            f"| {name} | {row['messages']} | {row['refused']:.4f} | {row['tokenised']:.4f} "
+            f"| {kinds} |"
+        )
     (RESULTS / "privacy.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     if result["misses"] or result["false_positives"]:

@@ -92,6 +92,21 @@ def test_secrets_are_found_with_their_kind(text: str, kind: str) -> None:
         "I forgot my password yesterday, the reset link expired",
         "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
         "getUserAccountDetailsFromDatabaseQuickly",
+        # Code and tutorials that name credentials without holding one (BEAM's chats).
+        "    password = db.Column(db.String(120), nullable=False)",
+        "    password = data.get('password')",
+        "User(username=username, password=hashed_password)",
+        "    return jsonify({'token': 'some_token'})",
+        "const apiKey = 'YOUR_API_KEY_HERE';",
+        "const apiKey = process.env.OPENWEATHER_API_KEY;",
+        'curl -X POST -d "username=testuser&password=testpass" http://localhost:5000/login',
+        "const web = new WebClient('xoxb-your-slack-token');",
+        '<link integrity="sha384-IMqVj9dNAdCwD9lqO9yH+Y7H5HRC3b+QH6QaU1ExdTRzVXp77lXdMjX8QeEz+x">',
+        "Hashed password: pbkdf2:sha256:260000$zL6yRjZtQ5vGKwFf$5b7c7b7c7b7c",
+        "Password: <input type='password'>",
+        "Burnout: The Secret to Unlocking your best work",
+        "#### Monitoring\n\n1. Set up alerts",
+        "Scoring 92 on the quiz",
     ],
 )
 def test_hard_negatives_are_not_flagged(text: str) -> None:

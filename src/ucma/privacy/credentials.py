@@ -57,7 +57,7 @@ _PREFIXED: tuple[tuple[ContentKind, re.Pattern[str]], ...] = tuple(
         (ContentKind.CODE_HOST_TOKEN, r"npm_[A-Za-z0-9]{36}"),
         (ContentKind.CODE_HOST_TOKEN, r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
         # Other services.
-        (ContentKind.API_TOKEN, r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
+        (ContentKind.API_TOKEN, r"xox[abposr]-\d{6,}-[A-Za-z0-9\-]{10,}"),
         (ContentKind.API_TOKEN, r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{20,}"),
         (ContentKind.API_TOKEN, r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}"),
         (ContentKind.API_TOKEN, r"eyJ[\w\-]{8,}\.eyJ[\w\-]{8,}\.[\w\-]{8,}"),
@@ -112,6 +112,7 @@ _PLACEHOLDERS = frozenset(
         "reset", "expired", "incorrect", "wrong", "invalid", "same", "different", "strong",
         "weak", "long", "short", "correct", "updated", "changed", "saved", "stored", "set",
         "manager", "protected", "managed", "rotated", "used", "needed", "missing",
+        "token", "tokens", "key", "apikey", "value", "string",
     }
 )  # fmt: skip
 _PLACEHOLDER_SHAPE = re.compile(
@@ -119,13 +120,33 @@ _PLACEHOLDER_SHAPE = re.compile(
 )
 
 
+# Code that names a credential without holding one: a call or subscript
+# (``db.Column(...)``, ``data.get('password')``), an attribute path
+# (``request.form``), a snake_case variable or placeholder (``hashed_password``,
+# ``'some_token'``). Measured on BEAM's coding chats, where these were most of
+# what the assignment rule found.
+_CODE_VALUE = re.compile(r"[(\[{<]|^[a-z_]\w*(?:\.\w+)+$|^[a-z][a-z0-9]*_[a-z0-9_]*$")
+# Placeholders and sample values of tutorials: ``'YOUR_API_KEY_HERE'``,
+# ``MY_API_KEY``, ``"testpassword"``, ``"mysecretpassword"``; and stored hashes
+# (``pbkdf2:sha256:...``, ``$2b$...``), which are derived, not credentials.
+_SAMPLE_VALUE = re.compile(
+    r"^(?:your|my|the|some|example|sample|dummy|fake|test)_?[a-z0-9_]*$|"
+    r"^[a-z]*(?:pass|secret|test|example|dummy|sample)[a-z0-9]*$|"
+    r"(?:^|_)(?:your|my)_|_here$|^#+$|^(?:pbkdf2|scrypt|argon2|bcrypt)[:$]|^\$2[aby]?\$",
+    re.IGNORECASE,
+)
+
+
 def _looks_real(value: str, op: str, quoted: bool) -> bool:
-    """Whether an assigned value is a credential rather than a placeholder or a word
-    of a sentence ("the password is strong", "password: reset required")."""
+    """Whether an assigned value is a credential rather than a placeholder, code
+    naming one, or a word of a sentence ("the password is strong", "password:
+    reset required")."""
     bare = value.rstrip(".!?)]}")
     if len(bare) < 4 or bare.lower() in _PLACEHOLDERS or _PLACEHOLDER_SHAPE.match(bare):
         return False
-    wordy = bare.isalpha() and bare.islower()
+    if _CODE_VALUE.search(value) or _CODE_VALUE.search(bare) or _SAMPLE_VALUE.search(bare):
+        return False
+    wordy = bare.isalpha() and (bare.islower() or op.lower() in ("is", "was", "to", "set to"))
     if op.lower() in ("is", "was", "to", "set to"):
         # In prose only a value that does not read as a word, or is quoted, counts.
         return quoted or not wordy
@@ -170,13 +191,16 @@ def find_connection_strings(text: str) -> Iterator[Finding]:
             continue
         yield Finding(ContentKind.CONNECTION_STRING, match.start(), match.end(), match.group())
     for match in _PASSWORD_PARAM.finditer(text):
-        value = match.group("value")
-        if len(value) >= 4 and not _PLACEHOLDER_SHAPE.match(value):
+        value = match.group("value").rstrip("\"'`.,)")
+        sample = _PLACEHOLDER_SHAPE.match(value) or _SAMPLE_VALUE.search(value)
+        if len(value) >= 4 and not sample:
             yield Finding(ContentKind.CONNECTION_STRING, match.start(), match.end(), match.group())
 
 
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{24,}={0,2}(?![A-Za-z0-9+/_\-])")
 _HEX_OR_UUID = re.compile(r"^[0-9a-fA-F\-]+$")
+# A published digest (subresource integrity: ``sha384-...``) is no secret.
+_DIGEST = re.compile(r"^sha(?:256|384|512)-")
 MIN_ENTROPY = 4.0
 """Bits per character above which a token of letters and digits reads as random:
 English identifiers stay under it, base64 and base62 keys of 24+ characters over it.
@@ -190,7 +214,7 @@ def find_high_entropy_tokens(text: str) -> Iterator[Finding]:
     for match in _CANDIDATE.finditer(text):
         value = match.group()
         core = value.rstrip("=")
-        if _HEX_OR_UUID.match(core):
+        if _HEX_OR_UUID.match(core) or _DIGEST.match(core):
             continue
         classes = (
             any(c.isupper() for c in core),

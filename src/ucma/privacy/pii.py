@@ -167,7 +167,8 @@ _ADDRESS_EN = re.compile(
     rf"(?:{_STREET_TYPES})\b\.?" + _PLACE_TAIL
 )
 _ADDRESS_DE = re.compile(
-    r"\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm)"
+    # No "-ring": English gerunds ("Monitoring 1", "Scoring 92") end so too.
+    r"\b[A-ZÄÖÜ][a-zäöüß]+(?:straße|strasse|str\.|weg|gasse|platz|allee|damm)"
     r"\s+\d{1,4}[a-z]?\b(?:,\s*\d{5}\s+[A-ZÄÖÜ][a-zäöüß]+)?"
 )
 _ADDRESS_FR = re.compile(
