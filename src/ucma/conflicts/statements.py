@@ -29,9 +29,15 @@ coworker Omar"; as a full name, "Chris Tanaka"; or a known name at the start,
 about its speaker (the user's and the assistant's turns both describe the
 user). A statement that only adds ("too", "also", "another") replaces nothing.
 
-Only sentences that state something count: questions, exclamations and
-greetings that address a speaker ("Thanks, Gina.") neither replace nor are
-replaced, and neither do long explanations (over ``MAX_WORDS`` content words).
+Only sentences that state something count: questions, exclamations, requests
+and plans ("Remind me to ...", "I'll ..."), and greetings that address a
+speaker ("Thanks, Gina.") neither replace nor are replaced, and neither do long
+explanations (over ``MAX_WORDS`` content words); what a named speaker says in
+the second person is about the one they talk to and replaces nothing of theirs.
+
+``states_lasting`` reads the same shapes the other way: whether a statement says
+how someone is (a lasting attribute, kept through sleep) rather than what
+happened.
 
 Everything here is pure: same texts, same answer.
 """
