@@ -213,6 +213,8 @@ class Retrieval(EngineBase):
         cfg = self.config.retrieval
         if vector is None or not plan.names or cfg.name_free_weight <= 0:
             return {}
+        if "dense" not in cfg.channels:
+            return {}  # nothing to mix into (the keyword-only ablation)
         persons, contents = await self._run(
             naming,
             storage,
