@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ucma.storage.base import VaultEntry, VaultStore
+from ucma.storage.sqlite.codec import ids_param
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
 __all__ = ["SQLiteVaultStore"]
-
-_CHUNK = 500  # bound parameters per statement
 
 
 class SQLiteVaultStore(VaultStore):
@@ -18,17 +17,13 @@ class SQLiteVaultStore(VaultStore):
         self._db = db
 
     def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
         with self._db.read() as conn:
-            for i in range(0, len(digests), _CHUNK):
-                part = list(digests[i : i + _CHUNK])
-                rows = conn.execute(
-                    "SELECT digest, token FROM vault WHERE user_id = ? AND agent_id = ? "
-                    f"AND digest IN ({','.join('?' * len(part))})",
-                    (scope.user_id, scope.agent_id, *part),
-                ).fetchall()
-                found.update((str(d), str(t)) for d, t in rows)
-        return found
+            rows = conn.execute(
+                "SELECT digest, token FROM vault WHERE user_id = ? AND agent_id = ? "
+                "AND digest IN (SELECT value FROM json_each(?))",
+                (scope.user_id, scope.agent_id, ids_param(digests)),
+            ).fetchall()
+        return {str(d): str(t) for d, t in rows}
 
     def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
         return set(self.get(scope, tokens))
@@ -55,21 +50,16 @@ class SQLiteVaultStore(VaultStore):
             )
 
     def get(self, scope: Scope, tokens: Sequence[str]) -> dict[str, VaultEntry]:
-        found: dict[str, VaultEntry] = {}
         with self._db.read() as conn:
-            for i in range(0, len(tokens), _CHUNK):
-                part = list(tokens[i : i + _CHUNK])
-                rows = conn.execute(
-                    "SELECT token, kind, digest, ciphertext, created_at FROM vault "
-                    "WHERE user_id = ? AND agent_id = ? "
-                    f"AND token IN ({','.join('?' * len(part))})",
-                    (scope.user_id, scope.agent_id, *part),
-                ).fetchall()
-                for token, kind, digest, blob, created in rows:
-                    found[str(token)] = VaultEntry(
-                        str(token), str(kind), str(digest), bytes(blob), float(created)
-                    )
-        return found
+            rows = conn.execute(
+                "SELECT token, kind, digest, ciphertext, created_at FROM vault "
+                "WHERE user_id = ? AND agent_id = ? AND token IN (SELECT value FROM json_each(?))",
+                (scope.user_id, scope.agent_id, ids_param(tokens)),
+            ).fetchall()
+        return {
+            str(token): VaultEntry(str(token), str(kind), str(digest), bytes(blob), float(created))
+            for token, kind, digest, blob, created in rows
+        }
 
     def count(self) -> int:
         with self._db.read() as conn:
