@@ -96,19 +96,33 @@ def _log_conflict(
 
 
 def _log_superseded(
-    storage: Storage, scope: Scope, loser: Fact, conflict_id: str, now: float
+    storage: Storage,
+    scope: Scope,
+    loser: Fact,
+    conflict_id: str | None,
+    now: float,
+    reason: str | None = None,
 ) -> None:
-    record(
-        storage,
-        scope,
-        EventType.FACT_SUPERSEDED,
-        {
-            "memory_id": loser.id,
-            "superseded_by": loser.superseded_by,
-            "status": loser.status.value,
-            "conflict_id": conflict_id,
-        },
-        now,
+    payload: dict[str, object] = {
+        "memory_id": loser.id,
+        "superseded_by": loser.superseded_by,
+        "status": loser.status.value,
+        "conflict_id": conflict_id,
+    }
+    if reason is not None:
+        payload["reason"] = reason
+    record(storage, scope, EventType.FACT_SUPERSEDED, payload, now)
+
+
+def _ended(fact: Fact, by: str, until: float, now: float) -> Fact:
+    """``fact`` superseded by the memory ``by`` and valid until ``until``."""
+    return dataclasses.replace(
+        fact,
+        status=FactStatus.SUPERSEDED,
+        superseded_at=now,
+        superseded_by=by,
+        valid_until=until,
+        updated_at=now,
     )
 
 
@@ -284,28 +298,9 @@ class ConflictResolver:
                 if _key(fact.object) != _key(value):
                     continue
                 until = now if fact.valid_until is None else min(fact.valid_until, now)
-                gone = dataclasses.replace(
-                    fact,
-                    status=FactStatus.SUPERSEDED,
-                    superseded_at=now,
-                    superseded_by=by,
-                    valid_until=max(until, fact.valid_from or until),
-                    updated_at=now,
-                )
+                gone = _ended(fact, by, max(until, fact.valid_from or until), now)
                 storage.facts.update(gone)
-                record(
-                    storage,
-                    scope,
-                    EventType.FACT_SUPERSEDED,
-                    {
-                        "memory_id": gone.id,
-                        "superseded_by": by,
-                        "status": gone.status.value,
-                        "conflict_id": None,
-                        "reason": "retracted",
-                    },
-                    now,
-                )
+                _log_superseded(storage, scope, gone, None, now, reason="retracted")
                 result = FactAssertion(gone)
                 result.flagged += self._flag_dependents(storage, scope, gone, None, now)
                 self._retire_pending(storage, scope, [gone.id], now, result)
@@ -477,28 +472,9 @@ class ConflictResolver:
             if others and len(storage.conflicts.superseded(scope, others)) < len(others):
                 continue  # another statement still says it
             start = fact.valid_from if fact.valid_from is not None else fact.created_at
-            gone = dataclasses.replace(
-                fact,
-                status=FactStatus.SUPERSEDED,
-                superseded_at=now,
-                superseded_by=new.id,
-                valid_until=max(new.timestamp, start),
-                updated_at=now,
-            )
+            gone = _ended(fact, new.id, max(new.timestamp, start), now)
             storage.facts.update(gone)
-            record(
-                storage,
-                scope,
-                EventType.FACT_SUPERSEDED,
-                {
-                    "memory_id": gone.id,
-                    "superseded_by": new.id,
-                    "status": gone.status.value,
-                    "conflict_id": None,
-                    "reason": "its statement was replaced",
-                },
-                now,
-            )
+            _log_superseded(storage, scope, gone, None, now, reason="its statement was replaced")
             self._flag_dependents(storage, scope, gone, None, now)
 
     def ask_between_statements(
