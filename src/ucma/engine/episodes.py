@@ -199,8 +199,7 @@ class EpisodeWrites(EngineBase):
             return
         texts = []
         for p in batch:
-            named = {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
-            names = known_people([p.content]) | named
+            names = known_people([p.content]) | _named(p)
             for content in (p.content, *(fact.content for fact, _, _ in p.facts)):
                 free = without_people(content, names)
                 if free != content:
@@ -231,7 +230,7 @@ class EpisodeWrites(EngineBase):
         pairs: list[tuple[_Prepared, str, str, str]] = []
         for i, found in zip(cued, earlier, strict=True):
             p = batch[i]
-            named = {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
+            named = _named(p)
             for older, _ in found:
                 names = shared_people(p.content, older.content, named)
                 if names:
@@ -519,6 +518,11 @@ class EpisodeWrites(EngineBase):
         if not await self._run(storage.memories.delete, scope, check_id(memory_id)):
             raise NotFoundError("memory", memory_id)
         logger.info("delete: %s", memory_id)
+
+
+def _named(p: _Prepared) -> set[str]:
+    """The people the observation's claims are about ("Greta", not "user")."""
+    return {c.fact.subject for c in p.claims if c.fact.subject[:1].isupper()}
 
 
 def _states_attribute(p: _Prepared) -> bool:
