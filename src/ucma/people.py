@@ -11,7 +11,9 @@ comparison in ``ucma.conflicts.statements`` matches. ``without_relations``
 reads a named relation as the name, for rules that read a subject ("My sister
 Priya is a nurse" -> "Priya is a nurse"); ``without_people`` puts a pronoun in
 the place of given people, so that what two texts say about someone can be
-compared without the name they share.
+compared without the name they share; ``speaks_to_listener`` tells a line
+said about its listener ("Congrats on the deal, you're killing it!") from one
+its speaker says about themself.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["known_people", "subjects_in", "without_people", "without_relations"]
+__all__ = [
+    "known_people",
+    "speaks_to_listener",
+    "subjects_in",
+    "without_people",
+    "without_relations",
+]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _RELATION = (
@@ -45,6 +53,8 @@ _NAME_START = re.compile(
     r"speaks|goes|got|switched|went|moved|relocated|joined|left|quit|prefers|hates|enjoys|"
     r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|no\s+longer)\b"
 )
+_FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|d|ll))\b", re.IGNORECASE)
 _NOT_NAMES = frozenset(
     str.split(
         """
@@ -111,17 +121,31 @@ def without_relations(text: str) -> str:
     return _AFTER_RELATION.sub(lambda m: m.group("name"), text)
 
 
-def without_people(text: str, names: Iterable[str]) -> str:
-    """``text`` with each mention of ``names`` (case-insensitive, whole words),
-    with the relation introducing it, as a pronoun: "My landlord Sofia's dog is
-    called Clementine" -> "their dog is called Clementine", "What gives Sofia a
-    rash?" -> "What gives they a rash?". ``text`` itself when it names none."""
-    wanted = sorted({n.strip() for n in names if n.strip()}, key=len, reverse=True)
-    if not wanted:
+def without_people(text: str, names: Iterable[str], cased: Iterable[str] = ()) -> str:
+    """``text`` with each mention of ``names`` (case-insensitive, whole words;
+    ``cased`` ones only as written and not followed by a surname), with the
+    relation introducing it, as a pronoun: "My landlord Sofia's dog is called
+    Clementine" -> "their dog is called Clementine", "What gives Sofia a rash?"
+    -> "What gives they a rash?". ``text`` itself when it names none."""
+    spelled = {n.strip(): re.escape(n.strip()) for n in names if n.strip()}
+    # As written, and not the start of another full name ("Chris" is not "Chris Okafor").
+    spelled |= {
+        n.strip(): rf"(?-i:{re.escape(n.strip())}(?!\s+[A-Z]))" for n in cased if n.strip()
+    }
+    if not spelled:
         return text
+    wanted = sorted(spelled, key=len, reverse=True)
     person = (
         rf"(?<!\w)(?:(?:my|our|his|her|their)\s+{_MODIFIERS}{_RELATION}\s+)?"
-        rf"(?:{'|'.join(re.escape(n) for n in wanted)})"
+        rf"(?:{'|'.join(spelled[n] for n in wanted)})"
     )
     text = re.sub(rf"{person}['’]s(?!\w)", "their", text, flags=re.IGNORECASE)
     return re.sub(rf"{person}(?!\w)", "they", text, flags=re.IGNORECASE)
+
+
+def speaks_to_listener(text: str) -> bool:
+    """Whether ``text`` is about the one it is said to rather than its speaker:
+    it says "you" at least as often as "I" ("Wow, congrats on the deals! You're
+    killing it!"), and at least once."""
+    second = len(_SECOND_PERSON.findall(text))
+    return second > 0 and second >= len(_FIRST_PERSON.findall(text))

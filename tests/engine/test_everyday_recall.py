@@ -123,3 +123,38 @@ async def test_what_is_asked_about_a_person_outranks_lines_that_only_name_them(
     allergy = await memory.observe("Sofia is allergic to bee stings.")
     result = await memory.recall("What gives my landlord Sofia a bad reaction?")
     assert result.hits[0].id == allergy.id
+
+
+async def test_a_first_name_is_compared_without_it_like_the_full_name(memory: AsyncMemory):
+    # "My old roommate Chris" shares "Chris" with a question about Chris Tanaka;
+    # the name alone must not make an unrelated line look like an answer.
+    for text in (
+        "Had lunch with Chris Tanaka near the old canal.",
+        "Chris Tanaka runs 5 km most days.",
+        "My old roommate Chris went from 10 km to 8 km on daily runs.",
+    ):
+        await memory.observe(text)
+    result = await memory.recall("What is Chris Tanaka's middle name?")
+    assert result.low_confidence
+    assert all(h.confidence.level == "low" for h in result.hits if h.confidence)
+
+
+async def test_what_a_speaker_says_about_their_listener_does_not_answer_for_the_speaker(
+    memory: AsyncMemory,
+):
+    # Caroline ran the race; Melanie only congratulates her. Asked about Melanie's
+    # race, Melanie's line is about whom she spoke to: less confident than the
+    # same question asked about Caroline.
+    await memory.observe(
+        "I ran a charity race for mental health last Saturday, it made me "
+        "realise how much self-care matters.",
+        source="Caroline",
+    )
+    await memory.observe(
+        "That charity race sounds great, Caroline! You're amazing, you should be proud.",
+        source="Melanie",
+    )
+    right = await memory.recall("What did Caroline realise after her charity race?")
+    wrong = await memory.recall("What did Melanie realise after her charity race?")
+    assert right.hits[0].memory.source == "Caroline"
+    assert wrong.confidence < right.confidence

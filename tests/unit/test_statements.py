@@ -10,7 +10,13 @@ from ucma.conflicts.statements import (
     shared_people,
     states_lasting,
 )
-from ucma.people import known_people, subjects_in, without_people, without_relations
+from ucma.people import (
+    known_people,
+    speaks_to_listener,
+    subjects_in,
+    without_people,
+    without_relations,
+)
 
 DAY = 86_400.0
 
@@ -58,6 +64,19 @@ def test_people_named_give_way_to_a_pronoun() -> None:
     # Other people, and words that merely start with a name, stay.
     assert without_people("Sofiane met my sister Dana.", names) == "Sofiane met my sister Dana."
     assert without_people("Nothing here.", []) == "Nothing here."
+    # A first name counts only as written: "Will" is a name, "will" is not.
+    assert without_people("My roommate Will said he will call.", [], ["Will"]) == (
+        "they said he will call."
+    )
+    # Nor where it starts another full name.
+    assert without_people("Chris Okafor runs.", [], ["Chris"]) == "Chris Okafor runs."
+
+
+def test_a_line_about_its_listener() -> None:
+    assert speaks_to_listener("Congrats on the deals with Nike! You're killing it!")
+    assert speaks_to_listener("I'm so happy for you.")
+    assert not speaks_to_listener("I took this picture last summer, thanks for asking.")
+    assert not speaks_to_listener("The race raised money for a shelter.")
 
 
 def test_a_named_relation_is_its_own_subject() -> None:

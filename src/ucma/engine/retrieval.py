@@ -215,7 +215,7 @@ class Retrieval(EngineBase):
             return {}
         if "dense" not in cfg.channels:
             return {}  # nothing to mix into (the keyword-only ablation)
-        persons, contents = await self._run(
+        persons, first_names, contents = await self._run(
             naming,
             storage,
             scope,
@@ -226,8 +226,8 @@ class Retrieval(EngineBase):
         )
         if not contents:
             return {}
-        texts = [without_people(plan.embedded_text, persons)]
-        texts += [without_people(content, persons) for content in contents.values()]
+        texts = [without_people(plan.embedded_text, persons, first_names)]
+        texts += [without_people(c, persons, first_names) for c in contents.values()]
         query, *memories = await self._embed_queries(texts)
         return {
             memory_id: float(np.dot(memory, query))

@@ -16,6 +16,7 @@ engine embeds the name-free texts (cached) between the two.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,9 +38,14 @@ def naming(
     vector: np.ndarray,
     *,
     limit: int,
-) -> tuple[list[str], dict[str, str]]:
-    """The people among ``names`` and the contents of the (at most ``limit``)
-    live memories naming them that are closest to ``vector``.
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """The people among ``names``, their first names, and the contents of the
+    (at most ``limit``) live memories naming them that are closest to ``vector``.
+
+    A first name stands for the person the full name names ("my roommate Chris"
+    beside "Chris Tanaka" lifts the cosine the same way); it counts only as
+    written, capitalised ("Will Smith" is not in "I will"), and not where it starts
+    another full name ("Chris Okafor").
 
     A name counts as a person's when the query or one of those memories uses it
     as people's names are used (``ucma.people.known_people``: "my landlord
@@ -47,10 +53,12 @@ def naming(
     ("Which city in Portugal ...") is what is asked, not who."""
     terms = [term for name in names for term in keyword_terms(name)]
     if not terms:
-        return [], {}
+        return [], [], {}
     found = storage.memories.keyword_search(scope, terms, limit * 4)
     records = storage.memories.get_many(scope, [memory_id for memory_id, _ in found])
     patterns = {name: name_pattern(name) for name in names}
+    firsts = {name: _first_name(name) for name in names}
+    patterns |= {first: _cased(first) for first in firsts.values() if first not in patterns}
     contents = {
         memory_id: record.content
         for memory_id, record in records.items()
@@ -59,15 +67,26 @@ def naming(
     people = {p.lower() for p in known_people([query, *contents.values()])}
     persons = [name for name in names if name.lower() in people]
     if not persons:
-        return [], {}
+        return [], [], {}
+    cased = [firsts[n] for n in persons if firsts[n] not in persons]
     contents = {
         memory_id: content
         for memory_id, content in contents.items()
-        if any(patterns[name].search(content) for name in persons)
+        if any(patterns[name].search(content) for name in [*persons, *cased])
     }
     vectors = storage.memories.vectors(scope, list(contents))
     closest = sorted(vectors, key=lambda i: (-float(np.dot(vectors[i], vector)), i))[:limit]
-    return persons, {memory_id: contents[memory_id] for memory_id in closest}
+    return persons, cased, {memory_id: contents[memory_id] for memory_id in closest}
+
+
+def _first_name(name: str) -> str:
+    return name.split()[0]
+
+
+def _cased(name: str) -> re.Pattern[str]:
+    """``name_pattern`` as written: a first name only where it is capitalised and
+    does not start another full name ("Chris Okafor" is not "Chris Tanaka")."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?!\s+[A-Z])(?:'s|’s)?(?!\w)")
 
 
 def blend(cosine: float, name_free: float | None, weight: float) -> float:

@@ -37,6 +37,7 @@ from ucma.config import UCMAConfig
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import reinforced_stability, retention
+from ucma.people import speaks_to_listener
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.name_free import blend
@@ -46,6 +47,7 @@ from ucma.retrieval.router import Layer, QueryPlan
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
 from ucma.types import (
     FACT_ID_PREFIX,
+    Episode,
     Fact,
     Hit,
     MemoryKind,
@@ -454,6 +456,7 @@ class Retriever:
         answered = self._answered(scope, plan, candidates)
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
+        asked_about = {e.lower() for e in plan.entities}
         relevant = False
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
@@ -474,7 +477,8 @@ class Retriever:
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
-                off_subject=named and "entity" not in cand.channels,
+                off_subject=named
+                and ("entity" not in cand.channels or _said_to_another(record, asked_about)),
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -710,6 +714,16 @@ def _restatement(node_id: str, other_id: str, edge_type: str) -> bool:
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:
     return kinds is None or kind in kinds
+
+
+def _said_to_another(record: MemoryRecord, speakers: set[str]) -> bool:
+    """An episode one of ``speakers`` said about whom they spoke to ("Congrats on
+    the deals, you're killing it!"): it tells of its listener, not its speaker."""
+    return (
+        isinstance(record, Episode)
+        and record.source.lower() in speakers
+        and speaks_to_listener(record.content)
+    )
 
 
 def _kinds(plan: QueryPlan, layer: Layer) -> tuple[MemoryKind, ...] | None:
