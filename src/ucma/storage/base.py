@@ -587,6 +587,10 @@ class ConflictStore(ABC):
         the old memory back."""
 
     @abstractmethod
+    def supersessions(self, scope: Scope) -> list[Supersession]:
+        """Every ``Supersession`` of the scope, oldest first (export)."""
+
+    @abstractmethod
     def superseded(
         self, scope: Scope, memory_ids: Sequence[str], *, at: float | None = None
     ) -> dict[str, str]:
