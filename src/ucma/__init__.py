@@ -11,6 +11,7 @@
 
 import importlib.metadata
 
+from ucma.backup import restore_backup
 from ucma.config import PrivacyConfig, UCMAConfig
 from ucma.conflicts import (
     Answer,
@@ -54,12 +55,14 @@ from ucma.learning.records import (
     SalienceUpdate,
 )
 from ucma.lifecycle.clock import SimulatedClock, SystemClock
+from ucma.privacy.erasure import ErasureReport
 from ucma.retrieval.cascade import CascadePath, RecallResult
 from ucma.retrieval.confidence import Confidence
 from ucma.retrieval.router import Layer, QueryClass
 from ucma.sync import Memory
 from ucma.types import (
     ApiKey,
+    BackupReport,
     Conflict,
     ConflictStatus,
     ConflictType,
@@ -96,6 +99,7 @@ __all__ = [
     "ApiKey",
     "AsyncMemory",
     "AuthenticationError",
+    "BackupReport",
     "CascadePath",
     "Confidence",
     "ConfigError",
@@ -107,6 +111,7 @@ __all__ = [
     "DecisionTrace",
     "EmbeddingError",
     "Episode",
+    "ErasureReport",
     "Event",
     "EventType",
     "Experiment",
@@ -169,4 +174,5 @@ __all__ = [
     "UserError",
     "ValidationError",
     "__version__",
+    "restore_backup",
 ]

@@ -185,6 +185,9 @@ class Memory:
     retention = _blocking(AsyncMemory.retention)
     reveal = _blocking(AsyncMemory.reveal)
     detokenise = _blocking(AsyncMemory.detokenise)
+    forget_person = _blocking(AsyncMemory.forget_person)
+    forget_scope = _blocking(AsyncMemory.forget_scope)
+    backup = _blocking(AsyncMemory.backup)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 __all__ = [
     "FACT_ID_PREFIX",
     "ApiKey",
+    "BackupReport",
     "Conflict",
     "ConflictStatus",
     "ConflictType",
@@ -554,6 +555,16 @@ class ImportReport:
     imported: int = 0
     skipped: int = 0
     edges: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    """A backup or restore written: the file and its size in bytes."""
+
+    path: str
+    bytes: int
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
     """One lifecycle event of a memory: merged, promoted, archived, purged, promoted_level ...

@@ -26,6 +26,10 @@ COMMANDS = [
     "sleep",
     "gardener",
     "forget",
+    "forget-person",
+    "forget-scope",
+    "backup",
+    "restore",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

@@ -38,6 +38,12 @@ from ucma.cli.context import (
     stdout,
     with_memory,
 )
+from ucma.cli.erasure import (
+    backup_command,
+    forget_person_command,
+    forget_scope_command,
+    restore_command,
+)
 from ucma.cli.keys import count_keys, keys_app
 from ucma.cli.transfer import export_command, import_command
 
@@ -57,6 +63,10 @@ app = typer.Typer(
 app.add_typer(keys_app)
 app.command("export")(export_command)
 app.command("import")(import_command)
+app.command("forget-person")(forget_person_command)
+app.command("forget-scope")(forget_scope_command)
+app.command("backup")(backup_command)
+app.command("restore")(restore_command)
 
 #: Benchmarks ``ucma bench`` can run, in the source checkout's bench/ folder.
 BENCHMARKS = {"core": "core.py", "import": "import_throughput.py"}

@@ -9,6 +9,7 @@ learning.py        the outcome learning loop: decide, outcome, traces, events
 lifecycle.py       sleep, forget, the gardener, history and retention
 administration.py  export / import, API keys, scopes
 privacy.py         the content guard: tokens and the vault, refusals, reveal
+erasure.py         forget a person or a scope for good; the online backup
 """
 
 from ucma.engine.memory import AsyncMemory

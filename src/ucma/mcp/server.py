@@ -14,6 +14,7 @@ tool               alias (seed 003)            engine
 ``facts``                                      ``facts_about`` (with their conflicts)
 ``assert_fact``                                ``assert_fact_detailed``
 ``health``         ``mind_health``             ``stats`` of the caller's scope
+``forget_person``                              ``forget_person`` (erase for good)
 =================  ==========================  ======================================
 
 Scope: no tool takes a ``user_id``. A ``ScopeResolver`` gives the scope of each call:
@@ -51,6 +52,7 @@ TOOL_NAMES = (
     "facts",
     "assert_fact",
     "health",
+    "forget_person",
     "mind_remember",
     "mind_retrieve",
     "mind_decide",
@@ -155,6 +157,7 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     )
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
     writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+    erases = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
     async def remember(
         content: Annotated[
@@ -372,6 +375,22 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
                 "memories": stats["memories"],
             }
 
+    async def forget_person(
+        identifiers: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                max_length=50,
+                description="Every identifier of the person: full name, emails, phone "
+                "numbers, customer numbers.",
+            ),
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        with _told_to_the_agent():
+            report = await memory.forget_person(identifiers, **await scope(ctx))
+            return report.to_dict()
+
     remember_text = (
         "Save something to the user's long-term memory: a preference, a decision, a fact "
         "about their world, the result of a tool call worth keeping. Write one "
@@ -429,6 +448,15 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
             writes,
         ),
         (health, "health", health_text, read_only),
+        (
+            forget_person,
+            "forget_person",
+            "Erase for good everything this user's memory holds about a person, when the "
+            "user asks you to forget them: every memory, fact, lesson, decision and stored "
+            "value naming any of the identifiers. It cannot be undone; confirm with the "
+            "user first. Returns how many records of each kind were erased.",
+            erases,
+        ),
         (remember, "mind_remember", f"Same as remember. {remember_text}", writes),
         (recall, "mind_retrieve", f"Same as recall. {recall_text}", read_only),
         (decide, "mind_decide", f"Same as decide. {decide_text}", writes),

@@ -11,6 +11,7 @@ from ucma.server.routes import (
     chat,
     conflicts,
     decisions,
+    erasure,
     events,
     exchange,
     facts,
@@ -43,4 +44,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     lifecycle.router,
     exchange.router,
     privacy.router,
+    erasure.router,
 )

@@ -52,8 +52,12 @@ logger = logging.getLogger(__name__)
 KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
 _KIND_BY_VALUE = {kind.value: code for kind, code in KIND_CODES.items()}
 
+# A scope's first counter starts above the floor erasure leaves (erasure.py), so a scope
+# erased and written again never shows a version some cache holds from before.
 _BUMP_VERSION = """
-INSERT INTO scope_versions (user_id, agent_id, version) VALUES (?, ?, 1)
+INSERT INTO scope_versions (user_id, agent_id, version)
+VALUES (?, ?, 1 + COALESCE(
+    (SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'scope_version_floor'), 0))
 ON CONFLICT (user_id, agent_id) DO UPDATE SET version = version + 1
 RETURNING version
 """
@@ -191,6 +195,12 @@ class VectorIndex:
 
     def rolled_back(self) -> None:
         self._pending.clear()
+
+    def drop(self, scope: Scope) -> None:
+        """Forget one scope's cache and graph (after an erasure, so no erased text or
+        vector stays in this process); the next search reloads what the file holds."""
+        self._scopes.pop(scope, None)
+        self._graphs.pop(scope, None)
 
     def clear(self) -> None:
         """Forget every cache and graph, stopping a graph build in progress."""
