@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -55,6 +56,12 @@ def test_help_of_each_command_runs(command: tuple[str, ...]) -> None:
     code, out, err = run(*command, "--help")
     assert code == 0, err
     assert "Usage" in out
+
+
+def test_version_prints_the_installed_version() -> None:
+    code, out, _ = run("--version")
+    assert code == 0
+    assert out.strip() == f"ucma {importlib.metadata.version('ucma')}"
 
 
 def test_every_registered_command_is_checked() -> None:

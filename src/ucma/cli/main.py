@@ -58,6 +58,30 @@ app.add_typer(keys_app)
 app.command("export")(export_command)
 app.command("import")(import_command)
 
+
+def _print_version(value: bool) -> None:
+    if value:
+        import ucma
+
+        typer.echo(f"ucma {ucma.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Options of ucma itself (the help text is the Typer app's)."""
+
+
 #: Benchmarks ``ucma bench`` can run, in the source checkout's bench/ folder.
 BENCHMARKS = {"core": "core.py", "import": "import_throughput.py"}
 
@@ -169,8 +193,11 @@ def mcp(
         from ucma.mcp import create_mcp_server, fixed_scope
     except ImportError as exc:
         fail(f"MCP needs the mcp extra ({exc.name} is missing): pip install 'ucma[mcp]'")
+    import asyncio
+
     import anyio
 
+    from ucma.embeddings.base import preload
     from ucma.engine import AsyncMemory
     from ucma.validation import check_scope
 
@@ -182,7 +209,13 @@ def mcp(
         async with AsyncMemory(
             path, user_id=user, agent_id=agent, config=engine_config()
         ) as memory:
-            await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
+            # The model loads while the client connects: the first tool call does not wait.
+            loading = asyncio.create_task(preload(memory.embedder))
+            try:
+                await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
+            finally:
+                loading.cancel()
+                await asyncio.gather(loading, return_exceptions=True)
 
     with reported_errors():
         anyio.run(main)

@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 import ucma
 from ucma.config import UCMAConfig
+from ucma.embeddings.base import preload
 from ucma.engine import AsyncMemory
 from ucma.errors import AuthenticationError, ConfigError
 from ucma.lifecycle.gardener import maintenance_loop
@@ -104,8 +105,10 @@ def create_app(
             if maintenance
             else None
         )
-        # Large scopes' caches and HNSW graphs, built while the service already answers.
+        # Large scopes' caches and HNSW graphs, built while the service already answers;
+        # the embedding model too, so the first observe or recall does not wait for it.
         warm_up = asyncio.create_task(engine.prepare_large_scopes(), name="ucma-prepare-search")
+        model = asyncio.create_task(preload(engine.embedder), name="ucma-load-model")
         try:
             async with AsyncExitStack() as stack:
                 if mcp_server is not None:
@@ -114,7 +117,8 @@ def create_app(
         finally:
             stop.set()
             warm_up.cancel()
-            await asyncio.gather(warm_up, return_exceptions=True)
+            model.cancel()
+            await asyncio.gather(warm_up, model, return_exceptions=True)
             if scheduler is not None:
                 engine.interrupt_consolidation()
                 await asyncio.gather(scheduler, return_exceptions=True)
