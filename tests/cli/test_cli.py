@@ -264,6 +264,10 @@ def test_keys_lifecycle_and_serve_requires_them(
     code, out, err = run("serve", *home, "--no-auth")
     assert code == 0 and "local mode" in out
     assert served["app"].state.access.require_keys is False  # type: ignore[attr-defined]
+    # On loopback, keys are asked of the database per request (tests/server/test_keys_live.py).
+    code, out, err = run("serve", *home)
+    assert code == 0 and "API keys required (1 active" in out
+    assert served["app"].state.access.require_keys is None  # type: ignore[attr-defined]
 
 
 @pytest.mark.integration

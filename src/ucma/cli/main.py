@@ -141,9 +141,10 @@ def serve(
 ) -> None:
     """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
 
-    With at least one API key in the database (ucma keys create) every request needs a
-    key. Without keys, or with --no-auth, the service runs in local mode and binds only a
-    loopback address.
+    On 127.0.0.1 the service runs in local mode (no authentication) until an API key
+    exists; a key created while it runs (ucma keys create) is required from the next
+    request. Any other address needs keys from the start. --no-auth ignores keys (local
+    mode, loopback addresses only).
     """
     try:
         import uvicorn
@@ -155,26 +156,33 @@ def serve(
         )
     path = database(home)
     keys = 0 if no_auth else count_keys(path)
-    if not keys and not _is_loopback(host):
+    loopback = _is_loopback(host)
+    if not keys and not loopback:
         fail(
             f"refusing to bind {host} without API keys: anyone who can reach it could read "
             "every memory. Create a key (ucma keys create --user <user_id>) or bind 127.0.0.1."
         )
+    # Loopback: keys are required while one exists (asked per request); elsewhere always.
+    require_keys = False if no_auth else (None if loopback else True)
     out = stdout()
     out.print("[bold]UCMA memory service[/bold]")
     out.print(f"  database  {path}", markup=False)
     out.print(f"  listening http://{host}:{port}  (API docs at /docs, MCP at /mcp)", markup=False)
     if keys:
         out.print(f"  API keys required ({keys} active; manage with: ucma keys)", markup=False)
+    elif no_auth:
+        out.print(
+            f"  local mode: bound to {host} only, no authentication (--no-auth)", markup=False
+        )
     else:
         out.print(
-            f"  local mode: bound to {host} only, no authentication"
-            + (" (--no-auth)" if no_auth else " (no API keys exist)"),
+            f"  local mode: bound to {host} only, no authentication until an API key is "
+            "created (ucma keys create; it applies at once)",
             markup=False,
         )
     with reported_errors():
         app_ = create_app(
-            home=home_folder(home), require_keys=bool(keys), host=host, config=engine_config()
+            home=home_folder(home), require_keys=require_keys, host=host, config=engine_config()
         )
         uvicorn.run(app_, host=host, port=port)
 

@@ -58,7 +58,7 @@ def create_app(
     *,
     home: Path | None = None,
     config: UCMAConfig | None = None,
-    require_keys: bool = False,
+    require_keys: bool | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
     mcp: bool | None = None,
@@ -67,14 +67,17 @@ def create_app(
 ) -> FastAPI:
     """Build the service over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
-    ``require_keys`` turns API keys on (see ``ucma.server.auth``); the CLI turns them on
-    whenever the database has a key. ``mcp`` mounts the MCP tools at ``/mcp``: True needs
-    the ``mcp`` extra, None (the default) mounts them when it is installed. ``host`` is
-    where the server binds, for the MCP transport's DNS rebinding protection (on for
-    loopback hosts).
+    ``require_keys`` chooses the authentication mode (see ``ucma.server.auth``): True
+    always needs a key, False never (local mode), None (the default) needs one as soon as
+    the database holds a live key, checked on every request, so a key created by another
+    process (``ucma keys create``) applies from the next request. ``mcp`` mounts the MCP
+    tools at ``/mcp``: True needs the ``mcp`` extra, None (the default) mounts them when it
+    is installed. ``host`` is where the server binds, for the MCP transport's DNS rebinding
+    protection (on for loopback hosts).
 
     The lifespan opens the engine at startup (opening is idempotent), prepares the search
-    of large scopes in the background (``AsyncMemory.prepare_large_scopes``), runs the MCP
+    of large scopes and loads the embedding model in the background
+    (``AsyncMemory.prepare_large_scopes``, ``Embedder.warm_up``), runs the MCP
     session manager, and, when the app created the engine, closes it at shutdown; an engine passed
     in stays the caller's to close. ASGI test transports do not run the lifespan: open the
     engine before the first request (MCP needs the lifespan and a real server). ``config``
@@ -152,7 +155,7 @@ def create_app(
         agent_id: Annotated[str | None, Query(max_length=MAX_ID_CHARS)] = None,
     ) -> HTMLResponse:
         """What this service holds (local mode), and where to go next."""
-        if access.require_keys:
+        if await access.keys_required():
             return HTMLResponse(render_page(database=None))
         stats = None
         if user_id:
