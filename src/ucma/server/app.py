@@ -3,7 +3,9 @@
 A thin FastAPI layer over :class:`ucma.engine.AsyncMemory`; the routes live in
 ``ucma.server.routes`` (one module per resource), authentication in ``ucma.server.auth``,
 errors in ``ucma.server.errors`` (every failure is ``{"error": {"code", "message"}}``),
-body limits in ``ucma.server.limits``. OpenAPI is at ``/docs`` and ``/openapi.json``.
+body limits in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
+``/docs`` (Swagger UI) and ``/redoc`` with assets the service serves itself from the
+``fastapi-offline`` package (no CDN: the docs work offline).
 
 This package deliberately has no ``from __future__ import annotations``: FastAPI resolves
 endpoint annotations eagerly.
@@ -20,6 +22,7 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query
 from fastapi.responses import HTMLResponse
+from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 
 import ucma
@@ -35,9 +38,12 @@ from ucma.server.limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IMPORT_BYTES,
 from ucma.server.routes import ROUTERS
 from ucma.server.schemas import MAX_ID_CHARS
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "DOCS_ASSETS", "create_app"]
 
 logger = logging.getLogger(__name__)
+
+DOCS_ASSETS = "/docs-assets"
+"""Where the API docs' scripts, styles and icon are served (from ``fastapi-offline``)."""
 
 _DESCRIPTION = """\
 Long-term memory for LLM agents: observe what happens, remember what matters, learn from it.
@@ -128,7 +134,10 @@ def create_app(
             if owned:
                 await engine.close()
 
-    app = FastAPI(
+    # FastAPIOffline: FastAPI with /docs (Swagger UI) and /redoc served from the
+    # fastapi-offline package's own copies of the assets, not a CDN, so both work offline.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
         title="UCMA",
         version=ucma.__version__,
         summary="Long-term memory for LLM agents: observe, remember, learn.",
