@@ -1,4 +1,4 @@
-"""``ucma``: run the memory service (REST and MCP), the seed demo, and scoped operations.
+"""``ucma``: run the memory service (REST and MCP), the demo, and scoped operations.
 
 Every command works on ``<home>/ucma.db``; ``--home`` defaults to ``$UCMA_HOME`` or
 ``~/.ucma`` (the CLI reads the environment, the library never does). Commands that touch
@@ -238,7 +238,8 @@ def demo(
     db: Annotated[Path | None, typer.Option("--db", dir_okay=False, help="Database file.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run seed 001's two-session JWT example and show what session 2 remembers.
+    """Run a two-session example (a JWT bug, then a question about it) and show what
+    session 2 remembers.
 
     Without --home or --db the demo uses a throwaway database.
     """

@@ -60,7 +60,7 @@ class AssertFactRequest(ScopedBody):
 
 
 class FactAssertionResponse(BaseModel):
-    """Seed 002's report of a fact write."""
+    """What a fact write did: the fact as stored and any conflict it raised."""
 
     response: str = Field(description='What happened, in a sentence ("Noted: ...").')
     fact: dict[str, Any] = Field(description="The fact as stored; `status` says if it lost.")
@@ -94,7 +94,8 @@ async def assert_fact(
     body: AssertFactRequest, engine: Engine, key: Caller
 ) -> FactAssertionResponse:
     """Assert (or reinforce) a fact. A new value for a single-valued predicate is a
-    conflict: resolved by seed 002's rules, or left pending for the user (then
+    conflict: resolved by the conflict rules (docs/conflicts.md), or left pending for
+    the user (then
     `disambiguation_required` is true and `options` lists the values)."""
     result = await engine.assert_fact_detailed(
         body.subject,
