@@ -117,6 +117,13 @@ def _hits_json(hits: list[Hit]) -> list[dict[str, Any]]:
     return [hit_to_dict(hit) for hit in hits]
 
 
+def _shown(value: Any) -> str:
+    """A value for people: floats to 3 decimals (no 0.8732000000000001)."""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -292,7 +299,8 @@ def observe(
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Observe one input; it is stored when it is important enough."""
+    """Observe one input: it is stored, merged into a near-duplicate memory, or skipped
+    as chit-chat (not important enough to keep); the answer says which."""
     path = database(home)
     observation = with_memory(
         path,
@@ -302,17 +310,29 @@ def observe(
     )
     if as_json:
         print_json(dataclasses.asdict(observation))
+        return
+    out = stdout()
+    if observation.merged_into is not None:
+        out.print(
+            f"merged into existing memory {observation.merged_into}: a near-duplicate, so "
+            "that memory was reinforced instead of storing a second copy",
+            markup=False,
+            soft_wrap=True,
+        )
     elif observation.stored:
-        stdout().print(
+        out.print(
             f"stored {observation.id} (importance {observation.importance:.2f}, "
             f"level {observation.temporal_level})",
             markup=False,
+            soft_wrap=True,
         )
     else:
-        stdout().print(
-            f"not stored: importance {observation.importance:.2f} is below the storage "
-            "threshold (kept in the sensory buffer only)",
+        threshold = engine_config().episodic.min_importance_to_store
+        out.print(
+            f"skipped as chit-chat: importance {observation.importance:.2f} is not above "
+            f"the storage threshold {threshold:.2f}, so nothing was written",
             markup=False,
+            soft_wrap=True,
         )
 
 
@@ -376,7 +396,7 @@ def stats(
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in _flatten(numbers):
-        table.add_row(Text(key), Text(str(value)))
+        table.add_row(Text(key), Text(_shown(value)))
     stdout().print(table)
 
 
@@ -401,12 +421,18 @@ def facts(
 
     found: list[Fact] = with_memory(database(home), work, user=user, agent=agent)
     if as_json:
-        from ucma.serialization import record_to_dict
+        from ucma.serialization import record_to_api_dict
 
-        print_json({"facts": [record_to_dict(f) for f in found]})
+        print_json({"facts": [record_to_api_dict(f) for f in found]})
         return
     if not found:
-        stdout().print(f"no facts about {entity!r}", markup=False)
+        stdout().print(
+            f"no facts about {entity!r} yet. Facts come from observed statements that name "
+            "it, and more are drawn from the episodes by a sleep cycle, which runs when a new "
+            f"session starts or now with: ucma sleep --user {user}",
+            markup=False,
+            soft_wrap=True,
+        )
         return
     table = Table(title=f"facts: {entity}", title_justify="left")
     for column in ("subject", "predicate", "object", "confidence"):
@@ -552,7 +578,7 @@ def gardener_run(
     else:
         out = stdout()
         for name, summary in report.ran.items():
-            details = ", ".join(f"{k} {v}" for k, v in summary.items())
+            details = ", ".join(f"{k} {_shown(v)}" for k, v in summary.items())
             out.print(f"ran {name}: {details}", markup=False)
         for name, why in report.skipped.items():
             out.print(f"skipped {name}: {why}", markup=False)

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import ScopedBody, Text
 
@@ -67,4 +68,7 @@ async def chat(body: ChatRequest, engine: Engine, key: Caller) -> ChatResponse:
         entity=body.entity,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return ChatResponse(**answer.to_dict())
+    report = answer.to_dict()
+    for kind in ("facts", "procedures"):
+        report[kind] = [serialization.with_iso_times(record) for record in report[kind]]
+    return ChatResponse(**report)
