@@ -107,17 +107,23 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await engine.open()
+        # The embedding model loads in the background from the first moment (it takes the
+        # longest), so the first observe or recall does not wait for it.
+        model = asyncio.create_task(preload(engine.embedder), name="ucma-load-model")
+        try:
+            await engine.open()
+        except BaseException:
+            model.cancel()
+            await asyncio.gather(model, return_exceptions=True)
+            raise
         stop = asyncio.Event()
         scheduler = (
             asyncio.create_task(maintenance_loop(engine, stop), name="ucma-maintenance")
             if maintenance
             else None
         )
-        # Large scopes' caches and HNSW graphs, built while the service already answers;
-        # the embedding model too, so the first observe or recall does not wait for it.
+        # Large scopes' caches and HNSW graphs, built while the service already answers.
         warm_up = asyncio.create_task(engine.prepare_large_scopes(), name="ucma-prepare-search")
-        model = asyncio.create_task(preload(engine.embedder), name="ucma-load-model")
         try:
             async with AsyncExitStack() as stack:
                 if mcp_server is not None:
