@@ -183,8 +183,7 @@ def serve(
         )
     else:
         out.print(
-            f"  local mode: bound to {host} only, no authentication until an API key is "
-            "created (ucma keys create; it applies at once)",
+            f"  local mode ({host} only): no authentication until an API key exists",
             markup=False,
         )
     with reported_errors():
