@@ -83,7 +83,7 @@ def main(
 
 
 #: Benchmarks ``ucma bench`` can run, in the source checkout's bench/ folder.
-BENCHMARKS = {"core": "core.py", "import": "import_throughput.py"}
+BENCHMARKS = {"core": "core.py", "import": "import_throughput.py", "startup": "startup.py"}
 
 
 # ------------------------------------------------------------------------------ helpers
