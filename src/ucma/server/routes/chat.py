@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import ScopedBody, Text
 
@@ -32,7 +33,7 @@ class ChatRequest(ScopedBody):
 
 
 class ChatResponse(BaseModel):
-    """Seed 002's response: the answer and every conflict it had to settle."""
+    """The answer and every conflict it had to settle, with what the user must choose."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -59,12 +60,15 @@ class ChatResponse(BaseModel):
 @router.post("/chat")
 async def chat(body: ChatRequest, engine: Engine, key: Caller) -> ChatResponse:
     """Answer the message from memory: the best current memories (facts checked against
-    the sources of truth), only the conflicts that concern them in seed 002's shape,
-    review caveats; "I don't know" when recall is not confident."""
+    the sources of truth), the conflicts that concern them, caveats about memories
+    under review; "I don't know" when recall is not confident."""
     answer = await engine.answer(
         body.message,
         limit=body.limit,
         entity=body.entity,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return ChatResponse(**answer.to_dict())
+    report = answer.to_dict()
+    for kind in ("facts", "procedures"):
+        report[kind] = [serialization.with_iso_times(record) for record in report[kind]]
+    return ChatResponse(**report)

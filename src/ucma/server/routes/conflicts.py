@@ -54,7 +54,7 @@ async def list_conflicts(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
 ) -> Page:
-    """Recorded conflicts, newest first, a page at a time (seed 002's JSON shape each)."""
+    """Recorded conflicts, newest first, a page at a time."""
     found = await engine.conflicts(
         subject=subject,
         predicate=predicate,

@@ -60,7 +60,7 @@ class AssertFactRequest(ScopedBody):
 
 
 class FactAssertionResponse(BaseModel):
-    """Seed 002's report of a fact write."""
+    """What a fact write did: the fact as stored and any conflict it raised."""
 
     response: str = Field(description='What happened, in a sentence ("Noted: ...").')
     fact: dict[str, Any] = Field(description="The fact as stored; `status` says if it lost.")
@@ -83,8 +83,8 @@ class FactPage(Page):
 
 
 def _fact_page(facts: Any, limit: int, offset: int) -> FactPage:
-    report = facts.to_dict()  # a FactList: facts plus seed 002's conflict fields
-    items = report.pop("facts")[offset : offset + limit]
+    report = facts.to_dict()  # a FactList: facts plus the conflict fields
+    items = [serialization.with_iso_times(f) for f in report.pop("facts")[offset : offset + limit]]
     page = page_of(items, limit, offset, more=len(facts) > offset + limit)
     return FactPage(**page.model_dump(), **report)
 
@@ -94,8 +94,8 @@ async def assert_fact(
     body: AssertFactRequest, engine: Engine, key: Caller
 ) -> FactAssertionResponse:
     """Assert (or reinforce) a fact. A new value for a single-valued predicate is a
-    conflict: resolved by seed 002's rules, or left pending for the user (then
-    `disambiguation_required` is true and `options` lists the values)."""
+    conflict: resolved by the conflict rules (docs/conflicts.md), or left pending for
+    the user (then `disambiguation_required` is true and `options` lists the values)."""
     result = await engine.assert_fact_detailed(
         body.subject,
         body.predicate,
@@ -109,7 +109,9 @@ async def assert_fact(
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return FactAssertionResponse(**result.to_dict())
+    report = result.to_dict()
+    report["fact"] = serialization.with_iso_times(report["fact"])
+    return FactAssertionResponse(**report)
 
 
 @router.get("/facts")
@@ -173,5 +175,5 @@ async def traverse(
 ) -> Page:
     """Facts reachable from the entity along subject -> object links, a page at a time."""
     facts = await engine.traverse(entity, max_hops=max_hops, **scope_for(key, user_id, agent_id))
-    items = [serialization.record_to_dict(f) for f in facts[offset : offset + limit]]
+    items = [serialization.record_to_api_dict(f) for f in facts[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(facts) > offset + limit)

@@ -81,7 +81,7 @@ async def related(
     )
     return RelatedResponse(
         results=[
-            Related(memory=serialization.record_to_dict(record), weight=weight, hops=hops)
+            Related(memory=serialization.record_to_api_dict(record), weight=weight, hops=hops)
             for record, weight, hops in found
         ]
     )

@@ -70,7 +70,7 @@ async def learn(body: LearnRequest, engine: Engine, key: Caller) -> dict[str, An
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return serialization.record_to_dict(learning)
+    return serialization.record_to_api_dict(learning)
 
 
 @router.post("/learnings/{learning_id}/validate")
@@ -81,7 +81,7 @@ async def validate_learning(
     learning = await engine.validate_learning(
         learning_id, body.success, **scope_for(key, body.user_id, body.agent_id)
     )
-    return serialization.record_to_dict(learning)
+    return serialization.record_to_api_dict(learning)
 
 
 @router.get("/learnings")
@@ -103,4 +103,4 @@ async def find_learnings(
         limit=limit,
         **scope_for(key, user_id, agent_id),
     )
-    return page_of([serialization.record_to_dict(lr) for lr in found], limit, 0, more=False)
+    return page_of([serialization.record_to_api_dict(lr) for lr in found], limit, 0, more=False)

@@ -89,10 +89,18 @@ class ObserveBatchRequest(ScopedBody):
 
 
 class ObservationResponse(BaseModel):
-    id: str
+    """What happened to one input: stored as a new memory, merged into an existing one
+    (``merged_into``), or skipped as chit-chat (``stored`` false: not important enough)."""
+
+    id: str = Field(description="The memory that holds it (the existing one when merged).")
     stored: bool
     importance: float
     temporal_level: int
+    merged_into: str | None = Field(
+        default=None,
+        description="Set when the input nearly duplicated this memory, which was reinforced "
+        "instead of storing a second copy.",
+    )
 
 
 class ObserveBatchResponse(BaseModel):
@@ -207,7 +215,7 @@ async def list_memories(
         include_archived=include_archived,
         **scope_for(key, user_id, agent_id),
     )
-    items = [serialization.record_to_dict(r) for r in records[:limit]]
+    items = [serialization.record_to_api_dict(r) for r in records[:limit]]
     return page_of(items, limit, offset, more=len(records) > limit)
 
 
@@ -221,7 +229,7 @@ async def get_memory(
 ) -> dict[str, Any]:
     """One memory of the scope, any kind; 404 if it is not in this scope."""
     record = await engine.get(memory_id, **scope_for(key, user_id, agent_id))
-    return serialization.record_to_dict(record)
+    return serialization.record_to_api_dict(record)
 
 
 @router.delete("/memories/{memory_id}", status_code=204)
@@ -253,5 +261,5 @@ async def episodes_between(
         start, end, limit=offset + limit + 1, **scope_for(key, user_id, agent_id)
     )
     page = episodes[offset : offset + limit]
-    items = [serialization.record_to_dict(e) for e in page]
+    items = [serialization.record_to_api_dict(e) for e in page]
     return page_of(items, limit, offset, more=len(episodes) > offset + limit)

@@ -84,7 +84,7 @@ async def add_procedure(body: AddProcedureRequest, engine: Engine, key: Caller) 
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return serialization.record_to_dict(procedure)
+    return serialization.record_to_api_dict(procedure)
 
 
 @router.post("/procedures/{procedure_id}/outcome")
@@ -95,7 +95,7 @@ async def record_outcome(
     procedure = await engine.record_procedure_outcome(
         procedure_id, body.success, **scope_for(key, body.user_id, body.agent_id)
     )
-    return serialization.record_to_dict(procedure)
+    return serialization.record_to_api_dict(procedure)
 
 
 @router.get("/procedures")
@@ -113,5 +113,5 @@ async def find_procedures(
     found = await engine.find_procedures(
         tags, min_success_rate=min_success_rate, **scope_for(key, user_id, agent_id)
     )
-    items = [serialization.record_to_dict(p) for p in found[offset : offset + limit]]
+    items = [serialization.record_to_api_dict(p) for p in found[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(found) > offset + limit)

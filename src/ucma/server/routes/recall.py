@@ -68,8 +68,8 @@ class RecallResponse(BaseModel):
 
 @router.post("/recall")
 async def recall(body: RecallRequest, engine: Engine, key: Caller) -> RecallResponse:
-    """Recall with seed 004's cascade: the query is classified, searched in its primary
-    layer and, below the confidence threshold, in secondary layers."""
+    """Cascading recall: the query is classified, searched in its primary memory layer
+    and, below the confidence threshold, in secondary layers."""
     result = await engine.recall(
         body.query,
         limit=body.limit,
