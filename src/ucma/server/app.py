@@ -35,6 +35,7 @@ from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
 from ucma.server.inspector import render_page
 from ucma.server.limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IMPORT_BYTES, BodySizeLimit
+from ucma.server.openapi import describe_errors
 from ucma.server.routes import ROUTERS
 from ucma.server.schemas import MAX_ID_CHARS
 
@@ -158,6 +159,14 @@ def create_app(
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = describe_errors(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     if mcp_server is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 

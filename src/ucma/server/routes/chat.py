@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import ScopedBody, Text
+from ucma.server.schemas import ResultLimit, ScopedBody, Text
 
 __all__ = ["router"]
 
@@ -28,7 +28,9 @@ class ChatRequest(ScopedBody):
     )
 
     message: Text = Field(description="The question, as the user asked it.")
-    limit: int | None = Field(default=None, ge=1, description="Most memories to consult.")
+    limit: ResultLimit | None = Field(
+        default=None, description="Most memories to consult (default 10)."
+    )
     entity: Text | None = Field(default=None, description="Restrict to memories about this.")
 
 

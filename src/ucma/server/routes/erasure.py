@@ -14,14 +14,14 @@ streams the backup file. ``ucma backup`` is the operator's command either way.
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.background import BackgroundTask
 
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError
 from ucma.privacy.erasure import MAX_IDENTIFIERS
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import Identifier, ScopedBody
@@ -29,6 +29,12 @@ from ucma.server.schemas import Identifier, ScopedBody
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["privacy"])
+
+
+def _a_boolean(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError("must be true")
+    return value
 
 
 class ErasePersonRequest(ScopedBody):
@@ -44,17 +50,17 @@ class ErasePersonRequest(ScopedBody):
         },
     )
 
-    identifiers: Annotated[list[Identifier], Field(min_length=1, max_length=MAX_IDENTIFIERS)] = (
-        Field(
-            description="Every identifier of the person: names, emails, phone numbers, "
-            "customer numbers ... Matched case-insensitively on word boundaries, numbers in "
-            "any grouping, tokens of the content guard through their originals."
-        )
+    identifiers: list[Identifier] = Field(
+        min_length=1,
+        max_length=MAX_IDENTIFIERS,
+        description="Every identifier of the person: names, emails, phone numbers, "
+        "customer numbers ... Matched case-insensitively on word boundaries, numbers in "
+        "any grouping, tokens of the content guard through their originals.",
     )
 
 
 class EraseScopeRequest(ScopedBody):
-    confirm: bool = Field(
+    confirm: Annotated[Literal[True], BeforeValidator(_a_boolean)] = Field(
         description="Must be true: every memory, fact, decision and event of the scope "
         "is erased for good."
     )
@@ -75,7 +81,10 @@ class ErasureResponse(BaseModel):
 async def erase_person(body: ErasePersonRequest, engine: Engine, key: Caller) -> ErasureResponse:
     """Forget a person in the caller's scope: every memory, fact, lesson, procedure,
     decision, conflict, vault entry and event payload naming them is erased and the
-    database's files are scrubbed. Others' memories stay."""
+    database's files are scrubbed. Others' memories stay.
+
+    Each identifier needs at least two letters or digits, in any alphabet (422 otherwise:
+    it is too short to name a person, it would match almost every text)."""
     report = await engine.forget_person(
         body.identifiers, **scope_for(key, body.user_id, body.agent_id)
     )
@@ -85,10 +94,7 @@ async def erase_person(body: ErasePersonRequest, engine: Engine, key: Caller) ->
 @router.post("/erase/scope")
 async def erase_scope(body: EraseScopeRequest, engine: Engine, key: Caller) -> ErasureResponse:
     """Forget the caller's whole scope (``confirm`` must be true). API keys stay."""
-    scope = scope_for(key, body.user_id, body.agent_id)
-    if not body.confirm:
-        raise ValidationError('set "confirm": true to erase the whole scope for good')
-    report = await engine.forget_scope(**scope)
+    report = await engine.forget_scope(**scope_for(key, body.user_id, body.agent_id))
     return ErasureResponse(**report.to_dict())
 
 

@@ -9,9 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
+    IDENTIFIER_PATTERN,
     AgentQuery,
     Identifier,
     JsonObject,
+    Moment,
+    Number,
     Page,
     ScopedBody,
     Text,
@@ -24,7 +27,14 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["facts"])
 
-Entity = Annotated[str, Query(min_length=1, description="Subject or object, case-insensitive.")]
+Entity = Annotated[
+    str,
+    Query(
+        min_length=1,
+        pattern=IDENTIFIER_PATTERN,
+        description="Subject or object, case-insensitive.",
+    ),
+]
 
 
 class AssertFactRequest(ScopedBody):
@@ -48,13 +58,13 @@ class AssertFactRequest(ScopedBody):
     subject: Text
     predicate: Text
     object: Text
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    confidence: Number = Field(default=0.8, ge=0.0, le=1.0)
     source_episode_ids: list[Identifier] = Field(
         default_factory=list, description="Episodes of this scope the fact was drawn from."
     )
     provenance: Provenance = Provenance.USER_STATED
-    valid_from: float | None = Field(default=None, allow_inf_nan=False)
-    valid_until: float | None = Field(default=None, allow_inf_nan=False)
+    valid_from: Moment | None = None
+    valid_until: Moment | None = None
     content: Text | None = Field(default=None, description='Text form; default "S P O".')
     metadata: JsonObject = None
 
@@ -95,7 +105,8 @@ async def assert_fact(
 ) -> FactAssertionResponse:
     """Assert (or reinforce) a fact. A new value for a single-valued predicate is a
     conflict: resolved by the conflict rules (docs/conflicts.md), or left pending for
-    the user (then `disambiguation_required` is true and `options` lists the values)."""
+    the user (then `disambiguation_required` is true and `options` lists the values).
+    `valid_until` must not be before `valid_from` (422 otherwise)."""
     result = await engine.assert_fact_detailed(
         body.subject,
         body.predicate,
@@ -135,7 +146,9 @@ async def facts_about(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> FactPage:
     """Current facts with the entity as subject or object (or those believed `as_of` a
-    moment), a page at a time, with the conflicts that touch them."""
+    moment), a page at a time, with the conflicts that touch them.
+
+    `as_of` and `include_history` cannot be combined (422)."""
     facts = await engine.facts_about(
         entity,
         as_of=as_of,
@@ -147,8 +160,8 @@ async def facts_about(
 
 @router.get("/facts/history")
 async def fact_history(
-    subject: Annotated[str, Query(min_length=1)],
-    predicate: Annotated[str, Query(min_length=1)],
+    subject: Annotated[str, Query(min_length=1, pattern=IDENTIFIER_PATTERN)],
+    predicate: Annotated[str, Query(min_length=1, pattern=IDENTIFIER_PATTERN)],
     engine: Engine,
     key: Caller,
     user_id: UserQuery = None,

@@ -13,6 +13,7 @@ from ucma.server.schemas import (
     AgentQuery,
     Identifier,
     JsonObject,
+    Number,
     Page,
     ScopedBody,
     Text,
@@ -51,8 +52,8 @@ class LearnRequest(ScopedBody):
         default_factory=list, description="Memories of this scope the lesson came from."
     )
     applicability: list[Identifier] = Field(default_factory=list, description="Tags it fits.")
-    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    impact_score: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: Number = Field(default=0.5, ge=0.0, le=1.0)
+    impact_score: Number = Field(default=0.5, ge=0.0, le=1.0)
     metadata: JsonObject = None
 
 
@@ -88,7 +89,9 @@ async def validate_learning(
 async def find_learnings(
     engine: Engine,
     key: Caller,
-    tags: Annotated[list[str], Query(min_length=1, description="Tags the lessons apply to.")],
+    tags: Annotated[
+        list[Identifier], Query(min_length=1, description="Tags the lessons apply to.")
+    ],
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     learning_type: LearningType | None = None,

@@ -12,9 +12,14 @@ from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
     MAX_ID_CHARS,
     AgentQuery,
+    Flag,
     Identifier,
     JsonObject,
+    Moment,
+    Number,
+    Offset,
     Page,
+    ResultLimit,
     ScopedBody,
     Text,
     UserQuery,
@@ -38,8 +43,8 @@ class Observation(BaseModel):
     source: Identifier = Field(
         default="user", description='Who produced it: "user", "assistant", "tool_result"...'
     )
-    timestamp: float | None = Field(
-        default=None, allow_inf_nan=False, description="When it happened, epoch seconds (UTC)."
+    timestamp: Moment | None = Field(
+        default=None, description="When it happened, epoch seconds (UTC)."
     )
     metadata: JsonObject = None
     session_id: Identifier | None = Field(
@@ -118,17 +123,19 @@ class RememberRequest(ScopedBody):
     )
 
     query: Text
-    limit: int | None = Field(default=None, ge=1, description="Most results (engine default 10).")
+    limit: ResultLimit | None = Field(
+        default=None, description="Most results (default 10)."
+    )
     mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
     kinds: list[MemoryKind] | None = None
-    time_range: tuple[float, float] | None = Field(
+    time_range: tuple[Moment, Moment] | None = Field(
         default=None, description="[start, end] in epoch seconds; only memories in it."
     )
     entity: Text | None = None
     tags: list[Identifier] | None = None
-    include_graph_neighbors: bool = True
-    min_importance: float = Field(default=0.0, ge=0.0, le=1.0)
-    include_superseded: bool = Field(
+    include_graph_neighbors: Flag = True
+    min_importance: Number = Field(default=0.0, ge=0.0, le=1.0)
+    include_superseded: Flag = Field(
         default=False, description="Also return memories that newer ones replaced (history)."
     )
 
@@ -179,7 +186,9 @@ async def observe_batch(
 
 @router.post("/remember")
 async def remember(body: RememberRequest, engine: Engine, key: Caller) -> RememberResponse:
-    """Retrieve the memories most relevant to a query, best first."""
+    """Retrieve the memories most relevant to a query, best first.
+
+    A `time_range` is [start, end] with start <= end (422 otherwise)."""
     hits = await engine.remember(
         body.query,
         limit=body.limit,
@@ -254,9 +263,11 @@ async def episodes_between(
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Page:
-    """Episodes that happened in [start, end], oldest first, a page at a time."""
+    """Episodes that happened in [start, end], oldest first, a page at a time.
+
+    `end` must not be before its start (422 otherwise)."""
     episodes = await engine.episodes_between(
         start, end, limit=offset + limit + 1, **scope_for(key, user_id, agent_id)
     )

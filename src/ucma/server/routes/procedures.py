@@ -10,6 +10,8 @@ from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import MemoryId
 from ucma.server.schemas import (
     AgentQuery,
+    Count,
+    Flag,
     Identifier,
     JsonObject,
     Page,
@@ -33,7 +35,7 @@ class Step(BaseModel):
     action_spec: JsonObject = None
     success_criteria: str = ""
     on_failure: Identifier = "retry"
-    max_retries: int = Field(default=3, ge=0, le=100)
+    max_retries: Count = Field(default=3, ge=0, le=100)
 
 
 class AddProcedureRequest(ScopedBody):
@@ -69,7 +71,7 @@ class OutcomeRequest(ScopedBody):
         extra="forbid", json_schema_extra={"examples": [{"user_id": "alice", "success": True}]}
     )
 
-    success: bool
+    success: Flag
 
 
 @router.post("/procedures", status_code=201)
@@ -102,7 +104,7 @@ async def record_outcome(
 async def find_procedures(
     engine: Engine,
     key: Caller,
-    tags: Annotated[list[str], Query(min_length=1, description="Trigger tags to match.")],
+    tags: Annotated[list[Identifier], Query(min_length=1, description="Trigger tags to match.")],
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     min_success_rate: Annotated[float, Query(ge=0.0, le=1.0)] = 0.0,
