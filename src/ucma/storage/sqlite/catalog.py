@@ -131,7 +131,9 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             ).fetchone()
             if row is None:
                 return False
-            conn.execute("UPDATE vectors SET vector = ? WHERE seq = ?", (matrix[0].tobytes(), row[0]))
+            conn.execute(
+                "UPDATE vectors SET vector = ? WHERE seq = ?", (matrix[0].tobytes(), row[0])
+            )
             self._index.revectored(conn, scope)
         return True
 
