@@ -119,6 +119,11 @@ class Memory:
     def consolidation_task(self) -> Any:
         return self._async.consolidation_task
 
+    add = _blocking(AsyncMemory.add)
+    search = _blocking(AsyncMemory.search)
+    get_all = _blocking(AsyncMemory.get_all)
+    update = _blocking(AsyncMemory.update)
+    delete_all = _blocking(AsyncMemory.delete_all)
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -39,6 +39,7 @@ __all__ = [
     "Learning",
     "LearningType",
     "MemoryKind",
+    "MemoryPage",
     "MemoryRecord",
     "MemorySource",
     "MemoryVitals",
@@ -386,6 +387,35 @@ class RetentionInfo:
     stability: float
     last_reviewed: float
     review_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPage:
+    """One page of ``get_all``, with the total, so a list is never cut short silently.
+
+    Iterating it (or ``len``) gives ``items``; ``next_offset`` is the offset of the
+    next page, None on the last one.
+    """
+
+    items: list[MemoryRecord]
+    total: int
+    offset: int
+    limit: int
+
+    @property
+    def next_offset(self) -> int | None:
+        end = self.offset + len(self.items)
+        return end if end < self.total and self.items else None
+
+    @property
+    def has_more(self) -> bool:
+        return self.next_offset is not None
+
+    def __iter__(self) -> Iterator[MemoryRecord]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,14 @@ COMMANDS = [
     "forget-scope",
     "backup",
     "restore",
+    "add",
+    "search",
+    "get",
+    "get-all",
+    "update",
+    "delete",
+    "delete-all",
+    "history",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

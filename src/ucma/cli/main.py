@@ -45,6 +45,7 @@ from ucma.cli.erasure import (
     restore_command,
 )
 from ucma.cli.keys import count_keys, keys_app
+from ucma.cli.records import register as register_record_commands
 from ucma.cli.transfer import export_command, import_command
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ app.command("forget-person")(forget_person_command)
 app.command("forget-scope")(forget_scope_command)
 app.command("backup")(backup_command)
 app.command("restore")(restore_command)
+register_record_commands(app)
 
 
 def _print_version(value: bool) -> None:

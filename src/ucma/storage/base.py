@@ -204,6 +204,11 @@ class MemoryCatalog(ABC):
         graph node and edges, retention state, typed rows). False if unknown."""
 
     @abstractmethod
+    def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
+        """Overwrite one record's unit vector (after its content changed) so every later
+        search ranks it by the new text. False if the record is not in the scope."""
+
+    @abstractmethod
     def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
         """Count one access for each id and set ``last_accessed``; unknown ids are ignored."""
 

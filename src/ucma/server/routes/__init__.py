@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from ucma.server.routes import (
     chat,
     conflicts,
+    conventions,
     decisions,
     erasure,
     events,
@@ -31,6 +32,7 @@ __all__ = ["ROUTERS"]
 ROUTERS: tuple[APIRouter, ...] = (
     service.router,
     memories.router,
+    conventions.router,
     recall.router,
     facts.router,
     conflicts.router,

@@ -205,6 +205,12 @@ async def remember(body: RememberRequest, engine: Engine, key: Caller) -> Rememb
     return RememberResponse(results=[serialization.hit_to_dict(hit) for hit in hits])
 
 
+class MemoryListPage(Page):
+    """A page of memories; ``total`` counts every memory the listing covers."""
+
+    total: int
+
+
 @router.get("/memories")
 async def list_memories(
     engine: Engine,
@@ -215,17 +221,24 @@ async def list_memories(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
     include_archived: bool = False,
-) -> Page:
-    """The scope's memories, oldest first, a page at a time."""
-    records = await engine.list(
+    run_id: Annotated[
+        str | None,
+        Query(min_length=1, max_length=MAX_ID_CHARS, description="Only this run's memories."),
+    ] = None,
+) -> MemoryListPage:
+    """The scope's memories, oldest first, a page at a time, with the total."""
+    page = await engine.get_all(
         kind=kind,
-        limit=limit + 1,
+        limit=limit,
         offset=offset,
         include_archived=include_archived,
+        run_id=run_id,
         **scope_for(key, user_id, agent_id),
     )
-    items = [serialization.record_to_api_dict(r) for r in records[:limit]]
-    return page_of(items, limit, offset, more=len(records) > limit)
+    items = [serialization.record_to_api_dict(r) for r in page.items]
+    return MemoryListPage(
+        **page_of(items, limit, offset, more=page.has_more).model_dump(), total=page.total
+    )
 
 
 @router.get("/memories/{memory_id}")

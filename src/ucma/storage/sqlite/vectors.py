@@ -170,9 +170,25 @@ class VectorIndex:
         pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
         pending.ops.append(("retext", seq, old, new))
 
+    def revectored(self, conn: sqlite3.Connection, scope: Scope) -> None:
+        """A stored vector of the scope was overwritten: which row is not tracked, so
+        this process's cache and graph of the scope are dropped on commit, and other
+        processes reload (the rewrite count moves)."""
+        pending = self._bump(conn, scope)
+        key = (scope.user_id, scope.agent_id)
+        pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
+        pending.ops.append(("reload",))
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
     def committed(self) -> None:
         pending, self._pending = self._pending, {}
         for scope, changes in pending.items():
+            if any(op[0] == "reload" for op in changes.ops):
+                self.drop(scope)
+                continue
             cache = self._scopes.get(scope)
             if cache is None or cache.version != changes.before:
                 continue  # not loaded, or another connection wrote: resync on next search
