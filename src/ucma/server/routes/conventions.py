@@ -4,10 +4,10 @@ history. ``GET /v1/memories`` (get_all) and ``GET``/``DELETE /v1/memories/{id}``
 memories.py."""
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
@@ -15,6 +15,13 @@ from ucma.server.routes.memories import MemoryId, ObservationResponse
 from ucma.server.schemas import AgentQuery, Identifier, JsonObject, ScopedBody, Text, UserQuery
 
 __all__ = ["router"]
+
+
+def _query_true(value: Any) -> Any:
+    """A query string's "true" (any case) or "1" read as True; anything else is refused."""
+    if isinstance(value, str) and value.lower() in ("true", "1"):
+        return True
+    return value
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 
@@ -158,8 +165,10 @@ async def delete_all(
     engine: Engine,
     key: Caller,
     confirm: Annotated[
-        bool, Query(description="Must be true: deletes every memory of the scope (or run).")
-    ] = False,
+        Literal[True],
+        BeforeValidator(_query_true),
+        Query(description="Must be true: deletes every memory of the scope (or run)."),
+    ],
     run_id: Annotated[
         str | None, Query(min_length=1, max_length=256, description="Only this run's memories.")
     ] = None,
