@@ -6,8 +6,11 @@ Format (one JSON object a line, UTF-8)::
     {"type": "memory", "record": {...record_to_dict...}, "vector": "<base64 float32>"}
     {"type": "retention", "memory_id": ..., "stability": ..., "last_reviewed": ...}
     {"type": "edge", "source_id": ..., "target_id": ..., "edge_type": ..., "weight": ...}
+    {"type": "history" | "decision" | "conflict" | "review_flag" | "supersession" |
+     "pagerank", ...}                           (``ucma.exchange_records``)
 
-The exporter writes each memory's retention line right after it and the edges last, so
+The exporter writes each memory's retention and history lines right after it, then the
+edges, then the decisions, conflicts, review flags, supersessions and graph importance, so
 neither side ever holds a whole scope in memory: export reads the store a page at a time,
 import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the lines in
 any order after the header (older files put every retention line at the end).
@@ -41,6 +44,7 @@ import numpy as np
 
 from ucma.config import LimitsConfig
 from ucma.errors import InputLimitError, ValidationError
+from ucma.exchange_records import RECORD_TYPES, ScopeRecords, export_history, export_records
 from ucma.memory_ids import foreign_id
 from ucma.serialization import (
     edge_from_dict,
@@ -127,6 +131,9 @@ def export_page(storage: Storage, scope: Scope, offset: int, size: int = CHUNK) 
         ids = [r.id for r in records]
         vectors = storage.memories.vectors(scope, ids)
         states = storage.retention.get_many(scope, ids)
+        history = {}
+        for line in export_history(storage, scope, ids):
+            history.setdefault(json.loads(line)["memory_id"], []).append(line)
     lines = []
     for record in records:
         line: dict[str, Any] = {"type": "memory", "record": record_to_dict(record)}
@@ -136,14 +143,18 @@ def export_page(storage: Storage, scope: Scope, offset: int, size: int = CHUNK) 
         if record.id in states:
             lines.append(json.dumps({"type": "retention", **retention_to_dict(states[record.id])}))
             lines[-1] += "\n"
+        lines.extend(history.get(record.id, ()))
     return ExportPage(lines, len(records))
 
 
 def export_edges(storage: Storage, scope: Scope) -> list[str]:
-    return [
+    """The edge lines, then the lines of the records beside memories (decisions,
+    conflicts, review flags, supersessions, graph importance)."""
+    edges = [
         json.dumps({"type": "edge", **edge_to_dict(e)}) + "\n"
         for e in storage.graph.all_edges(scope)
     ]
+    return edges + export_records(storage, scope)
 
 
 def export_scope(storage: Storage, scope: Scope, path: Path, model: str, dimension: int) -> int:
@@ -216,6 +227,7 @@ class LineReader:
         self._header = False
         self._current = ImportChunk()
         self._edges: list[GraphEdge] = []
+        self.records = ScopeRecords()
 
     def feed(self, raw: str | bytes) -> ImportChunk | None:
         limits = self.limits
@@ -266,6 +278,8 @@ class LineReader:
         elif kind == "retention":
             state = _checked(retention_from_dict, line, where, "retention")
             self._current.retention[state.memory_id] = state
+        elif kind in RECORD_TYPES:
+            _checked(lambda data: self.records.read(str(kind), data), line, where, str(kind))
         else:
             raise ValidationError(f"{where}: unknown line type {kind!r}")
         return ready
@@ -318,8 +332,8 @@ def _checked(build: Any, line: dict[str, Any], where: str, what: str) -> Any:
         return build(line)
     except ValidationError as exc:
         raise ValidationError(f"{where}: {exc}") from exc
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{where}: invalid {what} line: {exc}") from exc
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValidationError(f"{where}: invalid {what} line: {exc!r}") from exc
 
 
 _KIND_PREFIX: dict[type[MemoryRecord], str] = {

@@ -3,11 +3,18 @@
 ``record_to_dict`` adds ``"kind"`` so ``record_from_dict`` can rebuild the
 right class; enums become their string values and back. Unknown keys or a
 missing required field raise ``ValidationError`` rather than a TypeError.
+
+What people read (REST answers, the CLI's ``--json``) goes through
+``record_to_api_dict`` and ``hit_to_dict``: beside each epoch-seconds time, an ISO 8601
+copy in UTC (``created_at`` and ``created_at_iso``), and scores rounded to 4 decimals.
+Exports keep the plain ``record_to_dict`` form, which ``record_from_dict`` reads back.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
@@ -37,12 +44,15 @@ __all__ = [
     "edge_from_dict",
     "edge_to_dict",
     "hit_to_dict",
+    "iso_time",
     "outcome_report_to_dict",
     "recall_result_to_dict",
     "record_from_dict",
+    "record_to_api_dict",
     "record_to_dict",
     "retention_from_dict",
     "retention_to_dict",
+    "with_iso_times",
 ]
 
 _CLASSES: dict[MemoryKind, type[MemoryRecord]] = {
@@ -74,6 +84,54 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     return data
 
 
+#: Epoch-seconds fields of memory records (and of API keys) that get an ISO 8601 copy.
+TIME_FIELDS = frozenset(
+    {
+        "created_at",
+        "updated_at",
+        "last_accessed",
+        "archived_at",
+        "timestamp",
+        "last_verified",
+        "valid_from",
+        "valid_until",
+        "recorded_at",
+        "superseded_at",
+        "last_used",
+        "last_applied",
+        "revoked_at",
+    }
+)
+SCORE_DECIMALS = 4
+
+
+def iso_time(epoch: float | None) -> str | None:
+    """``epoch`` seconds as ISO 8601 in UTC to the second (``2025-05-03T14:00:00Z``);
+    None for None or a time no calendar can show (an open-ended ``valid_until``)."""
+    if epoch is None or isinstance(epoch, bool) or not math.isfinite(epoch):
+        return None
+    try:
+        return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def with_iso_times(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with ``<field>_iso`` after each set time field of ``TIME_FIELDS``; the
+    epoch fields stay as they are."""
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        out[name] = value
+        if name in TIME_FIELDS and isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"{name}_iso"] = iso_time(value)
+    return out
+
+
+def record_to_api_dict(record: MemoryRecord) -> dict[str, Any]:
+    """``record_to_dict`` for people and API clients: ISO 8601 times beside the epochs."""
+    return with_iso_times(record_to_dict(record))
+
+
 def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
     """Rebuild a record from ``record_to_dict`` output."""
     fields = dict(data)
@@ -98,19 +156,21 @@ def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
 
 
 def hit_to_dict(hit: Hit) -> dict[str, Any]:
+    """A hit for API answers: scores rounded to 4 decimals (the ranking is done; float
+    noise such as 0.8732000000000001 says nothing), the memory with ISO times."""
     return {
         "id": hit.id,
         "kind": hit.kind.value,
         "content": hit.content,
-        "score": hit.score,
-        "relevance": hit.relevance,
+        "score": round(hit.score, SCORE_DECIMALS),
+        "relevance": round(hit.relevance, SCORE_DECIMALS),
         "source": hit.source,
         "graph_distance": hit.graph_distance,
-        "channels": dict(hit.channels),
+        "channels": {name: round(value, SCORE_DECIMALS) for name, value in hit.channels.items()},
         "needs_review": hit.needs_review,
         "layer": hit.layer or None,
         "confidence": hit.confidence.to_dict() if hit.confidence is not None else None,
-        "memory": record_to_dict(hit.memory),
+        "memory": record_to_api_dict(hit.memory),
     }
 
 

@@ -119,6 +119,11 @@ class Memory:
     def consolidation_task(self) -> Any:
         return self._async.consolidation_task
 
+    add = _blocking(AsyncMemory.add)
+    search = _blocking(AsyncMemory.search)
+    get_all = _blocking(AsyncMemory.get_all)
+    update = _blocking(AsyncMemory.update)
+    delete_all = _blocking(AsyncMemory.delete_all)
     observe = _blocking(AsyncMemory.observe)
     observe_many = _blocking(AsyncMemory.observe_many)
     remember = _blocking(AsyncMemory.remember)
@@ -185,6 +190,9 @@ class Memory:
     retention = _blocking(AsyncMemory.retention)
     reveal = _blocking(AsyncMemory.reveal)
     detokenise = _blocking(AsyncMemory.detokenise)
+    forget_person = _blocking(AsyncMemory.forget_person)
+    forget_scope = _blocking(AsyncMemory.forget_scope)
+    backup = _blocking(AsyncMemory.backup)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from ucma.cli.main import app
+from ucma.serialization import iso_time
 
 COMMANDS = [
     "serve",
@@ -26,6 +29,18 @@ COMMANDS = [
     "sleep",
     "gardener",
     "forget",
+    "forget-person",
+    "forget-scope",
+    "backup",
+    "restore",
+    "add",
+    "search",
+    "get",
+    "get-all",
+    "update",
+    "delete",
+    "delete-all",
+    "history",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),
@@ -55,6 +70,12 @@ def test_help_of_each_command_runs(command: tuple[str, ...]) -> None:
     code, out, err = run(*command, "--help")
     assert code == 0, err
     assert "Usage" in out
+
+
+def test_version_prints_the_installed_version() -> None:
+    code, out, _ = run("--version")
+    assert code == 0
+    assert out.strip() == f"ucma {importlib.metadata.version('ucma')}"
 
 
 def test_every_registered_command_is_checked() -> None:
@@ -237,8 +258,10 @@ def test_keys_lifecycle_and_serve_requires_them(
     listed = json.loads(out)
     assert [k["user_id"] for k in listed] == ["alice", "bob"]
     assert all("token" not in k for k in listed)
+    assert all(k["created_at_iso"] == iso_time(k["created_at"]) for k in listed)
     code, out, err = run("keys", "list", *home)
     assert "alice" in out and "laptop" in out
+    assert re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", out)  # ISO 8601 times
 
     served = fake_uvicorn(monkeypatch)
     code, out, err = run("serve", *home, "--host", "0.0.0.0", "--port", "9001")
@@ -257,6 +280,33 @@ def test_keys_lifecycle_and_serve_requires_them(
     code, out, err = run("serve", *home, "--no-auth")
     assert code == 0 and "local mode" in out
     assert served["app"].state.access.require_keys is False  # type: ignore[attr-defined]
+    # On loopback, keys are asked of the database per request (tests/server/test_keys_live.py).
+    code, out, err = run("serve", *home)
+    assert code == 0 and "API keys required (1 active" in out
+    assert served["app"].state.access.require_keys is None  # type: ignore[attr-defined]
+
+
+@pytest.mark.integration
+def test_observe_says_what_happened_and_facts_says_where_facts_come_from(
+    tmp_path: Path,
+) -> None:
+    home = ("--user", "alice", "--home", str(tmp_path))
+    note = "The deploy key for the billing service rotates every 90 days."
+    code, out, err = run("observe", note, *home)
+    assert code == 0, err
+    stored = re.fullmatch(r"stored (ep_\w+) \(importance 0\.\d\d, level \d\)", out.strip())
+    assert stored, out
+    code, out, err = run("observe", note, *home)
+    assert code == 0, err
+    assert out.startswith(f"merged into existing memory {stored.group(1)}: a near-duplicate")
+    code, out, err = run("observe", "ok thanks", *home)
+    assert code == 0, err
+    assert out.startswith("skipped as chit-chat: importance 0.") and "nothing was written" in out
+
+    code, out, err = run("facts", "Zoltan", *home)
+    assert code == 0, err
+    assert "no facts about 'Zoltan' yet" in out and "ucma sleep --user alice" in out
+    assert "\n" not in out.strip()  # one line, not wrapped at 80 columns
 
 
 @pytest.mark.integration

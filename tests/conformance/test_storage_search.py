@@ -386,3 +386,24 @@ def test_vector_search_latest_is_batched_and_bounded_to_the_newest(storage, make
     facts_only = storage.memories.vector_search_latest(
         ALICE, vectors[[0]], 2, window=6, kinds=[MemoryKind.SEMANTIC])
     assert facts_only == [[]]
+
+
+def test_a_replaced_vector_is_what_every_connection_searches(backend, make) -> None:
+    writer, reader = backend.open(), backend.open()
+    moved, other = make.episode(ALICE), make.episode(ALICE)
+    writer.episodes.add([moved, other], np.stack([make.axis(0), make.axis(1)]))
+    for storage in (writer, reader):  # both caches loaded before the change
+        assert storage.memories.vector_search(ALICE, make.axis(0), 1)[0][0] == moved.id
+    with writer.transaction():
+        assert writer.memories.replace_vector(ALICE, moved.id, make.axis(2))
+    for storage in (writer, reader):
+        assert storage.memories.vector_search(ALICE, make.axis(2), 1)[0][0] == moved.id
+        # the old direction now finds the other record (cosine 0.44 against 0)
+        assert storage.memories.vector_search(ALICE, make.axis(0, 0.9, 1), 1)[0][0] == other.id
+        np.testing.assert_array_equal(
+            storage.memories.vectors(ALICE, [moved.id])[moved.id], make.axis(2)
+        )
+    assert not writer.memories.replace_vector(BOB, moved.id, make.axis(3))
+    assert not writer.memories.replace_vector(ALICE, "missing", make.axis(3))
+    with pytest.raises(ValidationError):
+        writer.memories.replace_vector(ALICE, moved.id, np.ones(make.dimension + 1))

@@ -15,6 +15,7 @@ import pytest
 import ucma.embeddings.local as local_module
 import ucma.embeddings.tokens as tokens_module
 from ucma.embeddings import LocalEmbedder
+from ucma.embeddings.base import preload
 from ucma.errors import ConfigError, EmbeddingError, ValidationError
 
 pytestmark = pytest.mark.integration
@@ -237,6 +238,38 @@ def test_concurrent_first_use_loads_the_model_once(monkeypatch: pytest.MonkeyPat
     assert len(results) == 4
     for vector in results:
         np.testing.assert_allclose(vector, results[0], atol=1e-6)
+
+
+@pytest.mark.anyio
+async def test_warm_up_loads_the_model_once_before_the_first_embed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fresh = LocalEmbedder()
+    loads: list[int] = []
+    real_load = LocalEmbedder._load
+
+    def counting_load(self: LocalEmbedder) -> object:
+        loads.append(1)
+        return real_load(self)
+
+    monkeypatch.setattr(LocalEmbedder, "_load", counting_load)
+    await fresh.warm_up()
+    await fresh.warm_up()
+    assert loads == [1]
+    await fresh.embed([JWT])
+    assert loads == [1]
+
+
+@pytest.mark.anyio
+async def test_preload_logs_a_broken_model_and_the_first_embed_raises_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(local_module, "_model_file", lambda: tmp_path / "model.onnx")
+    broken = LocalEmbedder()
+    await preload(broken)  # a background task: it must not raise
+    assert "loading the embedding model" in caplog.text
+    with pytest.raises(EmbeddingError, match="missing or unreadable"):
+        await broken.embed([JWT])
 
 
 def test_embeds_with_the_network_namespace_removed() -> None:

@@ -41,7 +41,7 @@ async def round_trip(client: Client) -> None:
     """List the tools, remember, then recall the memory."""
     names = {tool.name for tool in (await client.list_tools()).tools}
     assert set(TOOL_NAMES) <= names
-    stored = await call(client, "remember", content=FACT)
+    [stored] = (await call(client, "add", messages=FACT))["results"]
     assert stored["stored"] is True
     recalled = await call(client, "recall", query=QUERY, limit=3)
     assert recalled["results"][0]["id"] == stored["id"]
@@ -60,9 +60,9 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
             for name in TOOL_NAMES:
                 assert len(tools[name].description or "") > 40, name
             assert "low_confidence" in (tools["recall"].description or "")
-            seed = await call(client, "mind_retrieve", query=QUERY)
+            seed = await call(client, "search", query=QUERY)
             assert "5433" in seed["results"][0]["content"]
-            await call(client, "mind_remember", content="Alice's laptop is a ThinkPad X1.")
+            await call(client, "add", messages="Alice's laptop is a ThinkPad X1.")
 
             fact = await call(
                 client,
@@ -105,7 +105,7 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
             )
             assert twice.is_error and "outcome_already_recorded" in twice.content[0].text
             seed_decision = await call(
-                client, "mind_decide", memory_ids=[fact["id"]], summary="Used the port fact"
+                client, "decide", memory_ids=[fact["id"]], summary="Used the port fact"
             )
             assert seed_decision["decision_id"] != decision["decision_id"]
 
@@ -133,11 +133,11 @@ async def test_tools_in_process(tmp_path: Path, local_embedder: LocalEmbedder) -
             assert nightjar["options"] == ["Tuesday", "Friday"]
             assert nightjar["conflicts"][0]["status"] == "pending"
 
-            health = await call(client, "mind_health")
+            health = await call(client, "health")
             assert health["status"] == "ok" and health["user_id"] == "alice"
             assert health["memories"]["episodic"] == 2
 
-            bad = await client.call_tool("remember", {"content": "   "})
+            bad = await client.call_tool("add", {"messages": "   "})
             assert bad.is_error and "content" in bad.content[0].text
             unknown = await client.call_tool("learn", {"insight": "x", "evidence_ids": ["ep_x"]})
             assert unknown.is_error
@@ -209,7 +209,7 @@ async def test_http_with_api_keys_and_tenant_isolation(
 
         async with keyed_client(url, bob_token) as bob:
             assert (await call(bob, "recall", query=QUERY))["results"] == []
-            assert (await call(bob, "mind_retrieve", query="Nightjar launch"))["results"] == []
+            assert (await call(bob, "search", query="Nightjar launch"))["results"] == []
             assert (await call(bob, "facts", entity="Nightjar"))["facts"] == []
             health = await call(bob, "health")
             assert health["user_id"] == "bob" and sum(health["memories"].values()) == 0

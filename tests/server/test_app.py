@@ -101,7 +101,8 @@ async def test_observe_then_remember(client: httpx.AsyncClient) -> None:
     assert observed.status_code == 201, observed.text
     observation = observed.json()
     assert observation["stored"] is True
-    assert set(observation) == {"id", "stored", "importance", "temporal_level"}
+    assert set(observation) == {"id", "stored", "importance", "temporal_level", "merged_into"}
+    assert observation["merged_into"] is None
 
     recalled = await client.post(
         "/v1/remember",

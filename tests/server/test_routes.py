@@ -117,7 +117,7 @@ async def test_memories_are_listed_a_page_at_a_time(local: httpx.AsyncClient) ->
         offset = page["next_offset"]
     assert pages == ids
     none = (await local.get("/v1/memories", params={**A, "kind": "procedural"})).json()
-    assert none == {"items": [], "limit": 100, "offset": 0, "next_offset": None}
+    assert none == {"items": [], "limit": 100, "offset": 0, "next_offset": None, "total": 0}
     for params in (
         {"limit": 0},
         {"limit": 5000},

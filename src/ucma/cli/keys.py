@@ -7,7 +7,6 @@ creation. ``ucma serve`` requires keys as soon as one exists.
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -24,6 +23,7 @@ from ucma.cli.context import (
     stdout,
     with_memory,
 )
+from ucma.serialization import iso_time
 from ucma.types import ApiKey
 
 __all__ = ["keys_app"]
@@ -35,10 +35,11 @@ keys_app = typer.Typer(
 )
 
 
-def _when(timestamp: float | None) -> str:
-    if timestamp is None:
-        return ""
-    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
+def _key_json(key: ApiKey) -> dict[str, object]:
+    """A key for --json: its fields, with ISO 8601 times beside the epoch seconds."""
+    from ucma.serialization import with_iso_times
+
+    return with_iso_times(dataclasses.asdict(key))
 
 
 @keys_app.command("create")
@@ -59,7 +60,7 @@ def create(
         database(home), lambda memory: memory.create_key(user, agent_id=agent, label=label)
     )
     if as_json:
-        print_json({**dataclasses.asdict(key), "token": token})
+        print_json({**_key_json(key), "token": token})
         return
     out = stdout()
     scope = f"user {key.user_id}" + (f", agent {key.agent_id}" if key.agent_id else ", any agent")
@@ -83,7 +84,7 @@ def list_keys(
         database(home), lambda memory: memory.list_keys(include_revoked=all_keys)
     )
     if as_json:
-        print_json([dataclasses.asdict(k) for k in keys])
+        print_json([_key_json(k) for k in keys])
         return
     if not keys:
         stdout().print("no API keys: the service runs in local mode (127.0.0.1 only)")
@@ -97,8 +98,8 @@ def list_keys(
             Text(k.user_id),
             Text(k.agent_id or "(any)"),
             Text(k.label or ""),
-            _when(k.created_at),
-            _when(k.revoked_at),
+            iso_time(k.created_at) or "",
+            iso_time(k.revoked_at) or "",
         )
     stdout().print(table)
 
@@ -112,7 +113,7 @@ def revoke(
     """Revoke a key for good: requests with it get 401 from then on."""
     key = with_memory(database(home), lambda memory: memory.revoke_key(key_id))
     if as_json:
-        print_json(dataclasses.asdict(key))
+        print_json(_key_json(key))
     else:
         stdout().print(f"revoked key {key.id} (user {key.user_id})", markup=False)
 

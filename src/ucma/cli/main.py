@@ -1,4 +1,4 @@
-"""``ucma``: run the memory service (REST and MCP), the seed demo, and scoped operations.
+"""``ucma``: run the memory service (REST and MCP), the demo, and scoped operations.
 
 Every command works on ``<home>/ucma.db``; ``--home`` defaults to ``$UCMA_HOME`` or
 ``~/.ucma`` (the CLI reads the environment, the library never does). Commands that touch
@@ -38,7 +38,14 @@ from ucma.cli.context import (
     stdout,
     with_memory,
 )
+from ucma.cli.erasure import (
+    backup_command,
+    forget_person_command,
+    forget_scope_command,
+    restore_command,
+)
 from ucma.cli.keys import count_keys, keys_app
+from ucma.cli.records import register as register_record_commands
 from ucma.cli.transfer import export_command, import_command
 
 if TYPE_CHECKING:
@@ -57,9 +64,38 @@ app = typer.Typer(
 app.add_typer(keys_app)
 app.command("export")(export_command)
 app.command("import")(import_command)
+app.command("forget-person")(forget_person_command)
+app.command("forget-scope")(forget_scope_command)
+app.command("backup")(backup_command)
+app.command("restore")(restore_command)
+register_record_commands(app)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import ucma
+
+        typer.echo(f"ucma {ucma.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Options of ucma itself (the help text is the Typer app's)."""
+
 
 #: Benchmarks ``ucma bench`` can run, in the source checkout's bench/ folder.
-BENCHMARKS = {"core": "core.py", "import": "import_throughput.py"}
+BENCHMARKS = {"core": "core.py", "import": "import_throughput.py", "startup": "startup.py"}
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -93,6 +129,13 @@ def _hits_json(hits: list[Hit]) -> list[dict[str, Any]]:
     return [hit_to_dict(hit) for hit in hits]
 
 
+def _shown(value: Any) -> str:
+    """A value for people: floats to 3 decimals (no 0.8732000000000001)."""
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -117,9 +160,10 @@ def serve(
 ) -> None:
     """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
 
-    With at least one API key in the database (ucma keys create) every request needs a
-    key. Without keys, or with --no-auth, the service runs in local mode and binds only a
-    loopback address.
+    On 127.0.0.1 the service runs in local mode (no authentication) until an API key
+    exists; a key created while it runs (ucma keys create) is required from the next
+    request. Any other address needs keys from the start. --no-auth ignores keys (local
+    mode, loopback addresses only).
     """
     try:
         import uvicorn
@@ -131,26 +175,32 @@ def serve(
         )
     path = database(home)
     keys = 0 if no_auth else count_keys(path)
-    if not keys and not _is_loopback(host):
+    loopback = _is_loopback(host)
+    if not keys and not loopback:
         fail(
             f"refusing to bind {host} without API keys: anyone who can reach it could read "
             "every memory. Create a key (ucma keys create --user <user_id>) or bind 127.0.0.1."
         )
+    # Loopback: keys are required while one exists (asked per request); elsewhere always.
+    require_keys = False if no_auth else (None if loopback else True)
     out = stdout()
     out.print("[bold]UCMA memory service[/bold]")
     out.print(f"  database  {path}", markup=False)
     out.print(f"  listening http://{host}:{port}  (API docs at /docs, MCP at /mcp)", markup=False)
     if keys:
         out.print(f"  API keys required ({keys} active; manage with: ucma keys)", markup=False)
+    elif no_auth:
+        out.print(
+            f"  local mode: bound to {host} only, no authentication (--no-auth)", markup=False
+        )
     else:
         out.print(
-            f"  local mode: bound to {host} only, no authentication"
-            + (" (--no-auth)" if no_auth else " (no API keys exist)"),
+            f"  local mode ({host} only): no authentication until an API key exists",
             markup=False,
         )
     with reported_errors():
         app_ = create_app(
-            home=home_folder(home), require_keys=bool(keys), host=host, config=engine_config()
+            home=home_folder(home), require_keys=require_keys, host=host, config=engine_config()
         )
         uvicorn.run(app_, host=host, port=port)
 
@@ -169,8 +219,11 @@ def mcp(
         from ucma.mcp import create_mcp_server, fixed_scope
     except ImportError as exc:
         fail(f"MCP needs the mcp extra ({exc.name} is missing): pip install 'ucma[mcp]'")
+    import asyncio
+
     import anyio
 
+    from ucma.embeddings.base import preload
     from ucma.engine import AsyncMemory
     from ucma.validation import check_scope
 
@@ -182,7 +235,13 @@ def mcp(
         async with AsyncMemory(
             path, user_id=user, agent_id=agent, config=engine_config()
         ) as memory:
-            await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
+            # The model loads while the client connects: the first tool call does not wait.
+            loading = asyncio.create_task(preload(memory.embedder))
+            try:
+                await create_mcp_server(memory, fixed_scope(user, agent)).run_stdio_async()
+            finally:
+                loading.cancel()
+                await asyncio.gather(loading, return_exceptions=True)
 
     with reported_errors():
         anyio.run(main)
@@ -197,7 +256,8 @@ def demo(
     db: Annotated[Path | None, typer.Option("--db", dir_okay=False, help="Database file.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run seed 001's two-session JWT example and show what session 2 remembers.
+    """Run a two-session example (a JWT bug, then a question about it) and show what
+    session 2 remembers.
 
     Without --home or --db the demo uses a throwaway database.
     """
@@ -250,7 +310,8 @@ def observe(
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Observe one input; it is stored when it is important enough."""
+    """Observe one input: it is stored, merged into a near-duplicate memory, or skipped
+    as chit-chat (not important enough to keep); the answer says which."""
     path = database(home)
     observation = with_memory(
         path,
@@ -260,17 +321,29 @@ def observe(
     )
     if as_json:
         print_json(dataclasses.asdict(observation))
+        return
+    out = stdout()
+    if observation.merged_into is not None:
+        out.print(
+            f"merged into existing memory {observation.merged_into}: a near-duplicate, so "
+            "that memory was reinforced instead of storing a second copy",
+            markup=False,
+            soft_wrap=True,
+        )
     elif observation.stored:
-        stdout().print(
+        out.print(
             f"stored {observation.id} (importance {observation.importance:.2f}, "
             f"level {observation.temporal_level})",
             markup=False,
+            soft_wrap=True,
         )
     else:
-        stdout().print(
-            f"not stored: importance {observation.importance:.2f} is below the storage "
-            "threshold (kept in the sensory buffer only)",
+        threshold = engine_config().episodic.min_importance_to_store
+        out.print(
+            f"skipped as chit-chat: importance {observation.importance:.2f} is not above "
+            f"the storage threshold {threshold:.2f}, so nothing was written",
             markup=False,
+            soft_wrap=True,
         )
 
 
@@ -334,7 +407,7 @@ def stats(
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in _flatten(numbers):
-        table.add_row(Text(key), Text(str(value)))
+        table.add_row(Text(key), Text(_shown(value)))
     stdout().print(table)
 
 
@@ -359,12 +432,18 @@ def facts(
 
     found: list[Fact] = with_memory(database(home), work, user=user, agent=agent)
     if as_json:
-        from ucma.serialization import record_to_dict
+        from ucma.serialization import record_to_api_dict
 
-        print_json({"facts": [record_to_dict(f) for f in found]})
+        print_json({"facts": [record_to_api_dict(f) for f in found]})
         return
     if not found:
-        stdout().print(f"no facts about {entity!r}", markup=False)
+        stdout().print(
+            f"no facts about {entity!r} yet. Facts come from observed statements that name "
+            "it, and more are drawn from the episodes by a sleep cycle, which runs when a new "
+            f"session starts or now with: ucma sleep --user {user}",
+            markup=False,
+            soft_wrap=True,
+        )
         return
     table = Table(title=f"facts: {entity}", title_justify="left")
     for column in ("subject", "predicate", "object", "confidence"):
@@ -510,7 +589,7 @@ def gardener_run(
     else:
         out = stdout()
         for name, summary in report.ran.items():
-            details = ", ".join(f"{k} {v}" for k, v in summary.items())
+            details = ", ".join(f"{k} {_shown(v)}" for k, v in summary.items())
             out.print(f"ran {name}: {details}", markup=False)
         for name, why in report.skipped.items():
             out.print(f"skipped {name}: {why}", markup=False)

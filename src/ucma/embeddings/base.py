@@ -33,6 +33,7 @@ __all__ = [
     "ProtocolEmbedder",
     "as_embedder",
     "check_embeddings",
+    "preload",
     "read_verified",
     "validate_texts",
 ]
@@ -150,6 +151,11 @@ class Embedder(ABC):
         result is checked and normalised by :meth:`embed`.
         """
 
+    async def warm_up(self) -> None:  # noqa: B027 - optional hook with a no-op default
+        """Load now what the first :meth:`embed` would load (a model, a client), so the
+        first call a user makes does not pay for it; idempotent. Services call it in the
+        background at start-up."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook with a no-op default
         """Release network clients or other resources; the embedder is unusable afterwards."""
 
@@ -158,6 +164,15 @@ class Embedder(ABC):
         return check_embeddings(
             vectors, rows=rows, dimension=self.dimension, source=f"embedder {self.model_id!r}"
         )
+
+
+async def preload(embedder: Embedder) -> None:
+    """:meth:`Embedder.warm_up` for a background task at start-up: a failure is logged, not
+    raised; the first call that needs the model raises it again, with its cause."""
+    try:
+        await embedder.warm_up()
+    except Exception:
+        logger.warning("loading the embedding model %r failed", embedder.model_id, exc_info=True)
 
 
 @runtime_checkable

@@ -127,6 +127,13 @@ class CachedEmbedder(Embedder):
             except StorageError as exc:
                 logger.warning("embedding cache: %d vectors not stored: %s", len(batch), exc)
 
+    def clear(self) -> None:
+        """Drop every vector held in memory, pending writes included (an erasure: the
+        store's copies are erased with it)."""
+        with self._lock:
+            self._lru.clear()
+            self._unsaved.clear()
+
     async def aclose(self) -> None:
         """Store what is pending and close the wrapped embedder."""
         await self.flush()

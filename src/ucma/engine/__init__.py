@@ -4,11 +4,13 @@ base.py            EngineBase: construction, open/close, the storage thread, sco
 episodes.py        observe, observe_many, sessions, delete
 knowledge.py       learn, facts and conflicts, sources of truth, procedures, links
 retrieval.py       remember, recall, prepare_search
+conventions.py     add, search, get_all, update, delete_all: the calls users know
 queries.py         every other read: get, list, facts_about, answer, related, stats ...
 learning.py        the outcome learning loop: decide, outcome, traces, events
 lifecycle.py       sleep, forget, the gardener, history and retention
 administration.py  export / import, API keys, scopes
 privacy.py         the content guard: tokens and the vault, refusals, reveal
+erasure.py         forget a person or a scope for good; the online backup
 """
 
 from ucma.engine.memory import AsyncMemory

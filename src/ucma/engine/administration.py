@@ -3,18 +3,23 @@ keys of the service (``ucma keys``, ``ucma.server.auth``) and the scopes it hold
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
-from ucma import apikeys, exchange
+from ucma import apikeys, exchange, exchange_records
 from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import AuthenticationError, NotFoundError
 from ucma.types import ApiKey, ImportReport, Scope
 from ucma.validation import check_content, check_id, check_limit, check_scope
 
 __all__ = ["Administration"]
+
+T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +150,11 @@ class Administration(PrivacyGuard):
         await write(last)
         moved = [ids.edge(e) for e in last.edges]
         edges = await self._run(exchange.write_edges, storage, scope, moved)
+        records = await self._guard_scope_records(scope, reader.records)
+        carried = await self._run(
+            exchange_records.write_records, storage, scope, records, ids.reference
+        )
+        logger.info("import: %s beside the memories of %s", carried, scope)
         report = ImportReport(lines=reader.number, edges=edges, **totals)
         if progress is not None:
             progress(report)
@@ -156,6 +166,46 @@ class Administration(PrivacyGuard):
             report.skipped,
         )
         return report
+
+    async def _guard_scope_records(
+        self, scope: Scope, records: exchange_records.ScopeRecords
+    ) -> exchange_records.ScopeRecords:
+        """The imported decisions', conflicts' and flags' texts through the content
+        guard, as every write's: a secret refuses the import, PII becomes tokens."""
+        fields: list[tuple[object, str]] = []
+        for trace, _ in records.decisions:
+            fields += [(trace, "summary"), (trace, "outcome_feedback")]
+        for conflict in records.conflicts:
+            fields += [
+                (conflict, name)
+                for name in ("subject", "existing_value", "new_value", "chosen_value")
+            ]
+            fields.append((conflict, "explanation"))
+        fields += [(flag, "reason") for flag in records.flags]
+        fields += [(entry, "reason") for entry in records.supersessions]
+        present = [(obj, name) for obj, name in fields if getattr(obj, name)]
+        texts = [str(getattr(obj, name)) for obj, name in present]
+        where = [f"imported {type(obj).__name__.lower()} {name}" for obj, name in present]
+        guarded = await self._guard(scope, texts, where)
+        changed = {
+            (id(obj), name): new
+            for (obj, name), old, new in zip(present, texts, guarded, strict=True)
+            if old != new
+        }
+        if not changed:
+            return records
+
+        def moved(obj: T) -> T:
+            names = {n: v for (key, n), v in changed.items() if key == id(obj)}
+            return replace(obj, **names) if names else obj  # type: ignore[type-var]
+
+        return dataclasses.replace(
+            records,
+            decisions=[(moved(t), u) for t, u in records.decisions],
+            conflicts=[moved(c) for c in records.conflicts],
+            flags=[moved(f) for f in records.flags],
+            supersessions=[moved(s) for s in records.supersessions],
+        )
 
     # -- administration: API keys of the service ------------------------------------
 

@@ -17,6 +17,13 @@ Scope: every method takes ``user_id`` / ``agent_id``; the values given when
 the memory was opened are the defaults. A call with no user_id at all raises
 ``ScopeError``.
 
+Familiar calls: ``add``, ``search``, ``get_all``, ``update`` and ``delete_all``, beside
+``get``, ``delete`` and ``history``, are the names users know from other memory libraries
+over the same implementation (ucma.engine.conventions).
+
+Erasure: ``forget_person`` and ``forget_scope`` erase for good (ucma.engine.erasure);
+``backup`` copies the whole store online.
+
 Administration: ``create_key``, ``list_keys``, ``count_keys``, ``revoke_key``,
 ``authenticate`` and ``scopes`` are not scoped. They manage the API keys of the service
 (``ucma keys``, ``ucma.server.auth``) and list the scopes a database holds (the local-mode
@@ -26,7 +33,9 @@ inspector page); the server and CLI reach the key store only through them.
 from __future__ import annotations
 
 from ucma.engine.administration import Administration
+from ucma.engine.conventions import Conventions
 from ucma.engine.episodes import EpisodeWrites
+from ucma.engine.erasure import Erasure
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
@@ -39,12 +48,14 @@ __all__ = ["AsyncMemory"]
 
 class AsyncMemory(
     EpisodeWrites,
+    Conventions,
     KnowledgeWrites,
     Retrieval,
     Queries,
     LearningLoop,
     Lifecycle,
     Administration,
+    Erasure,
     PrivacyGuard,
 ):
     """Long-term memory for one database file; async, safe to share between tasks.

@@ -39,6 +39,7 @@ class EventType(StrEnum):
     MEMORY_ARCHIVED = "memory.archived"
     MEMORY_RESTORED = "memory.restored"
     MEMORY_DELETED = "memory.deleted"
+    MEMORY_UPDATED = "memory.updated"
     DECISION_TRACKED = "decision.tracked"
     OUTCOME_OBSERVED = "outcome.observed"
     SALIENCE_ADJUSTED = "salience.adjusted"

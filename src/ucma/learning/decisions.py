@@ -91,7 +91,7 @@ def check_quality(quality: object) -> float:
         raise ValidationError("quality must be a number between -1.0 and 1.0")
     value = float(quality)
     if not math.isfinite(value) or not -1.0 <= value <= 1.0:
-        raise ValidationError(f"quality must be between -1.0 and 1.0 (seed 003 R13), got {value}")
+        raise ValidationError(f"quality must be between -1.0 and 1.0, got {value}")
     return value
 
 

@@ -23,7 +23,10 @@ __all__ = [
 
 
 class OutcomeSignal(StrEnum):
-    """How an outcome was detected (seed 003 R12)."""
+    """How an outcome was detected: the user's reaction, the task's result, or the
+    agent's own feedback."""
+
+    # seed 003 R12's signals
 
     USER_ACCEPTED = "user_accepted"
     USER_REJECTED = "user_rejected"

@@ -169,7 +169,7 @@ def assess(
         return verdict(
             True,
             f"effective salience {vitals.effective_salience:.3f} is below "
-            f"{config.prune_salience_threshold} (R21)",
+            f"{config.prune_salience_threshold}",
         )
     if vitals.stability is None or vitals.last_reviewed is None:
         return verdict(False, "no retention state")

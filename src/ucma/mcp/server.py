@@ -1,25 +1,37 @@
-"""The MCP tools: remember, recall, learn, decide, outcome, facts, assert_fact, health,
-and seed 003's names.
+"""The MCP server: one tool per operation, named like the Python method it calls.
 
-Tools and what they call:
+=============================  ================================================
+tool                           what it does (``AsyncMemory`` method of that name)
+=============================  ================================================
+``add``                        save a statement or chat messages (observe_many)
+``search``                     find memories, with metadata filters
+``recall``                     cascading recall: confidence, retrieval_id
+``get`` / ``get_all``          one memory; a page of them with the total
+``update`` / ``history``       correct a memory's text; its versions
+``delete`` / ``delete_all``    delete one memory; every memory (confirmed)
+``related``                    memories linked to one in the graph
+``learn``                      record a lesson
+``decide`` / ``outcome``       the learning loop
+``facts``                      ``facts_about``, with conflicts to ask the user about
+``assert_fact``                ``assert_fact_detailed``
+``resolve_conflict``           the user's answer to a pending conflict
+``new_session``                start a session (consolidates the last)
+``add_procedure``              save a reusable procedure
+``find_procedures``            procedures for a situation's tags
+``record_procedure_outcome``   whether a procedure worked
+``sleep`` / ``forget``         consolidation; forgetting (dry run by default)
+``health``                     ``stats`` of the caller's scope
+``forget_person``              erase a person for good
+=============================  ================================================
 
-=================  ==========================  ======================================
-tool               alias (seed 003)            engine
-=================  ==========================  ======================================
-``remember``       ``mind_remember``           ``observe`` (store one input)
-``recall``         ``mind_retrieve``           ``recall`` (cascading, with confidence)
-``learn``                                      ``learn``
-``decide``         ``mind_decide``             ``decide`` (a decision and its memories)
-``outcome``                                    ``outcome`` (how it turned out)
-``facts``                                      ``facts_about`` (with their conflicts)
-``assert_fact``                                ``assert_fact_detailed``
-``health``         ``mind_health``             ``stats`` of the caller's scope
-=================  ==========================  ======================================
+Python's ``remember`` is ``search`` without filters under the seed's name; MCP offers
+``search`` only, so an agent never sees two names for one operation, and never a
+``remember`` that saves (tools named ``remember`` and ``mind_*`` before this version
+saved, searched or duplicated others: ``add`` and ``search`` replace them).
 
 Scope: no tool takes a ``user_id``. A ``ScopeResolver`` gives the scope of each call:
-fixed by the command line on stdio, from the API key over HTTP (see ``ucma.server.app``).
-Seed 003's ``mind_remember(user_id, ...)`` therefore loses its first argument here: an
-agent cannot write into another user's memory by naming it.
+fixed by the command line on stdio, from the API key over HTTP (see ``ucma.server.app``),
+so an agent cannot write into another user's memory by naming it.
 """
 
 from collections.abc import Awaitable, Callable, Iterator
@@ -35,6 +47,7 @@ import ucma
 from ucma.engine import AsyncMemory
 from ucma.errors import UserError
 from ucma.learning.records import OutcomeSignal
+from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
 from ucma.types import Conflict, Hit, LearningType
 
 __all__ = ["TOOL_NAMES", "ScopeResolver", "create_mcp_server", "fixed_scope"]
@@ -43,7 +56,6 @@ ScopeResolver = Callable[[Context], Awaitable[dict[str, str]]]
 """Gives the engine scope (``user_id`` and maybe ``agent_id``) of one tool call."""
 
 TOOL_NAMES = (
-    "remember",
     "recall",
     "learn",
     "decide",
@@ -51,24 +63,25 @@ TOOL_NAMES = (
     "facts",
     "assert_fact",
     "health",
-    "mind_remember",
-    "mind_retrieve",
-    "mind_decide",
-    "mind_health",
+    "forget_person",
+    *MEMORY_TOOL_NAMES,
 )
+"""Every tool the server lists."""
 
 INSTRUCTIONS = """\
 Long-term memory for this user, kept across conversations.
 - Call `recall` at the start of a task and whenever the user refers to something from the
   past ("as I said", "my usual setup"): it returns what is relevant, best first, with a
   confidence; when `low_confidence` is true, say you are not sure rather than guess.
-- Call `remember` when you learn something worth keeping: a preference, a decision, a
-  fact about the user's world, a result that took effort to get. One self-contained
-  statement per call.
+- Call `add` when you learn something worth keeping: a preference, a decision, a fact
+  about the user's world, a result that took effort to get. One self-contained statement
+  per call, or the messages of a conversation. `update` corrects a memory, `delete`
+  removes one; `search` finds memories by meaning and metadata.
 - Call `learn` when something failed or succeeded in a way worth generalising.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
-  `assert_fact` records a precise triple.
+  `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
+- Call `new_session` when a new task or conversation starts.
 - After acting on recalled memories, call `decide` with their ids and the recall's
   `retrieval_id`; once you know how it went, call `outcome` with the decision id, so
   memories that helped rank higher next time and misleading ones lower.
@@ -155,33 +168,7 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     )
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
     writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
-
-    async def remember(
-        content: Annotated[
-            str,
-            Field(
-                description="One self-contained statement, e.g. \"Alice's staging database "
-                'moved to port 5433 on 2 May." Resolve pronouns; include who, what, when.'
-            ),
-        ],
-        ctx: Context,
-        source: Annotated[
-            str, Field(description='Who said or produced it: "user", "assistant", "tool_result".')
-        ] = "user",
-        tags: Annotated[list[str] | None, Field(description="Optional topic tags.")] = None,
-    ) -> dict[str, Any]:
-        with _told_to_the_agent():
-            observation = await memory.observe(
-                content, source=source, tags=tags, **await scope(ctx)
-            )
-            return {
-                "id": observation.id,
-                "stored": observation.stored,
-                "importance": round(observation.importance, 3),
-                "note": "stored in long-term memory"
-                if observation.stored
-                else "judged too unimportant to keep long-term; rephrase with why it matters",
-            }
+    erases = ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
     async def recall(
         query: Annotated[
@@ -197,10 +184,28 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
             float | None,
             Field(description='Epoch seconds that "yesterday", "last week" refer to; default now.'),
         ] = None,
+        cascade: Annotated[
+            bool,
+            Field(description="Search further memory layers when the first is not confident."),
+        ] = True,
+        confidence_threshold: Annotated[
+            float | None,
+            Field(ge=0.0, le=1.0, description="Cascade below this confidence (default 0.5)."),
+        ] = None,
+        max_cascade_depth: Annotated[
+            int | None,
+            Field(ge=0, le=10, description="Most further layers to search (default 2)."),
+        ] = None,
     ) -> dict[str, Any]:
         with _told_to_the_agent():
             result = await memory.recall(
-                query, limit=limit, reference_time=reference_time, **await scope(ctx)
+                query,
+                limit=limit,
+                reference_time=reference_time,
+                cascade=cascade,
+                confidence_threshold=confidence_threshold,
+                max_cascade_depth=max_cascade_depth,
+                **await scope(ctx),
             )
             path = result.cascade_path
             return {
@@ -372,12 +377,22 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
                 "memories": stats["memories"],
             }
 
-    remember_text = (
-        "Save something to the user's long-term memory: a preference, a decision, a fact "
-        "about their world, the result of a tool call worth keeping. Write one "
-        "self-contained statement per call. Unimportant chatter may not be kept "
-        "(stored=false). Returns the memory id."
-    )
+    async def forget_person(
+        identifiers: Annotated[
+            list[str],
+            Field(
+                min_length=1,
+                max_length=50,
+                description="Every identifier of the person: full name, emails, phone "
+                "numbers, customer numbers.",
+            ),
+        ],
+        ctx: Context,
+    ) -> dict[str, Any]:
+        with _told_to_the_agent():
+            report = await memory.forget_person(identifiers, **await scope(ctx))
+            return report.to_dict()
+
     recall_text = (
         "Search the user's long-term memory for what is relevant to a question or task, best "
         "first (vector, keyword and graph search; further memory layers are searched when the "
@@ -393,7 +408,6 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     )
     health_text = "Check that memory works; shows the model in use and memory counts."
     tools: list[tuple[Callable[..., Any], str, str, ToolAnnotations]] = [
-        (remember, "remember", remember_text, writes),
         (recall, "recall", recall_text, read_only),
         (
             learn,
@@ -429,11 +443,17 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
             writes,
         ),
         (health, "health", health_text, read_only),
-        (remember, "mind_remember", f"Same as remember. {remember_text}", writes),
-        (recall, "mind_retrieve", f"Same as recall. {recall_text}", read_only),
-        (decide, "mind_decide", f"Same as decide. {decide_text}", writes),
-        (health, "mind_health", f"Same as health. {health_text}", read_only),
+        (
+            forget_person,
+            "forget_person",
+            "Erase for good everything this user's memory holds about a person, when the "
+            "user asks you to forget them: every memory, fact, lesson, decision and stored "
+            "value naming any of the identifiers. It cannot be undone; confirm with the "
+            "user first. Returns how many records of each kind were erased.",
+            erases,
+        ),
     ]
     for function, name, description, annotations in tools:
         server.add_tool(function, name=name, description=description, annotations=annotations)
+    add_memory_tools(server, memory, scope, _told_to_the_agent, _hit)
     return server

@@ -22,7 +22,6 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from ucma.errors import ValidationError
 
@@ -103,6 +102,8 @@ def pagerank(
     out_weight = np.bincount(source_index, weights=weight_array, minlength=n)
     dangling = out_weight <= 0.0
     keep = weight_array > 0.0
+    import scipy.sparse as sp  # imported on first use: `import ucma` stays fast
+
     transition = sp.csr_matrix(
         (
             weight_array[keep] / out_weight[source_index[keep]],

@@ -192,6 +192,15 @@ class SensoryBuffer:
         logger.debug("sensory drain count=%d", len(entries))
         return entries
 
+    def discard(self, doomed: Callable[[SensoryEntry], bool]) -> int:
+        """Remove the held entries ``doomed`` picks (an erasure); returns how many."""
+        with self._lock:
+            kept = [entry for entry in self._buffer if not doomed(entry)]
+            removed = len(self._buffer) - len(kept)
+            self._buffer.clear()
+            self._buffer.extend(kept)
+        return removed
+
     def __repr__(self) -> str:
         return (
             f"SensoryBuffer(capacity={self._capacity}, size={self.size}, "

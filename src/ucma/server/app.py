@@ -3,7 +3,9 @@
 A thin FastAPI layer over :class:`ucma.engine.AsyncMemory`; the routes live in
 ``ucma.server.routes`` (one module per resource), authentication in ``ucma.server.auth``,
 errors in ``ucma.server.errors`` (every failure is ``{"error": {"code", "message"}}``),
-body limits in ``ucma.server.limits``. OpenAPI is at ``/docs`` and ``/openapi.json``.
+body limits in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
+``/docs`` (Swagger UI) and ``/redoc`` with assets the service serves itself from the
+``fastapi-offline`` package (no CDN: the docs work offline).
 
 This package deliberately has no ``from __future__ import annotations``: FastAPI resolves
 endpoint annotations eagerly.
@@ -20,10 +22,12 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, Query
 from fastapi.responses import HTMLResponse
+from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 
 import ucma
 from ucma.config import UCMAConfig
+from ucma.embeddings.base import preload
 from ucma.engine import AsyncMemory
 from ucma.errors import AuthenticationError, ConfigError
 from ucma.lifecycle.gardener import maintenance_loop
@@ -31,12 +35,16 @@ from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
 from ucma.server.inspector import render_page
 from ucma.server.limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IMPORT_BYTES, BodySizeLimit
+from ucma.server.openapi import describe_errors
 from ucma.server.routes import ROUTERS
 from ucma.server.schemas import MAX_ID_CHARS
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "DOCS_ASSETS", "create_app"]
 
 logger = logging.getLogger(__name__)
+
+DOCS_ASSETS = "/docs-assets"
+"""Where the API docs' scripts, styles and icon are served (from ``fastapi-offline``)."""
 
 _DESCRIPTION = """\
 Long-term memory for LLM agents: observe what happens, remember what matters, learn from it.
@@ -57,7 +65,7 @@ def create_app(
     *,
     home: Path | None = None,
     config: UCMAConfig | None = None,
-    require_keys: bool = False,
+    require_keys: bool | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
     mcp: bool | None = None,
@@ -66,14 +74,17 @@ def create_app(
 ) -> FastAPI:
     """Build the service over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
-    ``require_keys`` turns API keys on (see ``ucma.server.auth``); the CLI turns them on
-    whenever the database has a key. ``mcp`` mounts the MCP tools at ``/mcp``: True needs
-    the ``mcp`` extra, None (the default) mounts them when it is installed. ``host`` is
-    where the server binds, for the MCP transport's DNS rebinding protection (on for
-    loopback hosts).
+    ``require_keys`` chooses the authentication mode (see ``ucma.server.auth``): True
+    always needs a key, False never (local mode), None (the default) needs one as soon as
+    the database holds a live key, checked on every request, so a key created by another
+    process (``ucma keys create``) applies from the next request. ``mcp`` mounts the MCP
+    tools at ``/mcp``: True needs the ``mcp`` extra, None (the default) mounts them when it
+    is installed. ``host`` is where the server binds, for the MCP transport's DNS rebinding
+    protection (on for loopback hosts).
 
     The lifespan opens the engine at startup (opening is idempotent), prepares the search
-    of large scopes in the background (``AsyncMemory.prepare_large_scopes``), runs the MCP
+    of large scopes and loads the embedding model in the background
+    (``AsyncMemory.prepare_large_scopes``, ``Embedder.warm_up``), runs the MCP
     session manager, and, when the app created the engine, closes it at shutdown; an engine passed
     in stays the caller's to close. ASGI test transports do not run the lifespan: open the
     engine before the first request (MCP needs the lifespan and a real server). ``config``
@@ -97,7 +108,15 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        await engine.open()
+        # The embedding model loads in the background from the first moment (it takes the
+        # longest), so the first observe or recall does not wait for it.
+        model = asyncio.create_task(preload(engine.embedder), name="ucma-load-model")
+        try:
+            await engine.open()
+        except BaseException:
+            model.cancel()
+            await asyncio.gather(model, return_exceptions=True)
+            raise
         stop = asyncio.Event()
         scheduler = (
             asyncio.create_task(maintenance_loop(engine, stop), name="ucma-maintenance")
@@ -114,14 +133,18 @@ def create_app(
         finally:
             stop.set()
             warm_up.cancel()
-            await asyncio.gather(warm_up, return_exceptions=True)
+            model.cancel()
+            await asyncio.gather(warm_up, model, return_exceptions=True)
             if scheduler is not None:
                 engine.interrupt_consolidation()
                 await asyncio.gather(scheduler, return_exceptions=True)
             if owned:
                 await engine.close()
 
-    app = FastAPI(
+    # FastAPIOffline: FastAPI with /docs (Swagger UI) and /redoc served from the
+    # fastapi-offline package's own copies of the assets, not a CDN, so both work offline.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
         title="UCMA",
         version=ucma.__version__,
         summary="Long-term memory for LLM agents: observe, remember, learn.",
@@ -136,6 +159,14 @@ def create_app(
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = describe_errors(generate())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     if mcp_server is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
@@ -148,7 +179,7 @@ def create_app(
         agent_id: Annotated[str | None, Query(max_length=MAX_ID_CHARS)] = None,
     ) -> HTMLResponse:
         """What this service holds (local mode), and where to go next."""
-        if access.require_keys:
+        if await access.keys_required():
             return HTMLResponse(render_page(database=None))
         stats = None
         if user_id:

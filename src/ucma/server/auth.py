@@ -1,18 +1,26 @@
 """Who may touch which scope: API keys sent as ``Authorization: Bearer <token>``.
 
-Two modes, fixed when the app is built:
+Three modes, chosen when the app is built (``create_app(require_keys=...)``):
 
-- **keys required** (``require_keys=True``): every ``/v1`` route except health, and
-  ``/mcp``, needs a live key; a missing, unknown or revoked key gets 401.
-- **local mode** (``require_keys=False``, for a service bound to 127.0.0.1): a request
-  without a key names its scope with ``user_id`` / ``agent_id``. A request that does send
-  a key is still checked and held to it.
+- **keys required** (``True``, what ``ucma serve`` uses on a non-loopback address): every
+  ``/v1`` route except health, and ``/mcp``, needs a live key; a missing, unknown or
+  revoked key gets 401.
+- **local mode** (``False``, ``ucma serve --no-auth``, loopback only): a request without a
+  key names its scope with ``user_id`` / ``agent_id``. A request that does send a key is
+  still checked and held to it.
+- **keys once one exists** (``None``, the default, and ``ucma serve`` on 127.0.0.1): local
+  mode while the database holds no live key, keys required from the request after one is
+  created, by this process or another (``ucma keys create`` while the service runs). The
+  question is asked of the database on every request that brings no key: a count over the
+  small key table, so there is no cache that could let an unkeyed request through after
+  the first key exists. Revoking the last key returns the service to local mode.
 
 A keyed request's scope comes from the key: its user, and its agent when the key has one
 (otherwise the request's ``agent_id``, default "default"). A request that names another
 user, or another agent than the key's, gets 404 ``not_found``: the same answer as for a
 memory that does not exist, so a key cannot even learn whether another scope is in use.
-Ids of other scopes are unreachable anyway: every engine read and write is scoped.
+Ids of other scopes are unreachable anyway: every engine read and write is scoped. Every
+token is checked against the database on every request, so a revoked key fails at once.
 """
 
 from dataclasses import dataclass
@@ -48,10 +56,19 @@ class OutOfScopeError(NotFoundError):
 
 @dataclass(frozen=True, slots=True)
 class Access:
-    """The app's authentication mode and the engine that checks tokens."""
+    """The app's authentication mode and the engine that checks tokens.
+
+    ``require_keys``: True always, False never, None while the database holds a live key.
+    """
 
     engine: AsyncMemory
-    require_keys: bool
+    require_keys: bool | None
+
+    async def keys_required(self) -> bool:
+        """Whether a request without a key is refused now (asked per request)."""
+        if self.require_keys is not None:
+            return self.require_keys
+        return await self.engine.count_keys() > 0
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -68,7 +85,7 @@ async def authenticate(access: Access, authorization: str | None) -> ApiKey | No
     """The caller's key, None in local mode without one; AuthenticationError otherwise."""
     token = bearer_token(authorization)
     if token is None:
-        if access.require_keys:
+        if await access.keys_required():
             raise AuthenticationError(
                 "this service needs an API key: send the header Authorization: Bearer <key> "
                 "(create one with: ucma keys create --user <user_id>)"

@@ -164,7 +164,20 @@ async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
     response = error_response(exc.status_code, code, str(exc.detail))
     if exc.headers:
         response.headers.update(exc.headers)
+    if exc.status_code == 405:
+        response.headers["allow"] = ", ".join(_allowed_methods(request))
     return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers on this path (Starlette's 405 names only the
+    first route's, while GET and POST of one path are separate routes here)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and getattr(route, "methods", None) and regex.match(request.url.path):
+            methods.update(route.methods)
+    return sorted(methods)
 
 
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:

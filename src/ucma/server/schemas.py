@@ -9,18 +9,38 @@ import json
 from typing import Annotated, Any
 
 from fastapi import Body, Query
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    AllowInfNan,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+)
 
 from ucma.server.auth import scope_for
 from ucma.types import ApiKey
 
 __all__ = [
     "MAX_ID_CHARS",
+    "MAX_OFFSET",
     "AgentQuery",
+    "CascadeDepth",
+    "Count",
+    "ErrorBody",
+    "Flag",
+    "Fraction",
+    "IDENTIFIER_PATTERN",
     "Identifier",
     "JsonObject",
+    "Moment",
+    "Number",
+    "Offset",
     "OptionalScope",
     "Page",
+    "ResultLimit",
     "ScopedBody",
     "Text",
     "UserQuery",
@@ -30,6 +50,9 @@ __all__ = [
 
 #: Longest user_id, agent_id, session_id, memory id or source accepted.
 MAX_ID_CHARS = 256
+#: Deepest page offset of the lists the engine bounds at 10,000 results (offset + limit
+#: + 1 must fit): beyond it, narrow the query instead of paging further.
+MAX_OFFSET = 8_999
 
 
 def _encodable(value: str) -> str:
@@ -47,10 +70,46 @@ def _encodable_json(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
-Identifier = Annotated[
-    str, StringConstraints(min_length=1, max_length=MAX_ID_CHARS), AfterValidator(_encodable)
+def _not_a_boolean(value: Any) -> Any:
+    """JSON ``true`` / ``false`` are not numbers (Python would read them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+#: A JSON number (never a boolean, never NaN or infinity).
+Number = Annotated[float, AllowInfNan(False), BeforeValidator(_not_a_boolean)]
+#: A JSON integer (never a boolean).
+Count = Annotated[int, BeforeValidator(_not_a_boolean)]
+#: A moment in epoch seconds, between the years 1 and 9999 (UTC), never a boolean.
+Moment = Annotated[
+    float,
+    Field(ge=-62_135_596_800, le=253_402_300_799),
+    BeforeValidator(_not_a_boolean),
 ]
-Text = Annotated[str, StringConstraints(min_length=1), AfterValidator(_encodable)]
+#: A JSON boolean (never 0, 1 or a string).
+Flag = Annotated[bool, Strict()]
+# Bounds of optional numbers go before the check, so that the schema states them.
+#: How many results a search returns (1 to 100), never a boolean.
+ResultLimit = Annotated[int, Field(ge=1, le=100), BeforeValidator(_not_a_boolean)]
+#: A number in [0, 1], never a boolean.
+Fraction = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(_not_a_boolean)]
+#: How many cascade layers to search (0 to 10), never a boolean.
+CascadeDepth = Annotated[int, Field(ge=0, le=10), BeforeValidator(_not_a_boolean)]
+
+#: Characters ``str.strip`` removes; an identifier needs one character outside them.
+_BLANK = r"\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: Not blank, no NUL (the engine refuses both).
+IDENTIFIER_PATTERN = rf"^[^\x00]*[^\x00{_BLANK}][^\x00]*$"
+
+Identifier = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER_PATTERN),
+    AfterValidator(_encodable),
+]
+Text = Annotated[
+    str, StringConstraints(min_length=1, pattern=IDENTIFIER_PATTERN), AfterValidator(_encodable)
+]
 JsonObject = Annotated[dict[str, Any] | None, AfterValidator(_encodable_json)]
 
 UserQuery = Annotated[
@@ -58,12 +117,18 @@ UserQuery = Annotated[
     Query(
         min_length=1,
         max_length=MAX_ID_CHARS,
+        pattern=IDENTIFIER_PATTERN,
         description="Whose memory; optional with an API key (which fixes it).",
     ),
 ]
 AgentQuery = Annotated[
     str | None,
-    Query(min_length=1, max_length=MAX_ID_CHARS, description='Agent of that user; "default".'),
+    Query(
+        min_length=1,
+        max_length=MAX_ID_CHARS,
+        pattern=IDENTIFIER_PATTERN,
+        description='Agent of that user; "default".',
+    ),
 ]
 
 
@@ -80,6 +145,28 @@ class ScopedBody(BaseModel):
     agent_id: Identifier | None = Field(
         default=None, description='Which agent of that user; the engine default is "default".'
     )
+
+
+Offset = Annotated[
+    int, Query(ge=0, le=MAX_OFFSET, description="Items to skip: the start of the page.")
+]
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description='What went wrong, for programs: "not_found", ...')
+    message: str = Field(description="What went wrong and how to fix it, for people.")
+    kinds: list[str] | None = Field(
+        default=None, description="Kinds of content refused (never the values)."
+    )
+    details: list[dict[str, Any]] | None = Field(
+        default=None, description="Per-field validation errors (location, message, type)."
+    )
+
+
+class ErrorBody(BaseModel):
+    """Every failure's body."""
+
+    error: ErrorDetail
 
 
 OptionalScope = Annotated[

@@ -24,7 +24,7 @@ place to search"): the typed stores' ``add`` methods index the record's
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
@@ -64,6 +64,7 @@ __all__ = [
     "EmbeddingCacheStore",
     "EpisodeBrief",
     "EpisodicStore",
+    "ErasureStore",
     "EventStore",
     "GraphStore",
     "KeyStore",
@@ -201,6 +202,11 @@ class MemoryCatalog(ABC):
     def delete(self, scope: Scope, memory_id: str) -> bool:
         """Remove a record and everything hanging off it (vector, keyword entry,
         graph node and edges, retention state, typed rows). False if unknown."""
+
+    @abstractmethod
+    def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
+        """Overwrite one record's unit vector (after its content changed) so every later
+        search ranks it by the new text. False if the record is not in the scope."""
 
     @abstractmethod
     def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
@@ -586,6 +592,10 @@ class ConflictStore(ABC):
         the old memory back."""
 
     @abstractmethod
+    def supersessions(self, scope: Scope) -> list[Supersession]:
+        """Every ``Supersession`` of the scope, oldest first (export)."""
+
+    @abstractmethod
     def superseded(
         self, scope: Scope, memory_ids: Sequence[str], *, at: float | None = None
     ) -> dict[str, str]:
@@ -879,12 +889,58 @@ class VaultStore(ABC):
         """Entries of every scope."""
 
     @abstractmethod
+    def entries(self, scope: Scope) -> list[VaultEntry]:
+        """Every entry of the scope, oldest first."""
+
+    @abstractmethod
     def key_fingerprint(self) -> str | None:
         """The fingerprint of the key the vault was written with (None when new)."""
 
     @abstractmethod
     def set_key_fingerprint(self, fingerprint: str, now: float) -> None:
         """Record the key's fingerprint (the first one recorded stays)."""
+
+
+class ErasureStore(ABC):
+    """Erasure for "forget this person" and "forget this scope" (issue 13).
+
+    Both erase in one transaction and return counts per kind of record: memory kinds
+    ("episodic", "semantic", "procedural", "learning") and the other records by name.
+    Neither leaves the erased values readable through any store; ``scrub`` then makes
+    them unrecoverable from the database's files.
+    """
+
+    @abstractmethod
+    def erase_matching(
+        self,
+        scope: Scope,
+        matches: Callable[[str], bool],
+        tokens: Sequence[str],
+        now: float,
+        tokens_in: Callable[[str], Iterable[str]] = lambda text: (),
+    ) -> dict[str, int]:
+        """Erase what the scope holds about a person: every memory any of whose text
+        ``matches`` (content, context, metadata, a fact's terms, a procedure's steps,
+        tags, sources ...) with everything hanging off it and the records that name it
+        (history, duplicate attempts, decision links, salience updates, co-retrievals);
+        every other record of the scope whose text matches (conflicts, review flags,
+        decision traces, salience updates, history, duplicate attempts, known
+        participants, supersessions); the vault entries of ``tokens``, and of the
+        tokens (found in a text by ``tokens_in``) that only erased records used. Event payloads
+        that match are replaced by ``{"erased": true}`` (the event stays, so each scope's
+        sequence keeps no gaps). The embedding cache, whose vectors are of texts it
+        cannot name, is emptied."""
+
+    @abstractmethod
+    def erase_scope(self, scope: Scope, now: float) -> dict[str, int]:
+        """Erase every record of the scope, its events and vault included; the
+        embedding cache is emptied. API keys are administration and stay."""
+
+    @abstractmethod
+    def scrub(self) -> tuple[bool, bool]:
+        """Leave no erased byte in the database's files (a checkpoint that empties the
+        write-ahead log, then a rewrite of the file); returns (checkpointed, vacuumed),
+        False where another connection kept the database busy."""
 
 
 class Storage(ABC):
@@ -904,6 +960,7 @@ class Storage(ABC):
     events: EventStore
     lifecycle: LifecycleStore
     vault: VaultStore
+    erasure: ErasureStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
@@ -913,6 +970,12 @@ class Storage(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the database; further calls raise StorageError."""
+
+    @abstractmethod
+    def backup(self, target: str) -> int:
+        """Copy the whole store, online, to a new database at ``target`` (a path that
+        must not exist yet): one consistent snapshot holding every write committed
+        before the call, taken while other writers go on. Returns its size in bytes."""
 
     def __enter__(self) -> Storage:
         return self

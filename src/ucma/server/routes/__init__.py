@@ -10,7 +10,9 @@ from fastapi import APIRouter
 from ucma.server.routes import (
     chat,
     conflicts,
+    conventions,
     decisions,
+    erasure,
     events,
     exchange,
     facts,
@@ -30,6 +32,7 @@ __all__ = ["ROUTERS"]
 ROUTERS: tuple[APIRouter, ...] = (
     service.router,
     memories.router,
+    conventions.router,
     recall.router,
     facts.router,
     conflicts.router,
@@ -43,4 +46,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     lifecycle.router,
     exchange.router,
     privacy.router,
+    erasure.router,
 )

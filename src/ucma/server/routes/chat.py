@@ -8,8 +8,9 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import ScopedBody, Text
+from ucma.server.schemas import ResultLimit, ScopedBody, Text
 
 __all__ = ["router"]
 
@@ -27,12 +28,14 @@ class ChatRequest(ScopedBody):
     )
 
     message: Text = Field(description="The question, as the user asked it.")
-    limit: int | None = Field(default=None, ge=1, description="Most memories to consult.")
+    limit: ResultLimit | None = Field(
+        default=None, description="Most memories to consult (default 10)."
+    )
     entity: Text | None = Field(default=None, description="Restrict to memories about this.")
 
 
 class ChatResponse(BaseModel):
-    """Seed 002's response: the answer and every conflict it had to settle."""
+    """The answer and every conflict it had to settle, with what the user must choose."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -59,12 +62,15 @@ class ChatResponse(BaseModel):
 @router.post("/chat")
 async def chat(body: ChatRequest, engine: Engine, key: Caller) -> ChatResponse:
     """Answer the message from memory: the best current memories (facts checked against
-    the sources of truth), only the conflicts that concern them in seed 002's shape,
-    review caveats; "I don't know" when recall is not confident."""
+    the sources of truth), the conflicts that concern them, caveats about memories
+    under review; "I don't know" when recall is not confident."""
     answer = await engine.answer(
         body.message,
         limit=body.limit,
         entity=body.entity,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return ChatResponse(**answer.to_dict())
+    report = answer.to_dict()
+    for kind in ("facts", "procedures"):
+        report[kind] = [serialization.with_iso_times(record) for record in report[kind]]
+    return ChatResponse(**report)

@@ -10,8 +10,10 @@ from ucma.conflicts.reports import review_flag_to_dict
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.facts import FactAssertionResponse
 from ucma.server.schemas import (
+    IDENTIFIER_PATTERN,
     MAX_ID_CHARS,
     AgentQuery,
+    Offset,
     Page,
     ScopedBody,
     Text,
@@ -46,15 +48,15 @@ async def list_conflicts(
     key: Caller,
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
-    subject: Annotated[str | None, Query(min_length=1)] = None,
-    predicate: Annotated[str | None, Query(min_length=1)] = None,
+    subject: Annotated[str | None, Query(min_length=1, pattern=IDENTIFIER_PATTERN)] = None,
+    predicate: Annotated[str | None, Query(min_length=1, pattern=IDENTIFIER_PATTERN)] = None,
     status: Annotated[
         ConflictStatus | None, Query(description='"pending": what waits for the user.')
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
+    offset: Offset = 0,
 ) -> Page:
-    """Recorded conflicts, newest first, a page at a time (seed 002's JSON shape each)."""
+    """Recorded conflicts, newest first, a page at a time."""
     found = await engine.conflicts(
         subject=subject,
         predicate=predicate,
@@ -66,7 +68,10 @@ async def list_conflicts(
     return page_of(items, limit, offset, more=len(found) > offset + limit)
 
 
-@router.post("/conflicts/{conflict_id}/resolve")
+@router.post(
+    "/conflicts/{conflict_id}/resolve",
+    responses={409: {"description": "The conflict is already settled (`conflict_not_pending`)."}},
+)
 async def resolve_conflict(
     conflict_id: ConflictId, body: ResolveConflictRequest, engine: Engine, key: Caller
 ) -> FactAssertionResponse:
@@ -87,7 +92,7 @@ async def review_flags(
     agent_id: AgentQuery = None,
     include_cleared: bool = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
+    offset: Offset = 0,
 ) -> Page:
     """Memories flagged for review because a fact they rest on was superseded, newest
     first; they rank lower until cleared."""

@@ -12,10 +12,14 @@ from ucma.learning.records import OutcomeSignal
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import MemoryId
 from ucma.server.schemas import (
+    IDENTIFIER_PATTERN,
     MAX_ID_CHARS,
     AgentQuery,
+    Count,
     Identifier,
     JsonObject,
+    Number,
+    Offset,
     Page,
     ScopedBody,
     Text,
@@ -53,17 +57,20 @@ class DecideRequest(ScopedBody):
     )
 
     memory_ids: list[Identifier] = Field(
-        min_length=1, max_length=100, description="Memories of this scope the decision used."
+        min_length=1,
+        max_length=100,
+        json_schema_extra={"uniqueItems": True},
+        description="Memories of this scope the decision used, each once.",
     )
-    memory_scores: list[float] | dict[Identifier, float] | None = Field(
+    memory_scores: list[Number] | dict[Identifier, Number] | None = Field(
         default=None,
         description="How much each memory counted (one per id, a list in order or a map); "
         "normalised to sum 1. Default equal.",
     )
     decision_type: Identifier = "recommendation"
     summary: Text = Field(description="What was decided, without personal data.")
-    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    alternatives_count: int = Field(default=0, ge=0, le=1_000_000)
+    confidence: Number = Field(default=0.5, ge=0.0, le=1.0)
+    alternatives_count: Count = Field(default=0, ge=0, le=1_000_000)
     retrieval_id: Identifier | None = Field(
         default=None, description="The `retrieval_id` of the recall the memories came from."
     )
@@ -87,7 +94,7 @@ class DecisionOutcomeRequest(ScopedBody):
         },
     )
 
-    quality: float = Field(ge=-1.0, le=1.0, description="-1 (harmful) to 1 (excellent).")
+    quality: Number = Field(ge=-1.0, le=1.0, description="-1 (harmful) to 1 (excellent).")
     signal: OutcomeSignal = Field(description="How the outcome was observed.")
     feedback: Text | None = None
 
@@ -103,7 +110,8 @@ class OutcomeResponse(BaseModel):
 @router.post("/decisions", status_code=201)
 async def decide(body: DecideRequest, engine: Engine, key: Caller) -> dict[str, Any]:
     """Record a decision; returns its trace (pass its `id` to the outcome route).
-    404 if a memory id is not in this scope."""
+    404 if a memory id is not in this scope; 422 unless `memory_scores` gives one score
+    per memory id."""
     trace = await engine.decide(
         body.memory_ids,
         body.memory_scores,
@@ -118,7 +126,15 @@ async def decide(body: DecideRequest, engine: Engine, key: Caller) -> dict[str, 
     return trace.to_dict()
 
 
-@router.post("/decisions/{decision_id}/outcome")
+@router.post(
+    "/decisions/{decision_id}/outcome",
+    responses={
+        409: {
+            "description": "The decision already has its outcome "
+            "(`outcome_already_recorded`) or its window has closed (`outcome_window_closed`)."
+        }
+    },
+)
 async def outcome(
     decision_id: DecisionId, body: DecisionOutcomeRequest, engine: Engine, key: Caller
 ) -> OutcomeResponse:
@@ -144,9 +160,11 @@ async def list_decisions(
     observed: Annotated[bool | None, Query(description="Only with (or without) an outcome.")] = (
         None
     ),
-    decision_type: Annotated[str | None, Query(min_length=1, max_length=MAX_ID_CHARS)] = None,
+    decision_type: Annotated[
+        str | None, Query(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER_PATTERN)
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=100_000)] = 0,
+    offset: Offset = 0,
 ) -> Page:
     """Decision traces, newest first, a page at a time."""
     traces = await engine.traces(

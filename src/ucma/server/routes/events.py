@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import MAX_ID_CHARS, AgentQuery, UserQuery
+from ucma.server.schemas import AgentQuery, Identifier, UserQuery
 
 __all__ = ["router"]
 
@@ -33,7 +33,7 @@ async def events(
         int, Query(ge=0, le=2**62, description="Only events after this sequence number.")
     ] = 0,
     types: Annotated[
-        list[Annotated[str, Query(min_length=1, max_length=MAX_ID_CHARS)]] | None,
+        list[Identifier] | None,
         Query(description='Only these event types, e.g. "outcome.observed".'),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,

@@ -29,10 +29,8 @@ JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-li
 #: Longest line accepted in an import body by default (a record's content, metadata and
 #: vector fit well within it); the engine's ``LimitsConfig.max_import_line_bytes`` rules.
 MAX_LINE_BYTES = LimitsConfig().max_import_line_bytes
-_EXAMPLE = (
-    '{"type": "header", "format": "ucma-jsonl", "version": 1, "model": "...", "dimension": 384}\n'
-    '{"type": "memory", "record": {"kind": "episodic", "id": "ep_...", "...": "..."}}\n'
-)
+#: The smallest export: a header and no records (an export names each record's fields).
+_EXAMPLE = '{"type": "header", "format": "ucma-jsonl", "version": 1}\n'
 
 
 class ImportResponse(BaseModel):
@@ -106,10 +104,11 @@ async def import_(
     """Load an export (the body, JSON Lines) into the scope, keeping ids.
 
     Records already present are skipped, so re-sending an interrupted import resumes it;
-    vectors from another embedding model are recomputed. A bad line is a 422 naming it
-    (the chunks before it stay written); a line nested deeper, longer, or more lines or
-    blank lines than ``LimitsConfig`` allows is a 413 ``input_limit_exceeded``, refused
-    before it is parsed.
+    vectors from another embedding model are recomputed. A body that is not an export
+    (no header first, or a line that is not a record of one) is a 422 whose message
+    begins "request body" and names the line (the chunks before it stay written). A
+    line nested deeper, longer, or more lines or blank lines than ``LimitsConfig``
+    allows is a 413 ``input_limit_exceeded``, refused before it is parsed.
     """
     scope = scope_for(key, user_id, agent_id)
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()

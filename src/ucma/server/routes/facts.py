@@ -9,9 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
+    IDENTIFIER_PATTERN,
     AgentQuery,
     Identifier,
     JsonObject,
+    Moment,
+    Number,
     Page,
     ScopedBody,
     Text,
@@ -24,7 +27,14 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["facts"])
 
-Entity = Annotated[str, Query(min_length=1, description="Subject or object, case-insensitive.")]
+Entity = Annotated[
+    str,
+    Query(
+        min_length=1,
+        pattern=IDENTIFIER_PATTERN,
+        description="Subject or object, case-insensitive.",
+    ),
+]
 
 
 class AssertFactRequest(ScopedBody):
@@ -48,19 +58,19 @@ class AssertFactRequest(ScopedBody):
     subject: Text
     predicate: Text
     object: Text
-    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    confidence: Number = Field(default=0.8, ge=0.0, le=1.0)
     source_episode_ids: list[Identifier] = Field(
         default_factory=list, description="Episodes of this scope the fact was drawn from."
     )
     provenance: Provenance = Provenance.USER_STATED
-    valid_from: float | None = Field(default=None, allow_inf_nan=False)
-    valid_until: float | None = Field(default=None, allow_inf_nan=False)
+    valid_from: Moment | None = None
+    valid_until: Moment | None = None
     content: Text | None = Field(default=None, description='Text form; default "S P O".')
     metadata: JsonObject = None
 
 
 class FactAssertionResponse(BaseModel):
-    """Seed 002's report of a fact write."""
+    """What a fact write did: the fact as stored and any conflict it raised."""
 
     response: str = Field(description='What happened, in a sentence ("Noted: ...").')
     fact: dict[str, Any] = Field(description="The fact as stored; `status` says if it lost.")
@@ -83,8 +93,8 @@ class FactPage(Page):
 
 
 def _fact_page(facts: Any, limit: int, offset: int) -> FactPage:
-    report = facts.to_dict()  # a FactList: facts plus seed 002's conflict fields
-    items = report.pop("facts")[offset : offset + limit]
+    report = facts.to_dict()  # a FactList: facts plus the conflict fields
+    items = [serialization.with_iso_times(f) for f in report.pop("facts")[offset : offset + limit]]
     page = page_of(items, limit, offset, more=len(facts) > offset + limit)
     return FactPage(**page.model_dump(), **report)
 
@@ -94,8 +104,9 @@ async def assert_fact(
     body: AssertFactRequest, engine: Engine, key: Caller
 ) -> FactAssertionResponse:
     """Assert (or reinforce) a fact. A new value for a single-valued predicate is a
-    conflict: resolved by seed 002's rules, or left pending for the user (then
-    `disambiguation_required` is true and `options` lists the values)."""
+    conflict: resolved by the conflict rules (docs/conflicts.md), or left pending for
+    the user (then `disambiguation_required` is true and `options` lists the values).
+    `valid_until` must not be before `valid_from` (422 otherwise)."""
     result = await engine.assert_fact_detailed(
         body.subject,
         body.predicate,
@@ -109,7 +120,9 @@ async def assert_fact(
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return FactAssertionResponse(**result.to_dict())
+    report = result.to_dict()
+    report["fact"] = serialization.with_iso_times(report["fact"])
+    return FactAssertionResponse(**report)
 
 
 @router.get("/facts")
@@ -133,7 +146,9 @@ async def facts_about(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> FactPage:
     """Current facts with the entity as subject or object (or those believed `as_of` a
-    moment), a page at a time, with the conflicts that touch them."""
+    moment), a page at a time, with the conflicts that touch them.
+
+    `as_of` and `include_history` cannot be combined (422)."""
     facts = await engine.facts_about(
         entity,
         as_of=as_of,
@@ -145,8 +160,8 @@ async def facts_about(
 
 @router.get("/facts/history")
 async def fact_history(
-    subject: Annotated[str, Query(min_length=1)],
-    predicate: Annotated[str, Query(min_length=1)],
+    subject: Annotated[str, Query(min_length=1, pattern=IDENTIFIER_PATTERN)],
+    predicate: Annotated[str, Query(min_length=1, pattern=IDENTIFIER_PATTERN)],
     engine: Engine,
     key: Caller,
     user_id: UserQuery = None,
@@ -173,5 +188,5 @@ async def traverse(
 ) -> Page:
     """Facts reachable from the entity along subject -> object links, a page at a time."""
     facts = await engine.traverse(entity, max_hops=max_hops, **scope_for(key, user_id, agent_id))
-    items = [serialization.record_to_dict(f) for f in facts[offset : offset + limit]]
+    items = [serialization.record_to_api_dict(f) for f in facts[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(facts) > offset + limit)

@@ -11,6 +11,7 @@ from ucma.server.routes.memories import MemoryId
 from ucma.server.schemas import (
     AgentQuery,
     Identifier,
+    Number,
     OptionalScope,
     ScopedBody,
     UserQuery,
@@ -53,7 +54,7 @@ class LinkRequest(ScopedBody):
     source_id: Identifier
     target_id: Identifier
     edge_type: Identifier
-    weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    weight: Number = Field(default=1.0, ge=0.0, le=1.0)
 
 
 class ImportanceResponse(BaseModel):
@@ -68,7 +69,7 @@ async def related(
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     max_hops: Annotated[int, Query(ge=1, le=10)] = 2,
-    edge_types: Annotated[list[str] | None, Query()] = None,
+    edge_types: Annotated[list[Identifier] | None, Query()] = None,
     min_weight: Annotated[float, Query(ge=0.0, le=1.0)] = 0.0,
 ) -> RelatedResponse:
     """Memories reachable along outgoing edges, best path first; 404 for an unknown id."""
@@ -81,7 +82,7 @@ async def related(
     )
     return RelatedResponse(
         results=[
-            Related(memory=serialization.record_to_dict(record), weight=weight, hops=hops)
+            Related(memory=serialization.record_to_api_dict(record), weight=weight, hops=hops)
             for record, weight, hops in found
         ]
     )

@@ -13,6 +13,7 @@ from ucma.server.schemas import (
     AgentQuery,
     Identifier,
     JsonObject,
+    Number,
     Page,
     ScopedBody,
     Text,
@@ -51,8 +52,8 @@ class LearnRequest(ScopedBody):
         default_factory=list, description="Memories of this scope the lesson came from."
     )
     applicability: list[Identifier] = Field(default_factory=list, description="Tags it fits.")
-    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
-    impact_score: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: Number = Field(default=0.5, ge=0.0, le=1.0)
+    impact_score: Number = Field(default=0.5, ge=0.0, le=1.0)
     metadata: JsonObject = None
 
 
@@ -70,7 +71,7 @@ async def learn(body: LearnRequest, engine: Engine, key: Caller) -> dict[str, An
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return serialization.record_to_dict(learning)
+    return serialization.record_to_api_dict(learning)
 
 
 @router.post("/learnings/{learning_id}/validate")
@@ -81,14 +82,16 @@ async def validate_learning(
     learning = await engine.validate_learning(
         learning_id, body.success, **scope_for(key, body.user_id, body.agent_id)
     )
-    return serialization.record_to_dict(learning)
+    return serialization.record_to_api_dict(learning)
 
 
 @router.get("/learnings")
 async def find_learnings(
     engine: Engine,
     key: Caller,
-    tags: Annotated[list[str], Query(min_length=1, description="Tags the lessons apply to.")],
+    tags: Annotated[
+        list[Identifier], Query(min_length=1, description="Tags the lessons apply to.")
+    ],
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     learning_type: LearningType | None = None,
@@ -103,4 +106,4 @@ async def find_learnings(
         limit=limit,
         **scope_for(key, user_id, agent_id),
     )
-    return page_of([serialization.record_to_dict(lr) for lr in found], limit, 0, more=False)
+    return page_of([serialization.record_to_api_dict(lr) for lr in found], limit, 0, more=False)

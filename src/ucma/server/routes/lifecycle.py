@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from ucma.server.auth import Caller, Engine
-from ucma.server.schemas import OptionalScope, ScopedBody, scope_of
+from ucma.server.schemas import Flag, OptionalScope, ScopedBody, scope_of
 
 __all__ = ["router"]
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/v1", tags=["lifecycle"])
 
 
 class ForgetRequest(ScopedBody):
-    dry_run: bool = Field(
+    dry_run: Flag = Field(
         default=False,
         description="List what would be archived and purged, and why; change nothing.",
     )

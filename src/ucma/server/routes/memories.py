@@ -12,9 +12,14 @@ from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
     MAX_ID_CHARS,
     AgentQuery,
+    Flag,
     Identifier,
     JsonObject,
+    Moment,
+    Number,
+    Offset,
     Page,
+    ResultLimit,
     ScopedBody,
     Text,
     UserQuery,
@@ -38,8 +43,8 @@ class Observation(BaseModel):
     source: Identifier = Field(
         default="user", description='Who produced it: "user", "assistant", "tool_result"...'
     )
-    timestamp: float | None = Field(
-        default=None, allow_inf_nan=False, description="When it happened, epoch seconds (UTC)."
+    timestamp: Moment | None = Field(
+        default=None, description="When it happened, epoch seconds (UTC)."
     )
     metadata: JsonObject = None
     session_id: Identifier | None = Field(
@@ -89,10 +94,18 @@ class ObserveBatchRequest(ScopedBody):
 
 
 class ObservationResponse(BaseModel):
-    id: str
+    """What happened to one input: stored as a new memory, merged into an existing one
+    (``merged_into``), or skipped as chit-chat (``stored`` false: not important enough)."""
+
+    id: str = Field(description="The memory that holds it (the existing one when merged).")
     stored: bool
     importance: float
     temporal_level: int
+    merged_into: str | None = Field(
+        default=None,
+        description="Set when the input nearly duplicated this memory, which was reinforced "
+        "instead of storing a second copy.",
+    )
 
 
 class ObserveBatchResponse(BaseModel):
@@ -110,17 +123,19 @@ class RememberRequest(ScopedBody):
     )
 
     query: Text
-    limit: int | None = Field(default=None, ge=1, description="Most results (engine default 10).")
+    limit: ResultLimit | None = Field(
+        default=None, description="Most results (default 10)."
+    )
     mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
     kinds: list[MemoryKind] | None = None
-    time_range: tuple[float, float] | None = Field(
+    time_range: tuple[Moment, Moment] | None = Field(
         default=None, description="[start, end] in epoch seconds; only memories in it."
     )
     entity: Text | None = None
     tags: list[Identifier] | None = None
-    include_graph_neighbors: bool = True
-    min_importance: float = Field(default=0.0, ge=0.0, le=1.0)
-    include_superseded: bool = Field(
+    include_graph_neighbors: Flag = True
+    min_importance: Number = Field(default=0.0, ge=0.0, le=1.0)
+    include_superseded: Flag = Field(
         default=False, description="Also return memories that newer ones replaced (history)."
     )
 
@@ -171,7 +186,9 @@ async def observe_batch(
 
 @router.post("/remember")
 async def remember(body: RememberRequest, engine: Engine, key: Caller) -> RememberResponse:
-    """Retrieve the memories most relevant to a query, best first."""
+    """Retrieve the memories most relevant to a query, best first.
+
+    A `time_range` is [start, end] with start <= end (422 otherwise)."""
     hits = await engine.remember(
         body.query,
         limit=body.limit,
@@ -188,6 +205,12 @@ async def remember(body: RememberRequest, engine: Engine, key: Caller) -> Rememb
     return RememberResponse(results=[serialization.hit_to_dict(hit) for hit in hits])
 
 
+class MemoryListPage(Page):
+    """A page of memories; ``total`` counts every memory the listing covers."""
+
+    total: int
+
+
 @router.get("/memories")
 async def list_memories(
     engine: Engine,
@@ -198,17 +221,24 @@ async def list_memories(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
     include_archived: bool = False,
-) -> Page:
-    """The scope's memories, oldest first, a page at a time."""
-    records = await engine.list(
+    run_id: Annotated[
+        str | None,
+        Query(min_length=1, max_length=MAX_ID_CHARS, description="Only this run's memories."),
+    ] = None,
+) -> MemoryListPage:
+    """The scope's memories, oldest first, a page at a time, with the total."""
+    page = await engine.get_all(
         kind=kind,
-        limit=limit + 1,
+        limit=limit,
         offset=offset,
         include_archived=include_archived,
+        run_id=run_id,
         **scope_for(key, user_id, agent_id),
     )
-    items = [serialization.record_to_dict(r) for r in records[:limit]]
-    return page_of(items, limit, offset, more=len(records) > limit)
+    items = [serialization.record_to_api_dict(r) for r in page.items]
+    return MemoryListPage(
+        **page_of(items, limit, offset, more=page.has_more).model_dump(), total=page.total
+    )
 
 
 @router.get("/memories/{memory_id}")
@@ -221,7 +251,7 @@ async def get_memory(
 ) -> dict[str, Any]:
     """One memory of the scope, any kind; 404 if it is not in this scope."""
     record = await engine.get(memory_id, **scope_for(key, user_id, agent_id))
-    return serialization.record_to_dict(record)
+    return serialization.record_to_api_dict(record)
 
 
 @router.delete("/memories/{memory_id}", status_code=204)
@@ -246,12 +276,14 @@ async def episodes_between(
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> Page:
-    """Episodes that happened in [start, end], oldest first, a page at a time."""
+    """Episodes that happened in [start, end], oldest first, a page at a time.
+
+    `end` must not be before its start (422 otherwise)."""
     episodes = await engine.episodes_between(
         start, end, limit=offset + limit + 1, **scope_for(key, user_id, agent_id)
     )
     page = episodes[offset : offset + limit]
-    items = [serialization.record_to_dict(e) for e in page]
+    items = [serialization.record_to_api_dict(e) for e in page]
     return page_of(items, limit, offset, more=len(episodes) > offset + limit)

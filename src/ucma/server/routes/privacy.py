@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import Identifier, ScopedBody, Text
 
@@ -48,7 +49,14 @@ async def reveal_text(body: RevealRequest, engine: Engine, key: Caller) -> Revea
 
 @router.get("/tokens/{token}", responses={404: {"description": "No such token in this scope."}})
 async def reveal_token(
-    token: Annotated[str, Path(max_length=80, description="A token, e.g. [email_3f2a9c1b].")],
+    token: Annotated[
+        str,
+        Path(
+            max_length=80,
+            pattern=f"^{TOKEN_PATTERN.pattern}$",
+            description="A token, e.g. [email_3f2a9c1b].",
+        ),
+    ],
     engine: Engine,
     key: Caller,
     user_id: Annotated[Identifier | None, Query()] = None,

@@ -10,6 +10,8 @@ from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import MemoryId
 from ucma.server.schemas import (
     AgentQuery,
+    Count,
+    Flag,
     Identifier,
     JsonObject,
     Page,
@@ -33,7 +35,7 @@ class Step(BaseModel):
     action_spec: JsonObject = None
     success_criteria: str = ""
     on_failure: Identifier = "retry"
-    max_retries: int = Field(default=3, ge=0, le=100)
+    max_retries: Count = Field(default=3, ge=0, le=100)
 
 
 class AddProcedureRequest(ScopedBody):
@@ -69,7 +71,7 @@ class OutcomeRequest(ScopedBody):
         extra="forbid", json_schema_extra={"examples": [{"user_id": "alice", "success": True}]}
     )
 
-    success: bool
+    success: Flag
 
 
 @router.post("/procedures", status_code=201)
@@ -84,7 +86,7 @@ async def add_procedure(body: AddProcedureRequest, engine: Engine, key: Caller) 
         metadata=body.metadata,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return serialization.record_to_dict(procedure)
+    return serialization.record_to_api_dict(procedure)
 
 
 @router.post("/procedures/{procedure_id}/outcome")
@@ -95,14 +97,14 @@ async def record_outcome(
     procedure = await engine.record_procedure_outcome(
         procedure_id, body.success, **scope_for(key, body.user_id, body.agent_id)
     )
-    return serialization.record_to_dict(procedure)
+    return serialization.record_to_api_dict(procedure)
 
 
 @router.get("/procedures")
 async def find_procedures(
     engine: Engine,
     key: Caller,
-    tags: Annotated[list[str], Query(min_length=1, description="Trigger tags to match.")],
+    tags: Annotated[list[Identifier], Query(min_length=1, description="Trigger tags to match.")],
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     min_success_rate: Annotated[float, Query(ge=0.0, le=1.0)] = 0.0,
@@ -113,5 +115,5 @@ async def find_procedures(
     found = await engine.find_procedures(
         tags, min_success_rate=min_success_rate, **scope_for(key, user_id, agent_id)
     )
-    items = [serialization.record_to_dict(p) for p in found[offset : offset + limit]]
+    items = [serialization.record_to_api_dict(p) for p in found[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(found) > offset + limit)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import RememberRequest
+from ucma.server.schemas import CascadeDepth, Flag, Fraction, Moment
 
 __all__ = ["router"]
 
@@ -32,23 +33,22 @@ class RecallRequest(RememberRequest):
         },
     )
 
-    cascade: bool = Field(
+    cascade: Flag = Field(
         default=True,
         description="Search further memory layers when the primary layer's confidence is low.",
     )
-    confidence_threshold: float | None = Field(
-        default=None, ge=0.0, le=1.0, description="Cascade below this confidence (default 0.5)."
+    confidence_threshold: Fraction | None = Field(
+        default=None, description="Cascade below this confidence (default 0.5)."
     )
-    max_cascade_depth: int | None = Field(
-        default=None, ge=0, le=10, description="Most secondary layers to search (default 2)."
+    max_cascade_depth: CascadeDepth | None = Field(
+        default=None, description="Most secondary layers to search (default 2)."
     )
-    reference_time: float | None = Field(
+    reference_time: Moment | None = Field(
         default=None,
-        allow_inf_nan=False,
         description='"Last week", "yesterday"... are read relative to this (epoch seconds; '
         "default now).",
     )
-    explain: bool = Field(default=False, description="Add the plan and per-hit channel scores.")
+    explain: Flag = Field(default=False, description="Add the plan and per-hit channel scores.")
 
 
 class RecallResponse(BaseModel):
@@ -68,8 +68,10 @@ class RecallResponse(BaseModel):
 
 @router.post("/recall")
 async def recall(body: RecallRequest, engine: Engine, key: Caller) -> RecallResponse:
-    """Recall with seed 004's cascade: the query is classified, searched in its primary
-    layer and, below the confidence threshold, in secondary layers."""
+    """Cascading recall: the query is classified, searched in its primary memory layer
+    and, below the confidence threshold, in secondary layers.
+
+    A `time_range` is [start, end] with start <= end (422 otherwise)."""
     result = await engine.recall(
         body.query,
         limit=body.limit,

@@ -27,7 +27,7 @@ class HealthResponse(BaseModel):
 async def health(engine: Engine, request: Request) -> HealthResponse:
     """Liveness, version and embedding model; needs no key. The database path is shown in
     local mode only."""
-    keys = request.app.state.access.require_keys
+    keys = await request.app.state.access.keys_required()
     return HealthResponse(
         status="ok",
         version=ucma.__version__,
@@ -50,6 +50,6 @@ async def stats(
     buffer, query-embedding cache); to a key they are never shown, since they move with
     every tenant's writes and questions."""
     result = await engine.stats(**scope_for(key, user_id, agent_id))
-    if key is None and not request.app.state.access.require_keys:
+    if key is None and not await request.app.state.access.keys_required():
         result["process"] = engine.process_stats()
     return result

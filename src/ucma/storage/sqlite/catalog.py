@@ -20,6 +20,7 @@ from ucma.storage.sqlite.codec import (
     vector_from_blob,
 )
 from ucma.storage.sqlite.connection import Database
+from ucma.storage.sqlite.memories import check_vector
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
@@ -119,6 +120,21 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             if row is None:
                 return False
             self._index.removed(conn, scope, [row[0]])
+        return True
+
+    def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
+        matrix = check_vector(vector, self._index.dimension)
+        with self._db.write() as conn:
+            row = conn.execute(
+                "SELECT seq FROM memories WHERE id = ? AND user_id = ? AND agent_id = ?",
+                (memory_id, scope.user_id, scope.agent_id),
+            ).fetchone()
+            if row is None:
+                return False
+            conn.execute(
+                "UPDATE vectors SET vector = ? WHERE seq = ?", (matrix[0].tobytes(), row[0])
+            )
+            self._index.revectored(conn, scope)
         return True
 
     def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:

@@ -8,6 +8,7 @@ deleted fact takes its conflicts, review flags and supersessions with it. ``subj
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import time
@@ -286,6 +287,15 @@ class SQLiteConflictStore(ConflictStore):
             ).rowcount
 
     # -- supersession of whole memories ------------------------------------------------
+
+    def supersessions(self, scope: Scope) -> builtins.list[Supersession]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id, superseded_by, superseded_at, reason FROM supersessions "
+                "WHERE user_id = ? AND agent_id = ? ORDER BY superseded_at, memory_id",
+                (scope.user_id, scope.agent_id),
+            ).fetchall()
+        return [Supersession(str(m), str(b), float(at), str(r)) for m, b, at, r in rows]
 
     def supersede(self, scope: Scope, entries: Sequence[Supersession]) -> None:
         rows = [

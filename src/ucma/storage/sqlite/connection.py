@@ -84,15 +84,15 @@ class Database:
         self._doomed = False
         self._listeners: list[TransactionListener] = []
         self._conn: sqlite3.Connection | None = self._connect()
-        self._checkpointer = Checkpointer(self.path) if self._on_disk else None
+        self._checkpointer = Checkpointer(self.path) if self.on_disk else None
 
     @property
-    def _on_disk(self) -> bool:
+    def on_disk(self) -> bool:
         """A plain file path (not ``:memory:`` or a ``file:`` URI)."""
         return self.path != ":memory:" and not self.path.startswith("file:")
 
     def _connect(self) -> sqlite3.Connection:
-        if self._on_disk:
+        if self.on_disk:
             parent = Path(self.path).absolute().parent
             if not parent.is_dir():
                 raise StorageError(
@@ -108,7 +108,7 @@ class Database:
             )
         try:
             with translate_errors(f"configuring {self.path!r}"):
-                for pragma in (*_PRAGMAS, *((_BACKGROUND_CHECKPOINTS,) if self._on_disk else ())):
+                for pragma in (*_PRAGMAS, *((_BACKGROUND_CHECKPOINTS,) if self.on_disk else ())):
                     conn.execute(pragma).fetchall()
         except BaseException:
             conn.close()

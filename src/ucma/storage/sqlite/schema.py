@@ -25,6 +25,8 @@ Layout (DESIGN.md "One place to search"):
 - ``vault`` (migration 9) holds the content guard's tokenised values per scope: the
   token, a keyed hash (blind index) and the original encrypted with the operator's key;
   ``vault_keys`` the fingerprint of that key.
+- ``erasures`` (migration 10) logs each erasure of a person or a scope (counts only);
+  while one is open inside its transaction, the event log may be redacted.
 """
 
 from __future__ import annotations
@@ -736,4 +738,47 @@ def add_vault(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX vault_digest ON vault (user_id, agent_id, digest)")
     conn.execute(
         "CREATE TABLE vault_keys (fingerprint TEXT PRIMARY KEY, created_at REAL NOT NULL)"
+    )
+
+
+# -- migration 10: erasure (issue 13) -------------------------------------------
+#
+# Forgetting a person or a scope must reach the event log too, which is otherwise
+# append-only. ``erasures`` records each erasure (what was targeted, when, the counts;
+# never what was erased). While one is open (``finished_at`` NULL, only ever inside the
+# erasing transaction, so no other connection sees it open) the immutability triggers
+# let events be redacted or removed; at any other time they refuse as before.
+
+_OPEN_ERASURE = "EXISTS (SELECT 1 FROM erasures WHERE finished_at IS NULL)"
+
+
+@migrations.migration(10)
+def add_erasures(conn: sqlite3.Connection) -> None:
+    """The erasure log, and event immutability that yields to an open erasure only."""
+    conn.execute(
+        """
+        CREATE TABLE erasures (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            target TEXT NOT NULL CHECK (target IN ('person', 'scope')),
+            started_at REAL NOT NULL,
+            finished_at REAL,
+            counts TEXT NOT NULL DEFAULT '{}'
+        )
+        """
+    )
+    conn.execute("DROP TRIGGER events_immutable_update")
+    conn.execute("DROP TRIGGER events_immutable_delete")
+    conn.execute(
+        f"""
+        CREATE TRIGGER events_immutable_update BEFORE UPDATE ON events
+        WHEN NOT {_OPEN_ERASURE}
+        BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
+        """
+    )
+    conn.execute(
+        f"""
+        CREATE TRIGGER events_immutable_delete BEFORE DELETE ON events
+        WHEN NOT {_OPEN_ERASURE}
+        BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
+        """
     )

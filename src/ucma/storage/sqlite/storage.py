@@ -9,11 +9,13 @@ from contextlib import AbstractContextManager, contextmanager
 
 from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
+from ucma.storage.sqlite.erasure import SQLiteErasureStore
 from ucma.storage.sqlite.events import SQLiteEventStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
@@ -77,6 +79,7 @@ class SQLiteStorage(Storage):
         self.keys = SQLiteKeyStore(self._db)
         self.lifecycle = SQLiteLifecycleStore(self._db)
         self.vault = SQLiteVaultStore(self._db)
+        self.erasure = SQLiteErasureStore(self._db, self._index)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
@@ -121,6 +124,14 @@ class SQLiteStorage(Storage):
         ``StorageError``.
         """
         return self._transaction()
+
+    def backup(self, target: str) -> int:
+        """Copy the store to ``target`` through SQLite's backup API (backup.py): a file
+        database through a connection of its own, so this one's writes go on."""
+        if self._db.on_disk:
+            return backup_database(self._db.path, target)
+        with self._db.read() as conn:
+            return backup_database(conn, target)
 
     def close(self) -> None:
         """Close the file (idempotent); later calls raise ``StorageError``."""

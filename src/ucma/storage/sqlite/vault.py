@@ -65,6 +65,18 @@ class SQLiteVaultStore(VaultStore):
         with self._db.read() as conn:
             return int(conn.execute("SELECT count(*) FROM vault").fetchone()[0])
 
+    def entries(self, scope: Scope) -> list[VaultEntry]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT token, kind, digest, ciphertext, created_at FROM vault "
+                "WHERE user_id = ? AND agent_id = ? ORDER BY created_at, token",
+                (scope.user_id, scope.agent_id),
+            ).fetchall()
+        return [
+            VaultEntry(str(token), str(kind), str(digest), bytes(blob), float(created))
+            for token, kind, digest, blob, created in rows
+        ]
+
     def key_fingerprint(self) -> str | None:
         with self._db.read() as conn:
             row = conn.execute(

@@ -52,8 +52,12 @@ logger = logging.getLogger(__name__)
 KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
 _KIND_BY_VALUE = {kind.value: code for kind, code in KIND_CODES.items()}
 
+# A scope's first counter starts above the floor erasure leaves (erasure.py), so a scope
+# erased and written again never shows a version some cache holds from before.
 _BUMP_VERSION = """
-INSERT INTO scope_versions (user_id, agent_id, version) VALUES (?, ?, 1)
+INSERT INTO scope_versions (user_id, agent_id, version)
+VALUES (?, ?, 1 + COALESCE(
+    (SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'scope_version_floor'), 0))
 ON CONFLICT (user_id, agent_id) DO UPDATE SET version = version + 1
 RETURNING version
 """
@@ -166,9 +170,25 @@ class VectorIndex:
         pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
         pending.ops.append(("retext", seq, old, new))
 
+    def revectored(self, conn: sqlite3.Connection, scope: Scope) -> None:
+        """A stored vector of the scope was overwritten: which row is not tracked, so
+        this process's cache and graph of the scope are dropped on commit, and other
+        processes reload (the rewrite count moves)."""
+        pending = self._bump(conn, scope)
+        key = (scope.user_id, scope.agent_id)
+        pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
+        pending.ops.append(("reload",))
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
     def committed(self) -> None:
         pending, self._pending = self._pending, {}
         for scope, changes in pending.items():
+            if any(op[0] == "reload" for op in changes.ops):
+                self.drop(scope)
+                continue
             cache = self._scopes.get(scope)
             if cache is None or cache.version != changes.before:
                 continue  # not loaded, or another connection wrote: resync on next search
@@ -191,6 +211,12 @@ class VectorIndex:
 
     def rolled_back(self) -> None:
         self._pending.clear()
+
+    def drop(self, scope: Scope) -> None:
+        """Forget one scope's cache and graph (after an erasure, so no erased text or
+        vector stays in this process); the next search reloads what the file holds."""
+        self._scopes.pop(scope, None)
+        self._graphs.pop(scope, None)
 
     def clear(self) -> None:
         """Forget every cache and graph, stopping a graph build in progress."""

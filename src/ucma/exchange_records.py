@@ -1,0 +1,286 @@
+"""The records an export carries beside memories: decisions with their outcomes and
+salience updates, conflicts, review flags, supersessions, memory history and graph
+importance (``ucma.exchange`` carries memories, vectors, retention and edges).
+
+Lines (after the memories and edges of ``ucma.exchange``)::
+
+    {"type": "history", "memory_id": ..., "event": ..., "at": ..., "details": {...}}
+    {"type": "decision", "trace": {...DecisionTrace.to_dict...}, "updates": [...]}
+    {"type": "conflict", "conflict": {...}}
+    {"type": "review_flag", "flag": {...}}
+    {"type": "supersession", "memory_id": ..., "superseded_by": ..., ...}
+    {"type": "pagerank", "scores": {memory id: score}}
+
+On import, references to memories follow their records (``ScopeIds.reference``).
+Decision and conflict ids are kept only when the caller's scope already holds that
+record (then it is skipped, so re-importing changes nothing); any other gets an id
+derived from the scope and the original (``foreign_id``), so an import never takes
+or tests an id another scope may hold. A record whose memories are not in the scope
+(a conflict about a fact that was not exported) is skipped. Everything is written in
+one transaction after the memories; functions taking a ``Storage`` run on the storage
+thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ucma.errors import ValidationError
+from ucma.learning.records import DecisionTrace, OutcomeSignal, SalienceUpdate
+from ucma.memory_ids import foreign_id
+from ucma.storage.base import Storage, Supersession
+from ucma.types import (
+    Conflict,
+    ConflictStatus,
+    ConflictType,
+    HistoryEntry,
+    ResolutionStrategy,
+    ReviewFlag,
+    Scope,
+)
+
+__all__ = [
+    "RECORD_TYPES",
+    "ScopeRecords",
+    "export_history",
+    "export_records",
+    "write_records",
+]
+
+RECORD_TYPES = frozenset(
+    {"history", "decision", "conflict", "review_flag", "supersession", "pagerank"}
+)
+#: Most decisions, conflicts or flags one export carries (newest kept).
+MAX_RECORDS = 1_000_000
+
+
+def _line(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    return value.value if hasattr(value, "value") and not isinstance(value, str | int) else value
+
+
+# ------------------------------------------------------------------------------- export
+
+
+def export_history(storage: Storage, scope: Scope, memory_ids: Iterable[str]) -> list[str]:
+    """History lines of the given memories (one page of an export)."""
+    return [
+        _line({"type": "history", **dataclasses.asdict(entry)})
+        for memory_id in memory_ids
+        for entry in storage.lifecycle.history(scope, memory_id)
+    ]
+
+
+def export_records(storage: Storage, scope: Scope) -> list[str]:
+    """Decision, conflict, review-flag, supersession and graph-importance lines."""
+    with storage.transaction():
+        traces = storage.traces.list(scope, limit=MAX_RECORDS)
+        updates = {t.id: storage.traces.updates(scope, trace_id=t.id) for t in traces}
+        conflicts = storage.conflicts.list(scope, limit=MAX_RECORDS)
+        flags = storage.conflicts.flags(scope, include_cleared=True, limit=MAX_RECORDS)
+        supersessions = storage.conflicts.supersessions(scope)
+        nodes = storage.graph.node_ids(scope, include_archived=True)
+        pagerank = {k: v for k, v in storage.graph.pagerank(scope, nodes).items() if v}
+    lines = []
+    for trace in reversed(traces):  # oldest first
+        data = trace.to_dict()
+        data.pop("outcome_observed", None)
+        lines.append(
+            _line(
+                {
+                    "type": "decision",
+                    "trace": data,
+                    "updates": [u.to_dict() for u in updates[trace.id]],
+                }
+            )
+        )
+    for conflict in reversed(conflicts):
+        data = {k: _plain(v) for k, v in dataclasses.asdict(conflict).items()}
+        lines.append(_line({"type": "conflict", "conflict": data}))
+    for flag in reversed(flags):
+        lines.append(_line({"type": "review_flag", "flag": dataclasses.asdict(flag)}))
+    for entry in supersessions:
+        lines.append(_line({"type": "supersession", **dataclasses.asdict(entry)}))
+    if pagerank:
+        lines.append(_line({"type": "pagerank", "scores": pagerank}))
+    return lines
+
+
+# ------------------------------------------------------------------------------- import
+
+
+@dataclass
+class ScopeRecords:
+    """Record lines read from an import, parsed; written by ``write_records``."""
+
+    history: list[HistoryEntry] = field(default_factory=list)
+    decisions: list[tuple[DecisionTrace, list[SalienceUpdate]]] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    flags: list[ReviewFlag] = field(default_factory=list)
+    supersessions: list[Supersession] = field(default_factory=list)
+    pagerank: dict[str, float] = field(default_factory=dict)
+
+    def read(self, kind: str, line: dict[str, Any]) -> None:
+        """Parse one line of ``kind`` (in ``RECORD_TYPES``); TypeError / ValueError /
+        ValidationError when it is malformed (the reader names the line)."""
+        if kind == "history":
+            entry = HistoryEntry(**line)
+            if not isinstance(entry.details, dict):
+                raise ValidationError("history details must be an object")
+            self.history.append(entry)
+        elif kind == "decision":
+            data = dict(line["trace"])
+            data.pop("outcome_observed", None)
+            if data.get("outcome_signal") is not None:
+                data["outcome_signal"] = OutcomeSignal(data["outcome_signal"])
+            trace = DecisionTrace(**data)
+            if not isinstance(trace.memory_scores, dict):
+                raise ValidationError("a decision's memory_scores must be an object")
+            updates = [SalienceUpdate(**u) for u in line.get("updates", [])]
+            self.decisions.append((trace, updates))
+        elif kind == "conflict":
+            data = dict(line["conflict"])
+            data["conflict_type"] = ConflictType(data["conflict_type"])
+            data["resolution_strategy"] = ResolutionStrategy(data["resolution_strategy"])
+            data["status"] = ConflictStatus(data["status"])
+            self.conflicts.append(Conflict(**data))
+        elif kind == "review_flag":
+            self.flags.append(ReviewFlag(**line["flag"]))
+        elif kind == "supersession":
+            self.supersessions.append(Supersession(**line))
+        elif kind == "pagerank":
+            scores = line["scores"]
+            if not isinstance(scores, dict):
+                raise ValidationError("pagerank scores must be an object")
+            self.pagerank.update({str(k): float(v) for k, v in scores.items()})
+        else:  # pragma: no cover - the reader only passes RECORD_TYPES
+            raise ValidationError(f"unknown record type {kind!r}")
+
+
+def write_records(
+    storage: Storage, scope: Scope, records: ScopeRecords, reference: Any
+) -> dict[str, int]:
+    """Write the records into ``scope`` in one transaction; ``reference`` maps a memory
+    id of the file to its id in the scope. Returns how many of each were written."""
+    written = dict.fromkeys(("history", "decisions", "conflicts", "review_flags"), 0)
+    written |= {"supersessions": 0, "pagerank": 0}
+    with storage.transaction():
+        memory_ids = {reference(i) for i in _referenced(records)}
+        present = set(storage.memories.get_many(scope, sorted(memory_ids)))
+
+        history = [
+            dataclasses.replace(e, memory_id=reference(e.memory_id))
+            for e in records.history
+            if reference(e.memory_id) in present
+        ]
+        known = {
+            (e.memory_id, e.event, e.at)
+            for memory_id in {h.memory_id for h in history}
+            for e in storage.lifecycle.history(scope, memory_id)
+        }
+        history = [h for h in history if (h.memory_id, h.event, h.at) not in known]
+        storage.lifecycle.add_history(scope, history)
+        written["history"] = len(history)
+
+        for trace, updates in records.decisions:
+            if storage.traces.get(scope, trace.id) is not None:
+                continue
+            new_id = foreign_id(trace.id, scope, "trc")
+            if storage.traces.get(scope, new_id) is not None:
+                continue
+            scores = {reference(k): v for k, v in trace.memory_scores.items()}
+            moved = dataclasses.replace(
+                trace,
+                id=new_id,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                memory_scores=scores,
+                retrieval_id=None,
+            )
+            storage.traces.add(moved)
+            storage.traces.add_updates(
+                scope,
+                [
+                    dataclasses.replace(u, trace_id=new_id, memory_id=reference(u.memory_id))
+                    for u in updates
+                ],
+            )
+            written["decisions"] += 1
+
+        conflict_ids: dict[str, str] = {}
+        for conflict in records.conflicts:
+            if storage.conflicts.get(scope, conflict.id) is not None:
+                conflict_ids[conflict.id] = conflict.id
+                continue
+            new_id = foreign_id(conflict.id, scope, "cfl")
+            conflict_ids[conflict.id] = new_id
+            existing = reference(conflict.existing_fact_id)
+            new_fact = reference(conflict.new_fact_id) if conflict.new_fact_id else None
+            if existing not in present or (new_fact is not None and new_fact not in present):
+                continue
+            if storage.conflicts.get(scope, new_id) is not None:
+                continue
+            storage.conflicts.add(
+                dataclasses.replace(
+                    conflict,
+                    id=new_id,
+                    user_id=scope.user_id,
+                    agent_id=scope.agent_id,
+                    existing_fact_id=existing,
+                    new_fact_id=new_fact,
+                )
+            )
+            written["conflicts"] += 1
+
+        flags = [
+            dataclasses.replace(
+                f,
+                memory_id=reference(f.memory_id),
+                premise_id=reference(f.premise_id),
+                conflict_id=conflict_ids.get(f.conflict_id) if f.conflict_id else None,
+            )
+            for f in records.flags
+        ]
+        flags = [f for f in flags if f.memory_id in present and f.premise_id in present]
+        open_flags = [f for f in flags if f.cleared_at is None]
+        written["review_flags"] = storage.conflicts.flag(scope, open_flags) if open_flags else 0
+
+        supersessions = [
+            dataclasses.replace(
+                s, memory_id=reference(s.memory_id), superseded_by=reference(s.superseded_by)
+            )
+            for s in records.supersessions
+        ]
+        supersessions = [
+            s for s in supersessions if s.memory_id in present and s.superseded_by in present
+        ]
+        storage.conflicts.supersede(scope, supersessions)
+        written["supersessions"] = len(supersessions)
+
+        scores = {reference(k): v for k, v in records.pagerank.items()}
+        scores = {k: v for k, v in scores.items() if k in present}
+        if scores:
+            storage.graph.set_pagerank(scope, scores)
+        written["pagerank"] = len(scores)
+    return written
+
+
+def _referenced(records: ScopeRecords) -> set[str]:
+    ids: set[str] = {e.memory_id for e in records.history}
+    for conflict in records.conflicts:
+        ids.add(conflict.existing_fact_id)
+        if conflict.new_fact_id:
+            ids.add(conflict.new_fact_id)
+    for flag in records.flags:
+        ids.update((flag.memory_id, flag.premise_id))
+    for entry in records.supersessions:
+        ids.update((entry.memory_id, entry.superseded_by))
+    ids.update(records.pagerank)
+    return ids

@@ -1,0 +1,76 @@
+"""The OpenAPI document states every error the service answers, with its body.
+
+FastAPI documents only what a route declares (its success and a 422 in FastAPI's own
+shape). The service answers more: every failure is the envelope
+``{"error": {"code", "message"}}`` (``ucma.server.errors``), and some statuses can come
+from any route (a missing key, another scope, a malformed body). ``describe_errors``
+adds those to each operation of the generated document, so a client generated from it,
+or a contract test (schemathesis), sees what the service really does.
+"""
+
+from typing import Any
+
+from ucma.server.schemas import ErrorBody
+
+__all__ = ["ERROR_STATUSES", "describe_errors"]
+
+_ENVELOPE = "#/components/schemas/ErrorBody"
+
+#: Status -> description, for every operation (``_ANY``), operations with a request
+#: body (``_WITH_BODY``) and every operation that needs a key (``_KEYED``).
+_ANY = {
+    "400": "Bad request: the body is not valid JSON or not UTF-8 "
+    "(`malformed_json`, `invalid_utf8`), or the request is refused by configuration.",
+    "500": "Internal error (`internal_error`, `storage_error`); see the server log.",
+    "503": "The embedding model could not be loaded or run (`embedding_error`).",
+}
+_KEYED = {
+    "401": "Missing, unknown or revoked API key (`unauthorized`).",
+    "404": "Not found (`not_found`): an id this scope does not hold, or a scope other "
+    "than the API key's. Both answer alike, so nothing is learnt about other scopes.",
+    "422": "Invalid request (`validation_error`, `missing_scope`, `content_refused`, "
+    "`secret_refused`): the message says what to fix; `details` lists the fields.",
+}
+_WITH_BODY = {
+    "413": "The body is larger than the service accepts (`payload_too_large`), or an "
+    "import line breaks an input limit (`input_limit_exceeded`).",
+    "415": "The body is not of a media type the operation reads (`unsupported_media_type`).",
+}
+ERROR_STATUSES = frozenset({*_ANY, *_KEYED, *_WITH_BODY, "409"})
+_UNKEYED = frozenset({"/v1/health"})
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": _ENVELOPE}}},
+    }
+
+
+def describe_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """Add the error statuses and the envelope to every operation of ``schema``."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    envelope = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+    components.update(envelope.pop("$defs", {}))
+    components["ErrorBody"] = envelope
+    for path, operations in schema.get("paths", {}).items():
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            statuses = dict(_ANY)
+            if path not in _UNKEYED:
+                statuses.update(_KEYED)
+            if "requestBody" in operation:
+                statuses.update(_WITH_BODY)
+            for status, description in statuses.items():
+                documented = responses.get(status, {})
+                if status != "422" and "content" in documented:
+                    continue  # a route's own answer for this status
+                if status != "422" and documented.get("description"):
+                    description = documented["description"]  # the route says more
+                responses[status] = _error(description)
+            for status, response in responses.items():
+                if status in ERROR_STATUSES and "content" not in response:
+                    responses[status] = _error(response.get("description", ""))
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
+    return schema

@@ -1,0 +1,294 @@
+"""Every public operation in every interface, or a written reason why not.
+
+``OPERATIONS`` names each operation in Python (a ``Memory`` method), REST (method and
+OpenAPI path), MCP (a tool) and the CLI (a command). Where an interface lacks it, an
+``Absent`` says why: a deliberate choice (``Absent(reason)``), or a gap to close
+(``Absent(NOT_YET)``, the list that must shrink). The test lists each interface's real
+operations (``Memory``'s public methods, the app's OpenAPI paths, the MCP server's
+``tools/list`` through the SDK client, Typer's command tree) and fails when an operation
+is in an interface but not in the table, or in the table but not in its interface: a new
+method, route, tool or command needs a row, and a row needs the real thing or a reason.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import typer.main
+from mcp import Client
+
+from ucma.cli.main import app as cli_app
+from ucma.embeddings import LocalEmbedder
+from ucma.engine import AsyncMemory
+from ucma.mcp import create_mcp_server, fixed_scope
+from ucma.server import create_app
+from ucma.sync import Memory
+
+
+@dataclass(frozen=True)
+class Absent:
+    """Why an interface does not have an operation."""
+
+    reason: str
+
+
+NOT_YET = "not yet: a gap to close"
+
+# Deliberate exceptions, each written once.
+SEED_NAME = Absent(
+    "the seeds' name of search (remember) or add (observe): this interface offers the "
+    "familiar name only, so it never shows two names for one operation"
+)
+OLD_LIST = Absent("list is get_all without the total, kept in Python for existing code")
+IN_PROCESS = Absent(
+    "in-process state (working memory, the current session, a running sleep cycle): a CLI "
+    "call is its own process, and over the network the service holds it per scope"
+)
+PY_OBJECT = Absent("returns or takes a live Python object (a source of truth, an iterator)")
+KEYS = Absent(
+    "administration of API keys: on the machine that holds the database (ucma keys); a key "
+    "cannot mint or list keys"
+)
+OPERATOR = Absent(
+    "an operator's task on the whole database or process (not a scope's): ucma serve and "
+    "the gardener run it, or the CLI on the machine"
+)
+NOT_FOR_AGENTS = Absent(
+    "not offered to agents: bulk transfer, every tenant's counters, or the originals of "
+    "tokenised personal data"
+)
+ERASE_SCOPE = Absent(
+    "an agent must not erase a whole user's memory for good; it has delete_all, confirmed, "
+    "which keeps history"
+)
+AGENT_ANSWERS = Absent("the agent writes the answer itself, from recall's results")
+CONFLICTS_INLINE = Absent("facts and assert_fact return the conflicts of the facts they show")
+SERVICE_ONLY = Absent("about the running service itself, not an operation on memory")
+PROCESS_COMMAND = Absent("a command that starts a process or works on files: no Python method")
+GARDENER = Absent("the gardener runs it for every scope (ucma gardener run, ucma serve)")
+FUNCTION = Absent("a module function (ucma.restore_backup): it works on a closed database")
+
+
+@dataclass(frozen=True)
+class Op:
+    python: str | Absent
+    rest: str | tuple[str, ...] | Absent
+    mcp: str | Absent
+    cli: str | Absent
+
+
+OPERATIONS: list[Op] = [
+    # The familiar calls.
+    Op("add", "POST /v1/memories", "add", "add"),
+    Op("search", "POST /v1/memories/search", "search", "search"),
+    Op("get", "GET /v1/memories/{memory_id}", "get", "get"),
+    Op("get_all", "GET /v1/memories", "get_all", "get-all"),
+    Op("update", "PUT /v1/memories/{memory_id}", "update", "update"),
+    Op("delete", "DELETE /v1/memories/{memory_id}", "delete", "delete"),
+    Op("delete_all", "DELETE /v1/memories", "delete_all", "delete-all"),
+    Op("history", "GET /v1/memories/{memory_id}/history", "history", "history"),
+    Op("list", OLD_LIST, OLD_LIST, OLD_LIST),
+    # The seeds' names.
+    Op("observe", "POST /v1/observe", SEED_NAME, "observe"),
+    Op("observe_many", "POST /v1/observe/batch", SEED_NAME, SEED_NAME),
+    Op("remember", "POST /v1/remember", SEED_NAME, SEED_NAME),
+    Op("recall", "POST /v1/recall", "recall", "recall"),
+    Op("answer", "POST /v1/chat", AGENT_ANSWERS, Absent(NOT_YET)),
+    Op("learn", "POST /v1/learn", "learn", Absent(NOT_YET)),
+    Op("validate_learning", "POST /v1/learnings/{learning_id}/validate", Absent(NOT_YET),
+       Absent(NOT_YET)),
+    Op("find_learnings", "GET /v1/learnings", Absent(NOT_YET), Absent(NOT_YET)),
+    # Facts and conflicts.
+    Op("assert_fact", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
+    Op("assert_fact_detailed", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
+    Op("facts_about", "GET /v1/facts", "facts", "facts"),
+    Op("fact_history", "GET /v1/facts/history", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("traverse", "GET /v1/facts/traverse", Absent(NOT_YET), "facts"),
+    Op("conflicts", "GET /v1/conflicts", CONFLICTS_INLINE, Absent(NOT_YET)),
+    Op("resolve_conflict", "POST /v1/conflicts/{conflict_id}/resolve", "resolve_conflict",
+       Absent(NOT_YET)),
+    Op("review_flags", "GET /v1/review_flags", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("clear_review", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("add_source_of_truth", PY_OBJECT, PY_OBJECT, PY_OBJECT),
+    # Sessions and working memory.
+    Op("new_session", "POST /v1/sessions", "new_session", IN_PROCESS),
+    Op("session_id", "GET /v1/sessions/current", Absent(NOT_YET), IN_PROCESS),
+    Op("context", "GET /v1/context", Absent(NOT_YET), IN_PROCESS),
+    Op("current_context", "GET /v1/context", Absent(NOT_YET), IN_PROCESS),
+    Op("working_memory", PY_OBJECT, PY_OBJECT, PY_OBJECT),
+    Op("interrupt_consolidation", IN_PROCESS, IN_PROCESS, IN_PROCESS),
+    # Procedures, episodes, the graph.
+    Op("add_procedure", "POST /v1/procedures", "add_procedure", Absent(NOT_YET)),
+    Op("find_procedures", "GET /v1/procedures", "find_procedures", Absent(NOT_YET)),
+    Op("record_procedure_outcome", "POST /v1/procedures/{procedure_id}/outcome",
+       "record_procedure_outcome", Absent(NOT_YET)),
+    Op("episodes_between", "GET /v1/episodes", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("related", "GET /v1/memories/{memory_id}/related", "related", Absent(NOT_YET)),
+    Op("link", "POST /v1/links", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("update_graph_importance", "POST /v1/graph/importance", GARDENER, GARDENER),
+    # The learning loop and events.
+    Op("decide", "POST /v1/decisions", "decide", Absent(NOT_YET)),
+    Op("outcome", "POST /v1/decisions/{decision_id}/outcome", "outcome", Absent(NOT_YET)),
+    Op("trace", "GET /v1/decisions/{decision_id}", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("traces", "GET /v1/decisions", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("counterfactuals", "GET /v1/decisions/{decision_id}/counterfactuals", Absent(NOT_YET),
+       Absent(NOT_YET)),
+    Op("memory_influence", "GET /v1/memories/{memory_id}/influence", Absent(NOT_YET),
+       Absent(NOT_YET)),
+    Op("salience_history", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("events", "GET /v1/events", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("replay", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("event_backlog", OPERATOR, OPERATOR, "events publish"),
+    Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
+    Op("extract_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("share_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    # Lifecycle.
+    Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
+    Op("sleep_all", GARDENER, GARDENER, GARDENER),
+    Op("forget", "POST /v1/forget", "forget", "forget"),
+    Op("run_gardener", OPERATOR, OPERATOR, "gardener run"),
+    Op("retention", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("sources", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("duplicates", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("prepare_search", OPERATOR, OPERATOR, OPERATOR),
+    Op("prepare_large_scopes", OPERATOR, OPERATOR, OPERATOR),
+    Op("stats", "GET /v1/stats", "health", "stats"),
+    Op("process_stats", "GET /v1/stats", NOT_FOR_AGENTS, OPERATOR),
+    # Export, privacy, erasure, backup.
+    Op("export_jsonl", "GET /v1/export", NOT_FOR_AGENTS, "export"),
+    Op("export_lines", "GET /v1/export", NOT_FOR_AGENTS, "export"),
+    Op("import_jsonl", "POST /v1/import", NOT_FOR_AGENTS, "import"),
+    Op("import_lines", "POST /v1/import", NOT_FOR_AGENTS, "import"),
+    Op("reveal", "GET /v1/tokens/{token}", NOT_FOR_AGENTS, Absent(NOT_YET)),
+    Op("detokenise", "POST /v1/reveal", NOT_FOR_AGENTS, Absent(NOT_YET)),
+    Op("forget_person", "POST /v1/erase", "forget_person", "forget-person"),
+    Op("forget_scope", "POST /v1/erase/scope", ERASE_SCOPE, "forget-scope"),
+    Op("backup", "GET /v1/backup", OPERATOR, "backup"),
+    Op(FUNCTION, OPERATOR, OPERATOR, "restore"),
+    # API keys and scopes.
+    Op("create_key", KEYS, KEYS, "keys create"),
+    Op("list_keys", KEYS, KEYS, "keys list"),
+    Op("revoke_key", KEYS, KEYS, "keys revoke"),
+    Op("count_keys", KEYS, KEYS, Absent("ucma keys list shows them")),
+    Op("authenticate", Absent("every request with a key does it"), KEYS, KEYS),
+    Op("scopes", Absent("the local-mode page at / lists them"), OPERATOR, OPERATOR),
+    # The service and the command line themselves.
+    Op("close", Absent("the process's end closes it"), SERVICE_ONLY, SERVICE_ONLY),
+    Op(SERVICE_ONLY, "GET /v1/health", "health", Absent("ucma stats answers when it works")),
+    Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "serve"),
+    Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "mcp"),
+    Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "demo"),
+    Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "bench"),
+]  # fmt: skip
+
+
+def _named(column: str) -> set[str]:
+    found: set[str] = set()
+    for op in OPERATIONS:
+        value = getattr(op, column)
+        if isinstance(value, tuple):
+            found.update(value)
+        elif isinstance(value, str):
+            found.add(value)
+    return found
+
+
+def python_operations() -> set[str]:
+    return {
+        name
+        for name in dir(Memory)
+        if not name.startswith("_")
+        and callable(getattr(Memory, name))
+        and not isinstance(inspect.getattr_static(Memory, name), property)
+    }
+
+
+def rest_operations(tmp_path: Path) -> set[str]:
+    app = create_app(home=tmp_path, require_keys=False, mcp=False)
+    return {
+        f"{method.upper()} {path}"
+        for path, methods in app.openapi()["paths"].items()
+        for method in methods
+    }
+
+
+def cli_operations() -> set[str]:
+    found: set[str] = set()
+
+    def walk(group: object, prefix: str) -> None:
+        for name, command in group.commands.items():  # type: ignore[attr-defined]
+            if hasattr(command, "commands"):
+                walk(command, f"{prefix}{name} ")
+            else:
+                found.add(prefix + name)
+
+    walk(typer.main.get_command(cli_app), "")
+    return found
+
+
+async def mcp_operations(tmp_path: Path, embedder: LocalEmbedder) -> set[str]:
+    async with (
+        AsyncMemory(tmp_path / "ucma.db", embedder=embedder) as memory,
+        Client(create_mcp_server(memory, fixed_scope("alice"))) as client,
+    ):
+        return {tool.name for tool in (await client.list_tools()).tools}
+
+
+def test_every_python_operation_has_a_row() -> None:
+    actual = python_operations()
+    assert actual - _named("python") == set(), "public Memory methods without a row"
+    assert _named("python") - actual == set(), "rows naming methods Memory does not have"
+
+
+def test_every_route_has_a_row(tmp_path: Path) -> None:
+    actual = rest_operations(tmp_path)
+    assert actual - _named("rest") == set(), "routes without a row"
+    assert _named("rest") - actual == set(), "rows naming routes the app does not have"
+
+
+@pytest.mark.anyio
+async def test_every_mcp_tool_has_a_row(tmp_path: Path, local_embedder: LocalEmbedder) -> None:
+    actual = await mcp_operations(tmp_path, local_embedder)
+    assert actual - _named("mcp") == set(), "tools without a row"
+    assert _named("mcp") - actual == set(), "rows naming tools the server does not list"
+
+
+def test_every_cli_command_has_a_row() -> None:
+    actual = cli_operations()
+    assert actual - _named("cli") == set(), "commands without a row"
+    assert _named("cli") - actual == set(), "rows naming commands the CLI does not have"
+
+
+def test_names_agree_across_interfaces() -> None:
+    """Where an operation has a Python name and an MCP tool or CLI command, they are the
+    same word (dashes in the CLI), except the few documented here."""
+    renamed = {
+        ("facts_about", "facts"),  # short names for agents and the shell
+        ("traverse", "facts"),  # ucma facts --hops
+        ("stats", "health"),
+        ("assert_fact_detailed", "assert_fact"),
+        ("export_jsonl", "export"),  # the CLI writes a file; one command for both forms
+        ("export_lines", "export"),
+        ("import_jsonl", "import"),
+        ("import_lines", "import"),
+    }
+    for op in OPERATIONS:
+        if not isinstance(op.python, str):
+            continue
+        for other in (op.mcp, op.cli):
+            if isinstance(other, str) and " " not in other:
+                assert other.replace("-", "_") == op.python or (op.python, other) in renamed, (
+                    op.python,
+                    other,
+                )
+
+
+def test_every_exception_says_why() -> None:
+    for op in OPERATIONS:
+        for value in (op.python, op.rest, op.mcp, op.cli):
+            if isinstance(value, Absent):
+                assert len(value.reason) > 15, op
+        assert any(not isinstance(v, Absent) for v in (op.python, op.rest, op.mcp, op.cli)), op
