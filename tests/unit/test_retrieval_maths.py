@@ -333,6 +333,11 @@ def test_a_name_free_cosine_is_mixed_in_by_its_weight():
     assert blend(0.6, None, 0.5) == 0.6
     assert blend(0.6, 0.2, 0.5) == pytest.approx(0.4)
     assert blend(0.6, 0.2, 0.0) == pytest.approx(0.6)
-    for bad in ({"name_free_weight": 1.5}, {"name_free_weight": -0.1}, {"name_free_candidates": 0}):
+    for bad in (
+        {"name_free_weight": 1.5},
+        {"name_free_weight": -0.1},
+        {"name_free_candidates": 0},
+        {"listener_factor": 1.2},
+    ):
         with pytest.raises(ConfigError):
             RetrievalConfig(**bad)

@@ -467,6 +467,7 @@ class Retriever:
             # A memory whose premise changed, or a superseded fact, is in doubt (seed 002).
             stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
             cand = candidates[memory_id]
+            listener = named and _said_to_another(record, asked_about)
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -477,8 +478,7 @@ class Retriever:
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
-                off_subject=named
-                and ("entity" not in cand.channels or _said_to_another(record, asked_about)),
+                off_subject=named and ("entity" not in cand.channels or listener),
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -496,6 +496,8 @@ class Retriever:
                     continue
             elif not inherited:
                 relevant = True
+            if listener:
+                rel *= cfg.retrieval.listener_factor
             inputs = RankInputs(
                 relevance=rel,
                 salience=record.effective_salience,
