@@ -362,8 +362,8 @@ class RetrievalConfig:
                 channels=("dense", "keyword"),
                 fusion="rrf",
                 channel_weights={"dense": 1.0, "keyword": 1.0},
-                **bare,
-            )  # type: ignore[arg-type]
+                **bare,  # type: ignore[arg-type]
+            )
         raise ConfigError(f"unknown ablation {name!r}; use keyword, dense or rrf")
 
 

@@ -291,7 +291,7 @@ class SleepCycle:
         salience = {e.id: e.effective_salience for e in episodes}
         new_facts = [self._fact(scope, k, *found[k], now, salience) for k in new_ids]
         reinforced = [
-            existing[k].reinforced(found[k][1], now)  # type: ignore[attr-defined]
+            existing[k].reinforced(found[k][1], now)
             for k in found
             if k in existing
         ]

@@ -141,7 +141,9 @@ def assess(
 ) -> ForgetVerdict:
     """Whether to forget one memory at ``now``, and why (see the module docstring)."""
 
-    def verdict(forget: bool, reason: str, r: float | None = None, t: float | None = None):
+    def verdict(
+        forget: bool, reason: str, r: float | None = None, t: float | None = None
+    ) -> ForgetVerdict:
         return ForgetVerdict(
             vitals.memory_id, vitals.kind, vitals.temporal_level, forget, reason, r, t
         )
