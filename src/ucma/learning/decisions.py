@@ -179,9 +179,7 @@ def observe_outcome(
         credit = attributions(trace.memory_scores, config)
         records = storage.memories.get_many(scope, list(credit))
         updates = _salience_updates(storage, scope, trace_id, quality, credit, records, config, now)
-        _reinforce_retention(
-            storage, scope, quality, credit, records, config, stability_gain, now
-        )
+        _reinforce_retention(storage, scope, quality, credit, records, config, stability_gain, now)
         # Re-read: the typed updates below write the whole row, salience included.
         fresh = storage.memories.get_many(scope, list(records))
         procedures, learnings = _update_statistics(

@@ -42,6 +42,7 @@ __all__ = [
     "temporal_dampening",
 ]
 
+
 def normalise_scores(scores: Sequence[float], minimum: float = 0.01) -> list[float]:
     """R10: contributions normalised to sum 1 with no share below ``minimum``.
 
