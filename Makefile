@@ -25,10 +25,12 @@ bench: $(PY)
 	$(PY) bench/core.py --out bench/results/core.json
 	$(PY) bench/import_throughput.py --out bench/results/import.json
 
-## lint: ruff over the package, tests and benchmarks
+## lint: ruff (rules and formatting) over the package, tests and benchmarks; mypy over the package
 lint: $(PY)
 	$(PIP) install -q -e '.[dev]'
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
 
 ## clean: remove build output and caches (keeps .venv)
 clean:

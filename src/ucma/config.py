@@ -370,8 +370,8 @@ class RetrievalConfig:
                 channels=("dense", "keyword"),
                 fusion="rrf",
                 channel_weights={"dense": 1.0, "keyword": 1.0},
-                **bare,
-            )  # type: ignore[arg-type]
+                **bare,  # type: ignore[arg-type]
+            )
         raise ConfigError(f"unknown ablation {name!r}; use keyword, dense or rrf")
 
 
@@ -392,7 +392,8 @@ class ForgettingConfig:
     # fewer than 100 nodes; the relative one keeps the rule meaningful at any size.
     pagerank_protection_ratio: float = 3.0
     # R20: an outcome of quality q in [-1, 1] multiplies stability by
-    # (1 + gain * q * dampening(level)) when q > 0 and divides by (1 + gain * |q| * ...) when q < 0.
+    # (1 + gain * q * attribution * dampening(level)) when q >= 0 and divides it by
+    # (1 + gain * |q| * attribution * dampening(level)) when q < 0 (ucma.memory.retention).
     outcome_stability_gain: float = 0.5
     # Importance weighting: the retention threshold is multiplied by
     # max(this, 2 * (1 - effective salience)) (1 at salience 0.5).

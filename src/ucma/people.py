@@ -129,9 +129,7 @@ def without_people(text: str, names: Iterable[str], cased: Iterable[str] = ()) -
     -> "What gives they a rash?". ``text`` itself when it names none."""
     spelled = {n.strip(): re.escape(n.strip()) for n in names if n.strip()}
     # As written, and not the start of another full name ("Chris" is not "Chris Okafor").
-    spelled |= {
-        n.strip(): rf"(?-i:{re.escape(n.strip())}(?!\s+[A-Z]))" for n in cased if n.strip()
-    }
+    spelled |= {n.strip(): rf"(?-i:{re.escape(n.strip())}(?!\s+[A-Z]))" for n in cased if n.strip()}
     if not spelled:
         return text
     wanted = sorted(spelled, key=len, reverse=True)

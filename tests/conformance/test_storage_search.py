@@ -299,12 +299,27 @@ def test_many_deletes_keep_search_exact(storage, make) -> None:
 
 def test_keyword_context_field_holds_the_previous_turn_and_the_date(storage, make) -> None:
     t0 = 1_683_504_000.0  # 8 May 2023 00:00 UTC
-    question = make.episode(ALICE, id="ep-q", session_id="chat", timestamp=t0 + 10,
-                            content="how did the support group go?")
-    answer = make.episode(ALICE, id="ep-a", session_id="chat", timestamp=t0 + 20,
-                          content="it was so powerful, I cried")
-    elsewhere = make.episode(ALICE, id="ep-x", session_id="other", timestamp=t0 + 30,
-                             content="the support group meets on Fridays")
+    question = make.episode(
+        ALICE,
+        id="ep-q",
+        session_id="chat",
+        timestamp=t0 + 10,
+        content="how did the support group go?",
+    )
+    answer = make.episode(
+        ALICE,
+        id="ep-a",
+        session_id="chat",
+        timestamp=t0 + 20,
+        content="it was so powerful, I cried",
+    )
+    elsewhere = make.episode(
+        ALICE,
+        id="ep-x",
+        session_id="other",
+        timestamp=t0 + 30,
+        content="the support group meets on Fridays",
+    )
     # Inserted out of order: the context follows timestamps, not insertion order.
     storage.episodes.add([answer, elsewhere], make.vectors(2))
     storage.episodes.add([question], make.vectors(1))
@@ -312,8 +327,15 @@ def test_keyword_context_field_holds_the_previous_turn_and_the_date(storage, mak
     ids = [i for i, _ in hits]
     assert set(ids) == {"ep-q", "ep-x"}  # the answer was stored before its question
     storage.episodes.add(
-        [make.episode(ALICE, id="ep-a2", session_id="chat", timestamp=t0 + 40,
-                      content="yes, really moving")],
+        [
+            make.episode(
+                ALICE,
+                id="ep-a2",
+                session_id="chat",
+                timestamp=t0 + 40,
+                content="yes, really moving",
+            )
+        ],
         make.vectors(1),
     )
     hits = dict(storage.memories.keyword_search(ALICE, ["powerful"], 10))
@@ -329,8 +351,14 @@ def test_keyword_context_field_holds_the_previous_turn_and_the_date(storage, mak
 
 def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
     turns = [
-        make.episode(ALICE, id=f"ep-{i}", session_id="chat", timestamp=100.0 + i,
-                     source="Caroline" if i % 2 else "Melanie", participants=[])
+        make.episode(
+            ALICE,
+            id=f"ep-{i}",
+            session_id="chat",
+            timestamp=100.0 + i,
+            source="Caroline" if i % 2 else "Melanie",
+            participants=[],
+        )
         for i in range(6)
     ]
     storage.episodes.add(turns, make.vectors(len(turns)))
@@ -343,21 +371,30 @@ def test_episode_neighbors_briefs_and_participants(storage, make) -> None:
     assert near["ep-0"] == [("ep-1", 1), ("ep-2", 2)]
     assert "missing" not in near
     assert storage.episodes.neighbors(ALICE, ["ep-3"], 0) == {}
-    same_time = [make.episode(ALICE, id=f"ep-t{i}", session_id="burst", timestamp=200.0 + (i > 2))
-                 for i in range(5)]  # three turns in one second, then two in the next
+    same_time = [
+        make.episode(ALICE, id=f"ep-t{i}", session_id="burst", timestamp=200.0 + (i > 2))
+        for i in range(5)
+    ]  # three turns in one second, then two in the next
     storage.episodes.add(same_time, make.vectors(5))
     assert storage.episodes.neighbors(ALICE, ["ep-t1"], 2)["ep-t1"] == [
-        ("ep-t0", -1), ("ep-t2", 1), ("ep-t3", 2)
+        ("ep-t0", -1),
+        ("ep-t2", 1),
+        ("ep-t3", 2),
     ]
     assert storage.episodes.neighbors(ALICE, ["ep-t3"], 2)["ep-t3"] == [
-        ("ep-t2", -1), ("ep-t4", 1), ("ep-t1", -2)
+        ("ep-t2", -1),
+        ("ep-t4", 1),
+        ("ep-t1", -2),
     ]
     storage.memories.set_archived(ALICE, ["ep-t2"], 1.0)  # archived turns are skipped
     assert storage.episodes.neighbors(ALICE, ["ep-t1"], 2)["ep-t1"] == [
-        ("ep-t0", -1), ("ep-t3", 1), ("ep-t4", 2)
+        ("ep-t0", -1),
+        ("ep-t3", 1),
+        ("ep-t4", 2),
     ]
     assert storage.episodes.neighbors(ALICE, ["ep-t4"], 2)["ep-t4"] == [
-        ("ep-t3", -1), ("ep-t1", -2)
+        ("ep-t3", -1),
+        ("ep-t1", -2),
     ]
     assert storage.episodes.neighbors(BOB, ["ep-3"], 2) == {}
     briefs = storage.episodes.briefs(ALICE, ["ep-1", "ep-other", "nope"])
@@ -384,7 +421,8 @@ def test_vector_search_latest_is_batched_and_bounded_to_the_newest(storage, make
     assert "ep-w5" not in {i for i, _ in again[0]}
     assert storage.memories.vector_search_latest(BOB, vectors[[0]], 2, window=3) == [[]]
     facts_only = storage.memories.vector_search_latest(
-        ALICE, vectors[[0]], 2, window=6, kinds=[MemoryKind.SEMANTIC])
+        ALICE, vectors[[0]], 2, window=6, kinds=[MemoryKind.SEMANTIC]
+    )
     assert facts_only == [[]]
 
 

@@ -117,9 +117,7 @@ def test_a_large_scope_gets_a_graph_that_agrees_with_exact_search(stores, rows) 
     ]
 
 
-def test_rows_newer_than_the_graph_are_searched_exactly_until_it_is_extended(
-    stores, rows
-) -> None:
+def test_rows_newer_than_the_graph_are_searched_exactly_until_it_is_extended(stores, rows) -> None:
     ann, exact = stores
     rows.add(ann, 600)
     ann.memories.prepare_search(ALICE, wait=True)

@@ -252,26 +252,3 @@ async def test_run_demo_then_sleep_in_process(
         assert report.abstract["episodes"] == 0
         facts = await memory.facts_about("Michael", user_id=DEMO_USER, agent_id=DEMO_AGENT)
         assert {f.predicate for f in facts} >= {"building", "wants_to"}
-
-
-async def test_outcome_hook_extends_and_shortens_retention(
-    tmp_path: Path, local_embedder: LocalEmbedder
-) -> None:
-    from ucma.lifecycle.forgetting import apply_outcome
-
-    clock = SimulatedClock(T0)
-    async with _engine(tmp_path / "o.db", local_embedder, clock) as memory:
-        good = await memory.observe("The canary deploy strategy avoided an outage.")
-        bad = await memory.observe("Skipping the migration dry run caused downtime.")
-        clock.advance(days=5)
-        before = {i: await memory.retention(i) for i in (good.id, bad.id)}
-        storage, scope = memory._storage, memory._scope(None, None)
-        await memory._run(
-            apply_outcome, storage, scope, [good.id], 1.0, clock.now(), OFF.forgetting
-        )
-        await memory._run(
-            apply_outcome, storage, scope, [bad.id], -1.0, clock.now(), OFF.forgetting
-        )
-        assert await memory.retention(good.id) > before[good.id]
-        assert await memory.retention(bad.id) < before[bad.id]
-        assert [h.event for h in await memory.history(good.id)] == ["outcome"]

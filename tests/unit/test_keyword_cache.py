@@ -94,8 +94,11 @@ def test_parameters_are_checked(bad):
 def test_analysis_is_safe_from_several_threads():
     import threading
 
-    words = [f"{stem}{suffix}" for stem in ("walk", "jump", "paint", "cook") for suffix in
-             ("ing", "ed", "s", "er", "ingly")] * 50
+    words = [
+        f"{stem}{suffix}"
+        for stem in ("walk", "jump", "paint", "cook")
+        for suffix in ("ing", "ed", "s", "er", "ingly")
+    ] * 50
     expected = analyze(" ".join(words))
     results: list[list[str]] = []
 

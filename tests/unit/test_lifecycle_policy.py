@@ -1,4 +1,4 @@
-"""Pure parts of the lifecycle: forgetting policy, R20 outcomes, compression, Hebb, clock."""
+"""Pure parts of the lifecycle: forgetting policy, compression, Hebb, clock."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ucma.errors import ValidationError
 from ucma.lifecycle.clock import FunctionClock, SimulatedClock, SystemClock, as_clock
 from ucma.lifecycle.consolidation import compression_threshold, hebbian_weight
 from ucma.lifecycle.dedup import numbers_of
-from ucma.lifecycle.forgetting import assess, outcome_stability, retention_threshold
+from ucma.lifecycle.forgetting import assess, retention_threshold
 from ucma.memory.retention import SECONDS_PER_DAY, initial_stability
 from ucma.types import MemoryKind, MemoryVitals
 
@@ -98,15 +98,6 @@ def test_rules_select_salience_or_retention() -> None:
     decayed = vitals(last_reviewed=days_ago(30))
     assert not assess(decayed, NOW, CFG, node_count=1000, rules={"salience"}).forget
     assert not assess(vitals(stability=None), NOW, CFG, node_count=1000).forget
-
-
-def test_outcomes_extend_and_shorten_stability_with_dampening() -> None:
-    assert outcome_stability(10.0, 1.0, 1) == pytest.approx(15.0)
-    assert outcome_stability(10.0, -1.0, 1) == pytest.approx(10.0 / 1.5)
-    assert outcome_stability(10.0, 1.0, 4) == pytest.approx(10.5)
-    assert outcome_stability(10.0, 0.0, 2) == 10.0
-    with pytest.raises(ValueError):
-        outcome_stability(10.0, 2.0, 1)
 
 
 def test_compression_threshold_and_hebb() -> None:

@@ -1,4 +1,4 @@
-"""Retention maths: Ebbinghaus curve, spacing effect, R19 initial stability."""
+"""Retention maths: Ebbinghaus curve, spacing effect, R19 initial stability, R20 activity."""
 
 import math
 
@@ -12,11 +12,15 @@ from ucma.memory.retention import (
     MIN_STABILITY_DAYS,
     SECONDS_PER_DAY,
     RetentionState,
+    after_outcome,
     decay_rate_table,
     initial_stability,
+    outcome_stability,
     reinforced_stability,
     retention,
+    reviewed,
 )
+from ucma.types import RetentionInfo
 
 T0 = 1_700_000_000.0
 
@@ -124,3 +128,37 @@ def test_reinforcement_never_lowers_stability(stability: float, a: float, b: flo
     shorter, longer = sorted((a, b))
     assert reinforced_stability(stability, shorter) >= stability
     assert reinforced_stability(stability, longer) >= reinforced_stability(stability, shorter)
+
+
+def test_outcomes_extend_and_shorten_stability_by_weight() -> None:
+    assert outcome_stability(10.0, 1.0) == pytest.approx(15.0)
+    assert outcome_stability(10.0, -1.0) == pytest.approx(10.0 / 1.5)
+    assert outcome_stability(10.0, 0.8, 0.5) == pytest.approx(12.0)
+    assert outcome_stability(10.0, 1.0, 0.1) == pytest.approx(10.5)  # identity level: R17's 0.1
+    assert outcome_stability(10.0, 0.0, 1.0) == 10.0
+    assert outcome_stability(10.0, 1.0, 1.0, gain=0.0) == 10.0
+    with pytest.raises(ValidationError):
+        outcome_stability(10.0, 2.0)
+    with pytest.raises(ValidationError):
+        outcome_stability(10.0, 0.5, 1.0, gain=-1.0)
+
+
+@given(
+    st.floats(0.01, 1e5),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+)
+def test_opposite_outcomes_cancel(stability: float, quality: float, weight: float) -> None:
+    there = outcome_stability(stability, quality, weight)
+    assert outcome_stability(there, -quality, weight) == pytest.approx(stability)
+    assert there >= stability
+
+
+def test_review_and_outcome_transitions_of_a_stored_state() -> None:
+    state = RetentionInfo("m", 3.0, T0, 2)
+    later = reviewed(state, T0 + 5 * SECONDS_PER_DAY)
+    assert later == RetentionInfo("m", reinforced_stability(3.0, 5.0), T0 + 5 * SECONDS_PER_DAY, 3)
+    assert reviewed(state, T0 - SECONDS_PER_DAY).last_reviewed == T0  # the clock never goes back
+    good = after_outcome(state, 1.0, 1.0)
+    assert good == RetentionInfo("m", 4.5, T0, 2)  # not a review: clock and count stay
+    assert after_outcome(state, -1.0, 1.0).stability == pytest.approx(2.0)

@@ -1,4 +1,4 @@
-"""Seed 003's salience maths (R10, R15 to R18, R20), as pure functions."""
+"""Seed 003's salience maths (R10, R15 to R18), as pure functions."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from ucma.learning.salience import (
     attributions,
     bounded_update,
     normalise_scores,
-    outcome_stability,
     salience_delta,
     temporal_dampening,
 )
@@ -94,13 +93,6 @@ def test_bad_scores_are_refused(bad: list[float]) -> None:
 
 def test_attribution_is_bounded() -> None:
     assert attributions({"a": 0.001, "b": 1.0}, CFG) == {"a": 0.01, "b": 1.0}
-
-
-def test_outcomes_change_retention_stability() -> None:
-    assert outcome_stability(10.0, 1.0, 1.0) == pytest.approx(15.0)
-    assert outcome_stability(10.0, -1.0, 1.0) == pytest.approx(5.0)
-    assert outcome_stability(10.0, 0.8, 0.5) == pytest.approx(12.0)
-    assert outcome_stability(10.0, 0.0, 1.0) == pytest.approx(10.0)
 
 
 def test_salient_ranking_uses_the_learned_adjustment() -> None:

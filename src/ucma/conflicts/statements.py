@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -264,7 +265,7 @@ def _tokens(text: str) -> list[str]:
     return [w for w in words if w not in {"fyi", "update", "quick", "btw"}]
 
 
-def same_frame(old: str, new: str, subject: frozenset[str] = frozenset()) -> bool:
+def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> bool:
     """Whether two sentences say the same thing but for one short value: one
     differing run of at most four words on each side, after a word that says
     what of the subject (words in ``subject`` do not count: "Olivia's sister

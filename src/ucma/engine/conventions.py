@@ -436,7 +436,7 @@ def _write_update(
             storage.episodes.update(updated)  # type: ignore[arg-type]
         elif isinstance(current, Learning):
             updated = replace(current, content=text, updated_at=now)
-            storage.learnings.update(updated)  # type: ignore[arg-type]
+            storage.learnings.update(updated)
         else:  # the kind changed under the same id: refuse as update() does
             _check_updatable(current)
             raise AssertionError("unreachable")

@@ -136,6 +136,7 @@ class LearningLoop(PrivacyGuard):
             self.config.salience,
             self._clock(),
             self.config.procedures,
+            self.config.forgetting.outcome_stability_gain,
         )
         logger.info(
             "outcome: %s quality %+.2f (%s), %d salience updates",

@@ -3,6 +3,7 @@ the graph, procedures and lessons, episodes by time, stats."""
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 import logging
@@ -158,7 +159,7 @@ class Queries(EngineBase):
         limit: int = 100,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[Conflict]:
+    ) -> builtins.list[Conflict]:
         """Recorded conflicts, newest first; filter by subject, predicate or
         status ("pending" lists what waits for the user)."""
         scope = self._scope(user_id, agent_id)
@@ -182,7 +183,7 @@ class Queries(EngineBase):
         limit: int = 100,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[ReviewFlag]:
+    ) -> builtins.list[ReviewFlag]:
         """Memories flagged for review because a premise they rest on was
         superseded, newest first. Flagged memories rank lower until cleared."""
         scope = self._scope(user_id, agent_id)
@@ -321,7 +322,7 @@ class Queries(EngineBase):
         max_hops: int = 3,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[Fact]:
+    ) -> builtins.list[Fact]:
         """Facts reachable from ``entity`` along subject -> object links."""
         scope = self._scope(user_id, agent_id)
         name = check_content(entity, self.config.limits, "entity").strip()
@@ -336,7 +337,7 @@ class Queries(EngineBase):
         min_success_rate: float = 0.0,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[Procedure]:
+    ) -> builtins.list[Procedure]:
         """Procedures sharing a tag, by confidence-weighted success rate."""
         scope = self._scope(user_id, agent_id)
         wanted = [t.lower() for t in check_strings(tags, "tags")]
@@ -355,7 +356,7 @@ class Queries(EngineBase):
         limit: int = 5,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[Learning]:
+    ) -> builtins.list[Learning]:
         """Lessons that apply to ``tags``, by confidence x impact."""
         scope = self._scope(user_id, agent_id)
         wanted = [t.lower() for t in check_strings(tags, "tags")]
@@ -379,7 +380,7 @@ class Queries(EngineBase):
         limit: int | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[Episode]:
+    ) -> builtins.list[Episode]:
         """Episodes that happened in ``[start, end]``, oldest first."""
         scope = self._scope(user_id, agent_id)
         begin, finish = _time_range((start, end)) or (start, end)
@@ -401,7 +402,7 @@ class Queries(EngineBase):
         min_weight: float = 0.0,
         user_id: str | None = None,
         agent_id: str | None = None,
-    ) -> list[tuple[MemoryRecord, float, int]]:
+    ) -> builtins.list[tuple[MemoryRecord, float, int]]:
         """Memories reachable along outgoing graph edges, best path first:
         (record, product of edge weights, hops)."""
         scope = self._scope(user_id, agent_id)
@@ -467,7 +468,7 @@ class Queries(EngineBase):
 
     def _context_lines(
         self, storage: Storage, scope: Scope, ids: Sequence[str]
-    ) -> dict[str, list[str]]:
+    ) -> dict[str, builtins.list[str]]:
         """For each id that is a memory of the scope, the current lines standing
         for it (storage thread only); ids of other items are absent."""
         records = storage.memories.get_many(scope, list(ids)) if ids else {}

@@ -112,7 +112,7 @@ def replay_salience(events: Iterable[Event]) -> SalienceProjection:
     last = 0
     for event in events:
         last = max(last, event.seq)
-        memory_id = event.payload.get("memory_id")
+        memory_id = str(event.payload.get("memory_id", ""))
         if event.type == EventType.MEMORY_STORED:
             adjustments[memory_id] = float(event.payload.get("outcome_adjustment", 0.0))
         elif event.type == EventType.SALIENCE_ADJUSTED:

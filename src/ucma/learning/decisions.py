@@ -40,11 +40,12 @@ from ucma.learning.salience import (
     attributions,
     bounded_update,
     normalise_scores,
-    outcome_stability,
     salience_delta,
+    temporal_dampening,
 )
+from ucma.memory.retention import DEFAULT_OUTCOME_GAIN, after_outcome
 from ucma.storage.base import Storage
-from ucma.types import Learning, Procedure, RetentionInfo, Scope
+from ucma.types import HistoryEntry, Learning, Procedure, Scope
 
 __all__ = [
     "check_quality",
@@ -151,9 +152,11 @@ def observe_outcome(
     config: SalienceConfig,
     now: float,
     procedures_config: ProcedureConfig | None = None,
+    stability_gain: float = DEFAULT_OUTCOME_GAIN,
 ) -> OutcomeReport:
     """Record an outcome and apply everything that follows from it, atomically.
-    Procedures' statuses move by ``procedures_config`` (defaults when None)."""
+    Procedures' statuses move by ``procedures_config`` (defaults when None);
+    retention stability by ``stability_gain`` (``ForgettingConfig.outcome_stability_gain``)."""
     with storage.transaction():
         trace = storage.traces.get(scope, trace_id)
         if trace is None:
@@ -176,7 +179,7 @@ def observe_outcome(
         credit = attributions(trace.memory_scores, config)
         records = storage.memories.get_many(scope, list(credit))
         updates = _salience_updates(storage, scope, trace_id, quality, credit, records, config, now)
-        _reinforce_retention(storage, scope, quality, credit, now)
+        _reinforce_retention(storage, scope, quality, credit, records, config, stability_gain, now)
         # Re-read: the typed updates below write the whole row, salience included.
         fresh = storage.memories.get_many(scope, list(records))
         procedures, learnings = _update_statistics(
@@ -261,20 +264,37 @@ def _salience_updates(
 
 
 def _reinforce_retention(
-    storage: Storage, scope: Scope, quality: float, credit: Mapping[str, float], now: float
+    storage: Storage,
+    scope: Scope,
+    quality: float,
+    credit: Mapping[str, float],
+    records: Mapping[str, Any],
+    config: SalienceConfig,
+    gain: float,
+    now: float,
 ) -> None:
-    """R20: good outcomes lengthen retention stability, bad ones shorten it."""
-    states = storage.retention.get_many(scope, list(credit))
-    storage.retention.put_many(
+    """R20: good outcomes lengthen retention stability, bad ones shorten it, each
+    memory by its attribution times its level's dampening (the weight its salience
+    moved by); every change is in the memory's history."""
+    states = storage.retention.get_many(scope, [m for m in credit if m in records])
+    updated = [
+        after_outcome(
+            state,
+            quality,
+            credit[state.memory_id]
+            * temporal_dampening(records[state.memory_id].temporal_level, config),
+            gain,
+        )
+        for state in states.values()
+    ]
+    storage.retention.put_many(scope, updated)
+    storage.lifecycle.add_history(
         scope,
         [
-            RetentionInfo(
-                s.memory_id,
-                outcome_stability(s.stability, quality, credit[s.memory_id]),
-                s.last_reviewed,
-                s.review_count,
+            HistoryEntry(
+                state.memory_id, "outcome", now, {"quality": quality, "stability": state.stability}
             )
-            for s in states.values()
+            for state in updated
         ],
     )
 

@@ -145,7 +145,7 @@ async def _value(fn: Callable[[T], float | Awaitable[float]], trial: T) -> float
     value = fn(trial)
     if isinstance(value, Awaitable):
         value = await value
-    return float(value)  # type: ignore[arg-type]
+    return float(value)
 
 
 def describe(values: Sequence[float]) -> dict[str, float]:

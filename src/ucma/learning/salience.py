@@ -1,4 +1,4 @@
-"""Outcome-weighted salience (seed 003 R10, R15 to R18, R20). Pure functions.
+"""Outcome-weighted salience (seed 003 R10, R15 to R18). Pure functions.
 
 The update of one memory after one outcome is R15's
 
@@ -19,10 +19,9 @@ R16's bounds then apply in order: a single update is at most
 [0, 1] and no invisible headroom builds up beyond the clamp (a memory at
 effective 1.0 responds to the next bad outcome at once).
 
-R20's hook, ``outcome_stability``: a positive outcome lengthens a memory's
-retention stability, a negative one shortens it, in proportion to quality and
-attribution. The outcome loop applies it to the memories of the decision; the
-forgetting engine reads the stability it leaves.
+R20's retention half (an outcome lengthens or shortens a memory's stability) is
+``ucma.memory.retention.outcome_stability``, weighted by the same attribution and
+dampening as the salience update here.
 """
 
 from __future__ import annotations
@@ -39,13 +38,9 @@ __all__ = [
     "attributions",
     "bounded_update",
     "normalise_scores",
-    "outcome_stability",
     "salience_delta",
     "temporal_dampening",
 ]
-
-#: R20: the largest relative change of retention stability from one outcome.
-STABILITY_STEP = 0.5
 
 
 def normalise_scores(scores: Sequence[float], minimum: float = 0.01) -> list[float]:
@@ -127,14 +122,3 @@ def bounded_update(
     if low <= high:
         target = max(low, min(high, target))
     return BoundedDelta(raw_delta, target - previous_adjustment, target)
-
-
-def outcome_stability(stability_days: float, quality: float, attribution: float) -> float:
-    """R20: retention stability after an outcome; longer for good, shorter for bad.
-
-    Multiplies by ``1 + STABILITY_STEP x quality x attribution``: a perfect
-    outcome fully attributed to a memory makes it 1.5 times as stable, a
-    harmful one halves its stability.
-    """
-    factor = 1.0 + STABILITY_STEP * max(-1.0, min(1.0, quality)) * max(0.0, min(1.0, attribution))
-    return max(stability_days * factor, 1e-6)

@@ -117,7 +117,7 @@ def as_clock(value: Clock | Callable[[], float] | None) -> Clock:
     if isinstance(value, SystemClock | SimulatedClock | FunctionClock):
         return value
     if hasattr(value, "now") and callable(value.now):
-        return value  # type: ignore[return-value]
+        return value
     if callable(value):
         return FunctionClock(value)
     raise ValidationError(f"clock must be a Clock or a callable, got {type(value).__name__}")

@@ -290,11 +290,7 @@ class SleepCycle:
         weight = self._config.graph.evidence_edge_weight
         salience = {e.id: e.effective_salience for e in episodes}
         new_facts = [self._fact(scope, k, *found[k], now, salience) for k in new_ids]
-        reinforced = [
-            existing[k].reinforced(found[k][1], now)  # type: ignore[attr-defined]
-            for k in found
-            if k in existing
-        ]
+        reinforced = [existing[k].reinforced(found[k][1], now) for k in found if k in existing]
         edges = [
             GraphEdge(k, source, "derived_from", weight, now)
             for k, (_, sources) in found.items()

@@ -30,14 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ucma.memory.retention import SECONDS_PER_DAY, reinforced_stability
+from ucma.memory.retention import reviewed
 from ucma.storage.base import Storage
 from ucma.types import (
     DuplicateAttempt,
     HistoryEntry,
     MemoryKind,
     MemorySource,
-    RetentionInfo,
     Scope,
 )
 
@@ -126,18 +125,7 @@ def merge_duplicates(
             storage.memories.touch(scope, [dup.existing_id], now)
             state = storage.retention.get_many(scope, [dup.existing_id]).get(dup.existing_id)
             if state is not None:
-                elapsed = (now - state.last_reviewed) / SECONDS_PER_DAY
-                storage.retention.put_many(
-                    scope,
-                    [
-                        RetentionInfo(
-                            dup.existing_id,
-                            reinforced_stability(state.stability, elapsed, boost_base),
-                            max(now, state.last_reviewed),
-                            state.review_count + 1,
-                        )
-                    ],
-                )
+                storage.retention.put_many(scope, [reviewed(state, now, boost_base)])
             storage.lifecycle.add_sources(
                 scope, dup.existing_id, [MemorySource(dup.attempted_id, dup.source, now)]
             )

@@ -28,7 +28,8 @@ Stability starts at the temporal level's R19 value (``ucma.memory.retention``),
 so unreviewed memories lose 10 % a day (level 1), 5 % a week (2), 2 % a month
 (3), 1 % a year (4); each retrieval is a review that resets the clock and adds
 ``0.5 * max(1, days since last review)`` days of stability (the spacing
-effect). R20's outcome hook is ``outcome_stability`` / ``apply_outcome``.
+effect). Both transitions of R20 (a review, an outcome) are pure functions of
+``ucma.memory.retention``.
 
 Nothing is deleted outright: the pass archives (archived memories leave
 retrieval but stay in exports and in ``get``), and purges only what has been
@@ -39,26 +40,22 @@ verdicts and writes nothing.
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ucma.config import ForgettingConfig
-from ucma.memory.levels import temporal_dampening
-from ucma.memory.retention import MIN_STABILITY_DAYS, SECONDS_PER_DAY, retention
+from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.storage.base import Storage
-from ucma.types import HistoryEntry, MemoryKind, MemoryVitals, RetentionInfo, Scope
+from ucma.types import HistoryEntry, MemoryKind, MemoryVitals, Scope
 
 __all__ = [
     "RULES",
     "ForgetVerdict",
     "ForgettingReport",
-    "apply_outcome",
     "assess",
     "disuse_days",
     "forgetting_pass",
-    "outcome_stability",
     "retention_threshold",
     "salience_factor",
 ]
@@ -144,7 +141,9 @@ def assess(
 ) -> ForgetVerdict:
     """Whether to forget one memory at ``now``, and why (see the module docstring)."""
 
-    def verdict(forget: bool, reason: str, r: float | None = None, t: float | None = None):
+    def verdict(
+        forget: bool, reason: str, r: float | None = None, t: float | None = None
+    ) -> ForgetVerdict:
         return ForgetVerdict(
             vitals.memory_id, vitals.kind, vitals.temporal_level, forget, reason, r, t
         )
@@ -185,61 +184,6 @@ def assess(
             threshold,
         )
     return verdict(False, "retained", current, threshold)
-
-
-def outcome_stability(
-    stability: float, quality: float, temporal_level: int, gain: float = 0.5
-) -> float:
-    """R20: stability after an outcome of ``quality`` in [-1, 1].
-
-    Positive outcomes extend it by ``1 + gain * q * d``, negative ones shorten it
-    by the same factor (``d`` is R17's dampening of the level: identity memories
-    move a tenth as much as immediate ones).
-    """
-    if not math.isfinite(quality) or not -1.0 <= quality <= 1.0:
-        raise ValueError(f"quality must be in [-1, 1], got {quality!r}")
-    factor = 1.0 + gain * abs(quality) * temporal_dampening(temporal_level)
-    updated = stability * factor if quality >= 0 else stability / factor
-    return max(updated, MIN_STABILITY_DAYS)
-
-
-def apply_outcome(
-    storage: Storage,
-    scope: Scope,
-    memory_ids: Sequence[str],
-    quality: float,
-    now: float,
-    config: ForgettingConfig,
-) -> list[RetentionInfo]:
-    """R20 on stored state: extend or shorten the stability of memories that fed a
-    decision with outcome ``quality``. Storage thread; joins the caller's
-    transaction if one is open. Returns the new states."""
-    records = storage.memories.get_many(scope, memory_ids)
-    states = storage.retention.get_many(scope, list(records))
-    updated = [
-        RetentionInfo(
-            s.memory_id,
-            outcome_stability(
-                s.stability, quality, records[s.memory_id].temporal_level,
-                config.outcome_stability_gain,
-            ),
-            s.last_reviewed,
-            s.review_count,
-        )
-        for s in states.values()
-    ]  # fmt: skip
-    with storage.transaction():
-        storage.retention.put_many(scope, updated)
-        storage.lifecycle.add_history(
-            scope,
-            [
-                HistoryEntry(
-                    s.memory_id, "outcome", now, {"quality": quality, "stability": s.stability}
-                )
-                for s in updated
-            ],
-        )
-    return updated
 
 
 def forgetting_pass(

@@ -14,8 +14,16 @@ fraction of its retention over the R19 period of its temporal level. From
     level 3 (seasonal)      2 % per 30 days   S ~= 1484.95 days
     level 4 (identity)      1 % per 365 days  S ~= 36317.19 days
 
-A month is taken as 30 days and a year as 365 days. Everything here is a pure function of
-its arguments; timestamps in ``RetentionState`` are epoch seconds, durations are days.
+A month is taken as 30 days and a year as 365 days.
+
+Activity (seed 003 R20) changes a memory's state in exactly two ways, both defined here and
+nowhere else: a retrieval is a review (:func:`reviewed`: the decay clock restarts and stability
+grows by the spacing effect), and an outcome of a decision the memory fed moves its stability
+(:func:`after_outcome`: a good outcome extends it, a bad one shortens it). The recall path and
+the outcome path store what these return.
+
+Everything here is a pure function of its arguments; timestamps are epoch seconds, durations
+are days.
 """
 
 from __future__ import annotations
@@ -25,17 +33,22 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ucma.errors import ValidationError
+from ucma.types import RetentionInfo
 
 __all__ = [
     "DECAY_RATES",
     "DEFAULT_BOOST_BASE",
+    "DEFAULT_OUTCOME_GAIN",
     "MIN_STABILITY_DAYS",
     "SECONDS_PER_DAY",
     "RetentionState",
+    "after_outcome",
     "decay_rate_table",
     "initial_stability",
+    "outcome_stability",
     "reinforced_stability",
     "retention",
+    "reviewed",
 ]
 
 SECONDS_PER_DAY = 86_400.0
@@ -44,6 +57,10 @@ MIN_STABILITY_DAYS = 1e-6
 
 DEFAULT_BOOST_BASE = 0.5
 """Seed 001's ``retention_stability_boost_base``."""
+
+DEFAULT_OUTCOME_GAIN = 0.5
+"""R20: the largest relative change of stability from one outcome (``ForgettingConfig``'s
+``outcome_stability_gain``)."""
 
 DECAY_RATES: MappingProxyType[int, tuple[float, float]] = MappingProxyType(
     {
@@ -92,6 +109,64 @@ def reinforced_stability(
     if boost < 0.0 or math.isinf(boost):
         raise ValidationError(f"boost_base must be finite and >= 0, got {boost_base!r}")
     return stability + boost * max(1.0, elapsed)
+
+
+def outcome_stability(
+    stability_days: float,
+    quality: float,
+    weight: float = 1.0,
+    gain: float = DEFAULT_OUTCOME_GAIN,
+) -> float:
+    """R20: stability after an outcome of ``quality`` in [-1, 1].
+
+    ``weight`` in [0, 1] is how much of the outcome is this memory's: its attribution (R18)
+    times the dampening of its temporal level (R17), the same weight its salience moves by.
+    With ``factor = 1 + gain * |quality| * weight`` a good outcome multiplies stability by the
+    factor and a bad one divides by it, so equal and opposite outcomes cancel and stability
+    stays positive: a perfect, fully attributed outcome on an immediate memory makes it 1.5
+    times as stable, a harmful one two thirds as stable.
+    """
+    stability = max(_finite("stability_days", stability_days), MIN_STABILITY_DAYS)
+    q = _finite("quality", quality)
+    if not -1.0 <= q <= 1.0:
+        raise ValidationError(f"quality must be in [-1, 1], got {quality!r}")
+    w = min(1.0, max(0.0, _finite("weight", weight)))
+    g = _finite("gain", gain)
+    if g < 0.0 or math.isinf(g):
+        raise ValidationError(f"gain must be finite and >= 0, got {gain!r}")
+    factor = 1.0 + g * abs(q) * w
+    return max(stability * factor if q >= 0 else stability / factor, MIN_STABILITY_DAYS)
+
+
+def reviewed(
+    state: RetentionInfo, now: float, boost_base: float = DEFAULT_BOOST_BASE
+) -> RetentionInfo:
+    """R20's "retrieval resets decay timer": the stored state after a review at ``now``.
+
+    Stability grows by :func:`reinforced_stability` for the time since the last review, the
+    clock restarts (never backwards: a ``now`` before ``last_reviewed`` is an immediate
+    review) and the review is counted.
+    """
+    elapsed = max(0.0, (_finite("now", now) - state.last_reviewed) / SECONDS_PER_DAY)
+    return RetentionInfo(
+        state.memory_id,
+        reinforced_stability(state.stability, elapsed, boost_base),
+        max(state.last_reviewed, float(now)),
+        state.review_count + 1,
+    )
+
+
+def after_outcome(
+    state: RetentionInfo, quality: float, weight: float, gain: float = DEFAULT_OUTCOME_GAIN
+) -> RetentionInfo:
+    """R20's outcome half: the stored state with :func:`outcome_stability` applied. An
+    outcome is not a review: the decay clock and the review count stay."""
+    return RetentionInfo(
+        state.memory_id,
+        outcome_stability(state.stability, quality, weight, gain),
+        state.last_reviewed,
+        state.review_count,
+    )
 
 
 def _check_level(temporal_level: object) -> int:

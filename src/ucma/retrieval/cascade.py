@@ -104,7 +104,7 @@ def layer_confidence(hits: Sequence[Hit]) -> float:
     """A layer's confidence: its best result's overall confidence (0 when empty)."""
     if not hits or hits[0].confidence is None:
         return 0.0
-    return max(h.confidence.overall for h in hits if h.confidence is not None)
+    return float(max(h.confidence.overall for h in hits if h.confidence is not None))
 
 
 def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:

@@ -36,7 +36,7 @@ import numpy as np
 from ucma.config import UCMAConfig
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
-from ucma.memory.retention import reinforced_stability, retention
+from ucma.memory.retention import retention, reviewed
 from ucma.people import speaks_to_listener
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
@@ -53,7 +53,6 @@ from ucma.types import (
     MemoryKind,
     MemoryRecord,
     Provenance,
-    RetentionInfo,
     Scope,
 )
 
@@ -625,18 +624,7 @@ def record_access(
     with storage.transaction():
         storage.memories.touch(scope, memory_ids, now)
         states = storage.retention.get_many(scope, memory_ids)
-        updated = [
-            RetentionInfo(
-                memory_id=s.memory_id,
-                stability=reinforced_stability(
-                    s.stability, max(0.0, now - s.last_reviewed) / _DAY, boost_base
-                ),
-                last_reviewed=now,
-                review_count=s.review_count + 1,
-            )
-            for s in states.values()
-        ]
-        storage.retention.put_many(scope, updated)
+        storage.retention.put_many(scope, [reviewed(s, now, boost_base) for s in states.values()])
 
 
 def _without_restatements(

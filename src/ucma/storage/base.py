@@ -23,6 +23,7 @@ place to search"): the typed stores' ``add`` methods index the record's
 
 from __future__ import annotations
 
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -233,7 +234,7 @@ class MemoryCatalog(ABC):
         *,
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
-    ) -> list[ScoredId]:
+    ) -> builtins.list[ScoredId]:
         """Top ``k`` by cosine similarity (vectors are unit length), best first."""
 
     @abstractmethod
@@ -251,7 +252,7 @@ class MemoryCatalog(ABC):
         window: int,
         kinds: Sequence[MemoryKind] | None = None,
         min_score: float = -1.0,
-    ) -> list[list[ScoredId]]:
+    ) -> builtins.list[builtins.list[ScoredId]]:
         """For each row of ``vectors``, the top ``k`` by cosine, at least
         ``min_score``, among the scope's ``window`` most recently added memories
         (live, not archived), best first.
@@ -267,7 +268,7 @@ class MemoryCatalog(ABC):
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
         bm25: Bm25 = DEFAULT_BM25,
-    ) -> list[ScoredId]:
+    ) -> builtins.list[ScoredId]:
         """Top ``k`` by BM25 over ``content`` and the lower-weight context field,
         with the scope's own statistics, best first, scores > 0; ties go to
         the older record.
@@ -282,7 +283,7 @@ class MemoryCatalog(ABC):
         """Stored unit vectors by id (float32)."""
 
     @abstractmethod
-    def scopes(self) -> list[Scope]:
+    def scopes(self) -> builtins.list[Scope]:
         """Every scope that holds at least one record."""
 
 
@@ -560,7 +561,7 @@ class ConflictStore(ABC):
         and/or predicate (case-insensitive) or one status."""
 
     @abstractmethod
-    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> list[Conflict]:
+    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
         """Conflicts with either side among ``fact_ids``, oldest first."""
 
     @abstractmethod
@@ -575,7 +576,7 @@ class ConflictStore(ABC):
     @abstractmethod
     def flags(
         self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
-    ) -> list[ReviewFlag]:
+    ) -> builtins.list[ReviewFlag]:
         """Review flags of the scope, newest first."""
 
     @abstractmethod
@@ -592,7 +593,7 @@ class ConflictStore(ABC):
         the old memory back."""
 
     @abstractmethod
-    def supersessions(self, scope: Scope) -> list[Supersession]:
+    def supersessions(self, scope: Scope) -> builtins.list[Supersession]:
         """Every ``Supersession`` of the scope, oldest first (export)."""
 
     @abstractmethod
@@ -612,7 +613,7 @@ class ConflictStore(ABC):
         """
 
     @abstractmethod
-    def subject_names(self, scope: Scope, first_name: str) -> list[str]:
+    def subject_names(self, scope: Scope, first_name: str) -> builtins.list[str]:
         """Distinct subjects of the scope's facts whose first word is
         ``first_name`` (case-insensitive), as first written: the people "Dana"
         may mean ("Dana", "Dana Whitfield")."""
@@ -751,7 +752,7 @@ class TraceStore(ABC):
         """Traces of a scope, newest first; ``observed`` filters on the outcome."""
 
     @abstractmethod
-    def involving(self, scope: Scope, memory_ids: Sequence[str]) -> list[DecisionTrace]:
+    def involving(self, scope: Scope, memory_ids: Sequence[str]) -> builtins.list[DecisionTrace]:
         """Traces that any of ``memory_ids`` fed, oldest first."""
 
     @abstractmethod
@@ -774,7 +775,7 @@ class TraceStore(ABC):
     @abstractmethod
     def updates(
         self, scope: Scope, *, memory_id: str | None = None, trace_id: str | None = None
-    ) -> list[SalienceUpdate]:
+    ) -> builtins.list[SalienceUpdate]:
         """Salience updates, oldest first, optionally of one memory or trace."""
 
 
@@ -807,7 +808,7 @@ class EventStore(ABC):
         """A scope's events with ``seq > after_seq``, in ``seq`` order."""
 
     @abstractmethod
-    def after(self, position: int, limit: int) -> list[Event]:
+    def after(self, position: int, limit: int) -> builtins.list[Event]:
         """Events of every scope with ``position`` greater than ``position``, in order."""
 
     @abstractmethod

@@ -23,6 +23,7 @@ def _query_true(value: Any) -> Any:
         return True
     return value
 
+
 router = APIRouter(prefix="/v1", tags=["memory"])
 
 FilterValue = str | int | float | bool | None

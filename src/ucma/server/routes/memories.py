@@ -123,9 +123,7 @@ class RememberRequest(ScopedBody):
     )
 
     query: Text
-    limit: ResultLimit | None = Field(
-        default=None, description="Most results (default 10)."
-    )
+    limit: ResultLimit | None = Field(default=None, description="Most results (default 10).")
     mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
     kinds: list[MemoryKind] | None = None
     time_range: tuple[Moment, Moment] | None = Field(

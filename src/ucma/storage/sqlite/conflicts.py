@@ -202,7 +202,7 @@ class SQLiteConflictStore(ConflictStore):
         params.append(int(limit))
         return self._select(where + " ORDER BY detected_at DESC, rowid DESC LIMIT ?", params)
 
-    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> list[Conflict]:
+    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
         ids = ids_param(dict.fromkeys(fact_ids))
         return self._select(
             """WHERE rowid IN (
@@ -214,7 +214,7 @@ class SQLiteConflictStore(ConflictStore):
             (ids, ids, scope.user_id, scope.agent_id),
         )
 
-    def _select(self, where: str, params: Sequence[Any]) -> list[Conflict]:
+    def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Conflict]:
         with self._db.read() as conn:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM conflicts {where}", params).fetchall()
         return [_conflict(row) for row in rows]
@@ -268,7 +268,7 @@ class SQLiteConflictStore(ConflictStore):
 
     def flags(
         self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
-    ) -> list[ReviewFlag]:
+    ) -> builtins.list[ReviewFlag]:
         where = "" if include_cleared else " AND cleared_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
@@ -341,7 +341,7 @@ class SQLiteConflictStore(ConflictStore):
                 found[memory_id] = replacement
         return found
 
-    def subject_names(self, scope: Scope, first_name: str) -> list[str]:
+    def subject_names(self, scope: Scope, first_name: str) -> builtins.list[str]:
         first = key_of(first_name)
         if not first or " " in first:
             return []

@@ -220,6 +220,9 @@ class HnswBuilder:
         max_seq = int(seqs[-1]) if seqs.size else 0
         logger.info(
             "HNSW index of %s: %d keys (%d added), up to seq %d",
-            snapshot.scope, len(graph), added, max_seq,
+            snapshot.scope,
+            len(graph),
+            added,
+            max_seq,
         )
         return HnswIndex(graph=graph, max_seq=max_seq, keys=len(graph))

@@ -69,7 +69,7 @@ def _stem(word: str) -> str:
     if len(_STEMS) >= _MAX_STEMS:
         _STEMS.clear()
     _STEMS[word] = stem
-    return stem
+    return str(stem)
 
 
 def analyze(text: str) -> list[str]:

@@ -298,4 +298,3 @@ class SQLiteLifecycleStore(LifecycleStore):
 
 def _key(scope: Scope) -> tuple[str, str]:
     return scope.user_id, scope.agent_id
-

@@ -736,9 +736,7 @@ def add_vault(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE UNIQUE INDEX vault_digest ON vault (user_id, agent_id, digest)")
-    conn.execute(
-        "CREATE TABLE vault_keys (fingerprint TEXT PRIMARY KEY, created_at REAL NOT NULL)"
-    )
+    conn.execute("CREATE TABLE vault_keys (fingerprint TEXT PRIMARY KEY, created_at REAL NOT NULL)")
 
 
 # -- migration 10: erasure (issue 13) -------------------------------------------

@@ -261,7 +261,7 @@ class ScopeVectors:
         for block in reversed(self._all_blocks()):
             if wanted <= 0:
                 break
-            take = block[max(0, len(block) - wanted):]
+            take = block[max(0, len(block) - wanted) :]
             parts.append(take)
             wanted -= len(take)
         parts.reverse()
@@ -308,9 +308,7 @@ class ScopeVectors:
             ]
         return found
 
-    def _visible(
-        self, kind_codes: np.ndarray | None, include_archived: bool
-    ) -> np.ndarray | None:
+    def _visible(self, kind_codes: np.ndarray | None, include_archived: bool) -> np.ndarray | None:
         """Live rows passing the filters, or None when every row does."""
         n = self.n
         mask: np.ndarray | None = self.alive[:n] if self.dead else None
