@@ -249,12 +249,6 @@ class RetrievalConfig:
     # only shares the name cannot outrank one that answers (0: the entity channel
     # is fused additively with its channel weight instead, the old behaviour).
     entity_boost: float = 1.0
-    # A line the person the query names says about whom they talk to ("Congrats on
-    # the deals, you're killing it!") keeps this share of its relevance: it tells of
-    # its listener (people.speaks_to_listener). LoCoMo R@10 / hit@1 in one harness:
-    # 1.0 0.802 / 0.419, 0.85 0.809 / 0.424, 0.75 0.814 / 0.421, 0.65 0.809 / 0.422,
-    # 0.5 0.785 / 0.434.
-    listener_factor: float = 0.75
     # A memory holding an exact identifier the query names (email, code, id, URL)
     # has its score multiplied by (1 + identifier_boost).
     identifier_boost: float = 1.0
@@ -318,8 +312,6 @@ class RetrievalConfig:
             raise ConfigError(
                 "RetrievalConfig needs name_free_weight <= 1 and name_free_candidates >= 1"
             )
-        if self.listener_factor > 1:
-            raise ConfigError("RetrievalConfig.listener_factor must be in [0, 1]")
         if not (
             0 < self.keyword_k1 <= 10 and self.keyword_b <= 1 and self.keyword_context_weight <= 10
         ):

@@ -158,11 +158,3 @@ async def test_what_a_speaker_says_about_their_listener_does_not_answer_for_the_
     wrong = await memory.recall("What did Melanie realise after her charity race?")
     assert right.hits[0].memory.source == "Caroline"
     assert wrong.confidence < right.confidence
-    # Nor does it rank for the speaker as what they said of themselves does.
-    await memory.observe(
-        "I finally finished my first marathon and realised I love long runs.",
-        source="Melanie",
-    )
-    mine = await memory.recall("What did Melanie realise after her race?")
-    assert mine.hits[0].memory.source == "Melanie"
-    assert "marathon" in mine.hits[0].content

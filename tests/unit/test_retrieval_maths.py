@@ -337,7 +337,6 @@ def test_a_name_free_cosine_is_mixed_in_by_its_weight():
         {"name_free_weight": 1.5},
         {"name_free_weight": -0.1},
         {"name_free_candidates": 0},
-        {"listener_factor": 1.2},
     ):
         with pytest.raises(ConfigError):
             RetrievalConfig(**bad)

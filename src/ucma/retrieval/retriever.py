@@ -495,8 +495,6 @@ class Retriever:
                     continue
             elif not inherited:
                 relevant = True
-            if listener:
-                rel *= cfg.retrieval.listener_factor
             inputs = RankInputs(
                 relevance=rel,
                 salience=record.effective_salience,
