@@ -51,7 +51,8 @@ _POSSESSIVE_START = re.compile(r"^(?P<name>[A-Z][a-z]+)['’]s\s+[a-z]")
 _NAME_START = re.compile(
     r"^(?P<name>[A-Z][a-z]+)\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
     r"speaks|goes|got|switched|went|moved|relocated|joined|left|quit|prefers|hates|enjoys|"
-    r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|no\s+longer)\b"
+    r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|sold|bought|gets|"
+    r"no\s+longer)\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|d|ll))\b", re.IGNORECASE)

@@ -246,8 +246,11 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
         "Sofia is allergic to bee stings.",
         "My usual run is 5 km. Also: I'm allergic to shellfish.",
         "I need a new phone.",
+        # A change told as what happened states the new value.
+        "Tariq sold the Volvo, he gets around on an e-bike these days.",
     ]
     passing = [
+        "Tariq sold the Volvo.",
         "Had lunch with my landlord Sofia near the harbour wall.",
         "On day 5 I swam 17 laps before lunch.",
         "On day 6 I walked 20 laps before lunch.",

@@ -356,10 +356,12 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     """Whether ``text`` says how someone is rather than what happened: a
     sentence that is no question, request or plan and no dated event, about the
     speaker ("My usual run is 5 km") or a person it names ("Sofia is allergic to
-    bee stings"; ``people`` are names known besides those the text shows)."""
+    bee stings"; ``people`` are names known besides those the text shows). A
+    sentence that marks a change states the new value, however it tells what
+    happened ("Tariq sold the Volvo, he gets around on an e-bike these days")."""
     names = known_people([text]) | set(people)
     return any(
-        not _is_event(sentence)
+        (marks_change(sentence) or not _is_event(sentence))
         and (
             _FIRST_PERSON.search(sentence) is not None
             or _NAMED_SUBJECT.search(sentence) is not None
