@@ -69,6 +69,10 @@ CONFLICTS_INLINE = Absent("facts and assert_fact return the conflicts of the fac
 SERVICE_ONLY = Absent("about the running service itself, not an operation on memory")
 PROCESS_COMMAND = Absent("a command that starts a process or works on files: no Python method")
 GARDENER = Absent("the gardener runs it for every scope (ucma gardener run, ucma serve)")
+ACROSS_USERS = Absent(
+    "works across every user of the database (patterns shared between tenants): the "
+    "operator runs it on the machine, never one tenant's key or agent"
+)
 FUNCTION = Absent("a module function (ucma.restore_backup): it works on a closed database")
 
 
@@ -111,7 +115,8 @@ OPERATIONS: list[Op] = [
     Op("resolve_conflict", "POST /v1/conflicts/{conflict_id}/resolve", "resolve_conflict",
        Absent(NOT_YET)),
     Op("review_flags", "GET /v1/review_flags", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("clear_review", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("clear_review", "POST /v1/review_flags/{memory_id}/clear", Absent(NOT_YET),
+       Absent(NOT_YET)),
     Op("add_source_of_truth", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     # Sessions and working memory.
     Op("new_session", "POST /v1/sessions", "new_session", IN_PROCESS),
@@ -138,21 +143,23 @@ OPERATIONS: list[Op] = [
        Absent(NOT_YET)),
     Op("memory_influence", "GET /v1/memories/{memory_id}/influence", Absent(NOT_YET),
        Absent(NOT_YET)),
-    Op("salience_history", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("salience_history", "GET /v1/memories/{memory_id}/influence", Absent(NOT_YET),
+       Absent(NOT_YET)),
     Op("events", "GET /v1/events", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("replay", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("replay", "GET /v1/events/replay", Absent(NOT_YET), Absent(NOT_YET)),
     Op("event_backlog", OPERATOR, OPERATOR, "events publish"),
     Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
-    Op("extract_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("share_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("extract_patterns", "GET /v1/patterns", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("share_patterns", ACROSS_USERS, ACROSS_USERS, Absent(NOT_YET)),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),
     Op("forget", "POST /v1/forget", "forget", "forget"),
     Op("run_gardener", OPERATOR, OPERATOR, "gardener run"),
-    Op("retention", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("sources", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("duplicates", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("retention", "GET /v1/memories/{memory_id}/retention", Absent(NOT_YET),
+       Absent(NOT_YET)),
+    Op("sources", "GET /v1/memories/{memory_id}/sources", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("duplicates", "GET /v1/duplicates", Absent(NOT_YET), Absent(NOT_YET)),
     Op("prepare_search", OPERATOR, OPERATOR, OPERATOR),
     Op("prepare_large_scopes", OPERATOR, OPERATOR, OPERATOR),
     Op("stats", "GET /v1/stats", "health", "stats"),

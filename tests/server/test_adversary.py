@@ -448,6 +448,24 @@ probes(
     Probe("GET", "/v1/memories/{X}/related"),
 )
 probes(
+    "GET",
+    "/v1/memories/{memory_id}/retention",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/retention"),
+)
+probes(
+    "GET",
+    "/v1/memories/{memory_id}/sources",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/sources"),
+)
+probes(
+    "POST",
+    "/v1/review_flags/{memory_id}/clear",
+    MEMORY_KINDS,
+    Probe("POST", "/v1/review_flags/{X}/clear"),
+)
+probes(
     "POST",
     "/v1/conflicts/{conflict_id}/resolve",
     ("conflict",),
@@ -639,6 +657,9 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/decisions"),
     Probe("GET", "/v1/decisions", params={"observed": "true"}),
     Probe("GET", "/v1/events", params={"after_seq": 0, "limit": 500}),
+    Probe("GET", "/v1/events/replay"),
+    Probe("GET", "/v1/duplicates", params={"limit": 1000}),
+    Probe("GET", "/v1/patterns"),
     Probe("GET", "/v1/procedures", params={"tags": A_TAGS}),
     Probe("GET", "/v1/learnings", params={"tags": A_TAGS}),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),

@@ -1,5 +1,7 @@
-"""The scope's event log (event sourcing), read in order with a cursor."""
+"""The scope's event log (event sourcing), read in order with a cursor, and a replay
+that rebuilds state from it to check the live records."""
 
+import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -49,4 +51,43 @@ async def events(
         limit=limit,
         after_seq=after_seq,
         next_after_seq=page[-1].seq if more and page else None,
+    )
+
+
+class Mismatch(BaseModel):
+    replayed: float | None = Field(description="From the events alone; null if none.")
+    live: float | None = Field(description="In the live record; null if there is none.")
+
+
+class ReplayReport(BaseModel):
+    """The scope's salience adjustments rebuilt from its events and compared with the
+    live records: `matches_live` is true when every one agrees."""
+
+    events_applied: int
+    last_seq: int
+    memories: int = Field(description="Memories whose adjustment the events rebuilt.")
+    matches_live: bool
+    mismatches: dict[str, Mismatch] = Field(description="Memory id -> the two values.")
+
+
+def _number(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+@router.get("/events/replay")
+async def replay(
+    engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
+) -> ReplayReport:
+    """Rebuild every memory's outcome-driven salience from this scope's events alone and
+    compare it with the live records (changes nothing): a check of the event log."""
+    projection = await engine.replay(**scope_for(key, user_id, agent_id))
+    return ReplayReport(
+        events_applied=projection.events_applied,
+        last_seq=projection.last_seq,
+        memories=len(projection.adjustments),
+        matches_live=projection.matches_live,
+        mismatches={
+            memory_id: Mismatch(replayed=_number(replayed), live=_number(live))
+            for memory_id, (replayed, live) in projection.mismatches.items()
+        },
     )
