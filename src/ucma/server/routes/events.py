@@ -1,12 +1,12 @@
 """The scope's event log (event sourcing), read in order with a cursor, and a replay
 that rebuilds state from it to check the live records."""
 
-import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import AgentQuery, Identifier, UserQuery
 
@@ -70,10 +70,6 @@ class ReplayReport(BaseModel):
     mismatches: dict[str, Mismatch] = Field(description="Memory id -> the two values.")
 
 
-def _number(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 @router.get("/events/replay")
 async def replay(
     engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
@@ -81,13 +77,4 @@ async def replay(
     """Rebuild every memory's outcome-driven salience from this scope's events alone and
     compare it with the live records (changes nothing): a check of the event log."""
     projection = await engine.replay(**scope_for(key, user_id, agent_id))
-    return ReplayReport(
-        events_applied=projection.events_applied,
-        last_seq=projection.last_seq,
-        memories=len(projection.adjustments),
-        matches_live=projection.matches_live,
-        mismatches={
-            memory_id: Mismatch(replayed=_number(replayed), live=_number(live))
-            for memory_id, (replayed, live) in projection.mismatches.items()
-        },
-    )
+    return ReplayReport.model_validate(serialization.replay_to_dict(projection))

@@ -5,7 +5,6 @@ The gardener runs its jobs over every scope, so it is an administration command
 (``ucma gardener run``, and the scheduler inside ``ucma serve``), not a route.
 """
 
-import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -102,9 +101,7 @@ async def sources(
     found = await engine.sources(memory_id, **scope)
     return SourcesResponse(
         memory_id=memory_id,
-        sources=[
-            Source(**dataclasses.asdict(s), at_iso=serialization.iso_time(s.at)) for s in found
-        ],
+        sources=[Source(**serialization.source_to_dict(s)) for s in found],
     )
 
 
@@ -120,12 +117,5 @@ async def duplicates(
     """Writes that nearly repeated an existing memory and reinforced it instead of
     adding a copy (the memory's id, the text, the similarity), newest first."""
     found = await engine.duplicates(limit=offset + limit + 1, **scope_for(key, user_id, agent_id))
-    items = [
-        {
-            **dataclasses.asdict(d),
-            "similarity": round(d.similarity, 4),
-            "at_iso": serialization.iso_time(d.at),
-        }
-        for d in found[offset : offset + limit]
-    ]
+    items = [serialization.duplicate_to_dict(d) for d in found[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(found) > offset + limit)
