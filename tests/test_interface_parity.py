@@ -69,6 +69,13 @@ CONFLICTS_INLINE = Absent("facts and assert_fact return the conflicts of the fac
 SERVICE_ONLY = Absent("about the running service itself, not an operation on memory")
 PROCESS_COMMAND = Absent("a command that starts a process or works on files: no Python method")
 GARDENER = Absent("the gardener runs it for every scope (ucma gardener run, ucma serve)")
+ACROSS_USERS = Absent(
+    "works across every user of the database (patterns shared between tenants): the "
+    "operator runs it on the machine, never one tenant's key or agent"
+)
+SAME_AS_CONTEXT = Absent(
+    "the facade's second name for context (the same text): this interface shows one name"
+)
 FUNCTION = Absent("a module function (ucma.restore_backup): it works on a closed database")
 
 
@@ -98,26 +105,27 @@ OPERATIONS: list[Op] = [
     Op("recall", "POST /v1/recall", "recall", "recall"),
     Op("answer", "POST /v1/chat", AGENT_ANSWERS, Absent(NOT_YET)),
     Op("learn", "POST /v1/learn", "learn", Absent(NOT_YET)),
-    Op("validate_learning", "POST /v1/learnings/{learning_id}/validate", Absent(NOT_YET),
+    Op("validate_learning", "POST /v1/learnings/{learning_id}/validate", "validate_learning",
        Absent(NOT_YET)),
-    Op("find_learnings", "GET /v1/learnings", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("find_learnings", "GET /v1/learnings", "find_learnings", "find-learnings"),
     # Facts and conflicts.
     Op("assert_fact", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
     Op("assert_fact_detailed", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
     Op("facts_about", "GET /v1/facts", "facts", "facts"),
-    Op("fact_history", "GET /v1/facts/history", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("traverse", "GET /v1/facts/traverse", Absent(NOT_YET), "facts"),
-    Op("conflicts", "GET /v1/conflicts", CONFLICTS_INLINE, Absent(NOT_YET)),
+    Op("fact_history", "GET /v1/facts/history", "fact_history", "fact-history"),
+    Op("traverse", "GET /v1/facts/traverse", "traverse", "facts"),
+    Op("conflicts", "GET /v1/conflicts", CONFLICTS_INLINE, "conflicts"),
     Op("resolve_conflict", "POST /v1/conflicts/{conflict_id}/resolve", "resolve_conflict",
        Absent(NOT_YET)),
-    Op("review_flags", "GET /v1/review_flags", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("clear_review", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("review_flags", "GET /v1/review_flags", "review_flags", "review-flags"),
+    Op("clear_review", "POST /v1/review_flags/{memory_id}/clear", "clear_review",
+       "clear-review"),
     Op("add_source_of_truth", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     # Sessions and working memory.
     Op("new_session", "POST /v1/sessions", "new_session", IN_PROCESS),
     Op("session_id", "GET /v1/sessions/current", Absent(NOT_YET), IN_PROCESS),
-    Op("context", "GET /v1/context", Absent(NOT_YET), IN_PROCESS),
-    Op("current_context", "GET /v1/context", Absent(NOT_YET), IN_PROCESS),
+    Op("context", "GET /v1/context", "context", IN_PROCESS),
+    Op("current_context", "GET /v1/context", SAME_AS_CONTEXT, IN_PROCESS),
     Op("working_memory", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     Op("interrupt_consolidation", IN_PROCESS, IN_PROCESS, IN_PROCESS),
     # Procedures, episodes, the graph.
@@ -125,34 +133,35 @@ OPERATIONS: list[Op] = [
     Op("find_procedures", "GET /v1/procedures", "find_procedures", Absent(NOT_YET)),
     Op("record_procedure_outcome", "POST /v1/procedures/{procedure_id}/outcome",
        "record_procedure_outcome", Absent(NOT_YET)),
-    Op("episodes_between", "GET /v1/episodes", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("episodes_between", "GET /v1/episodes", "episodes_between", Absent(NOT_YET)),
     Op("related", "GET /v1/memories/{memory_id}/related", "related", Absent(NOT_YET)),
-    Op("link", "POST /v1/links", Absent(NOT_YET), Absent(NOT_YET)),
+    Op("link", "POST /v1/links", "link", Absent(NOT_YET)),
     Op("update_graph_importance", "POST /v1/graph/importance", GARDENER, GARDENER),
     # The learning loop and events.
     Op("decide", "POST /v1/decisions", "decide", Absent(NOT_YET)),
     Op("outcome", "POST /v1/decisions/{decision_id}/outcome", "outcome", Absent(NOT_YET)),
-    Op("trace", "GET /v1/decisions/{decision_id}", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("traces", "GET /v1/decisions", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("counterfactuals", "GET /v1/decisions/{decision_id}/counterfactuals", Absent(NOT_YET),
-       Absent(NOT_YET)),
-    Op("memory_influence", "GET /v1/memories/{memory_id}/influence", Absent(NOT_YET),
-       Absent(NOT_YET)),
-    Op("salience_history", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("events", "GET /v1/events", Absent(NOT_YET), Absent(NOT_YET)),
-    Op("replay", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("trace", "GET /v1/decisions/{decision_id}", "trace", "trace"),
+    Op("traces", "GET /v1/decisions", "traces", "traces"),
+    Op("counterfactuals", "GET /v1/decisions/{decision_id}/counterfactuals", "counterfactuals",
+       "counterfactuals"),
+    Op("memory_influence", "GET /v1/memories/{memory_id}/influence", "memory_influence",
+       "memory-influence"),
+    Op("salience_history", "GET /v1/memories/{memory_id}/influence", "salience_history",
+       "salience-history"),
+    Op("events", "GET /v1/events", "events", Absent(NOT_YET)),
+    Op("replay", "GET /v1/events/replay", "replay", "replay"),
     Op("event_backlog", OPERATOR, OPERATOR, "events publish"),
     Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
-    Op("extract_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("share_patterns", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("extract_patterns", "GET /v1/patterns", "extract_patterns", "extract-patterns"),
+    Op("share_patterns", ACROSS_USERS, ACROSS_USERS, "share-patterns"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),
     Op("forget", "POST /v1/forget", "forget", "forget"),
     Op("run_gardener", OPERATOR, OPERATOR, "gardener run"),
-    Op("retention", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("sources", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("duplicates", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("retention", "GET /v1/memories/{memory_id}/retention", "retention", "retention"),
+    Op("sources", "GET /v1/memories/{memory_id}/sources", "sources", "sources"),
+    Op("duplicates", "GET /v1/duplicates", "duplicates", "duplicates"),
     Op("prepare_search", OPERATOR, OPERATOR, OPERATOR),
     Op("prepare_large_scopes", OPERATOR, OPERATOR, OPERATOR),
     Op("stats", "GET /v1/stats", "health", "stats"),

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
+    DuplicateAttempt,
     Episode,
     Fact,
     FactStatus,
@@ -28,6 +29,7 @@ from ucma.types import (
     LearningType,
     MemoryKind,
     MemoryRecord,
+    MemorySource,
     Procedure,
     ProcedureStatus,
     ProcedureStep,
@@ -37,10 +39,12 @@ from ucma.types import (
 )
 
 if TYPE_CHECKING:
+    from ucma.events.log import SalienceProjection
     from ucma.learning.records import OutcomeReport
     from ucma.retrieval.cascade import RecallResult
 
 __all__ = [
+    "duplicate_to_dict",
     "edge_from_dict",
     "edge_to_dict",
     "hit_to_dict",
@@ -50,8 +54,10 @@ __all__ = [
     "record_from_dict",
     "record_to_api_dict",
     "record_to_dict",
+    "replay_to_dict",
     "retention_from_dict",
     "retention_to_dict",
+    "source_to_dict",
     "with_iso_times",
 ]
 
@@ -222,3 +228,36 @@ def retention_from_dict(data: dict[str, Any]) -> RetentionInfo:
         return RetentionInfo(**data)
     except TypeError as exc:
         raise ValidationError(f"invalid retention state: {exc}") from exc
+
+
+def source_to_dict(source: MemorySource) -> dict[str, Any]:
+    """One occurrence merged into a memory, with its time in ISO 8601 beside the epoch."""
+    return {**dataclasses.asdict(source), "at_iso": iso_time(source.at)}
+
+
+def duplicate_to_dict(attempt: DuplicateAttempt) -> dict[str, Any]:
+    """One write that reinforced an existing memory instead of copying it."""
+    return {
+        **dataclasses.asdict(attempt),
+        "similarity": round(attempt.similarity, SCORE_DECIMALS),
+        "at_iso": iso_time(attempt.at),
+    }
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def replay_to_dict(projection: SalienceProjection) -> dict[str, Any]:
+    """A replay's summary: how many events and memories it rebuilt, and each memory whose
+    rebuilt adjustment differs from the live one (null where one side has none)."""
+    return {
+        "events_applied": projection.events_applied,
+        "last_seq": projection.last_seq,
+        "memories": len(projection.adjustments),
+        "matches_live": projection.matches_live,
+        "mismatches": {
+            memory_id: {"replayed": _finite(replayed), "live": _finite(live)}
+            for memory_id, (replayed, live) in projection.mismatches.items()
+        },
+    }

@@ -448,6 +448,24 @@ probes(
     Probe("GET", "/v1/memories/{X}/related"),
 )
 probes(
+    "GET",
+    "/v1/memories/{memory_id}/retention",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/retention"),
+)
+probes(
+    "GET",
+    "/v1/memories/{memory_id}/sources",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/sources"),
+)
+probes(
+    "POST",
+    "/v1/review_flags/{memory_id}/clear",
+    MEMORY_KINDS,
+    Probe("POST", "/v1/review_flags/{X}/clear"),
+)
+probes(
     "POST",
     "/v1/conflicts/{conflict_id}/resolve",
     ("conflict",),
@@ -639,6 +657,9 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/decisions"),
     Probe("GET", "/v1/decisions", params={"observed": "true"}),
     Probe("GET", "/v1/events", params={"after_seq": 0, "limit": 500}),
+    Probe("GET", "/v1/events/replay"),
+    Probe("GET", "/v1/duplicates", params={"limit": 1000}),
+    Probe("GET", "/v1/patterns"),
     Probe("GET", "/v1/procedures", params={"tags": A_TAGS}),
     Probe("GET", "/v1/learnings", params={"tags": A_TAGS}),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
@@ -869,6 +890,17 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "search": [(("run",), {"query": "invoices", "run_id": "{X}"})],
     "get_all": [(("run",), {"run_id": "{X}"})],
     "delete_all": [(("run",), {"confirm": True, "run_id": "{X}"})],
+    "validate_learning": [(("learning",), {"learning_id": "{X}", "success": False})],
+    "clear_review": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "link": [
+        (MEMORY_KINDS, {"source_id": "{B}", "target_id": "{X}", "edge_type": "caused"}),
+        (MEMORY_KINDS, {"source_id": "{X}", "target_id": "{B}", "edge_type": "caused"}),
+    ],
+    "trace": [(("decision",), {"decision_id": "{X}"})],
+    "counterfactuals": [(("decision",), {"decision_id": "{X}"})],
+    "salience_history": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "retention": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "sources": [(MEMORY_KINDS, {"memory_id": "{X}"})],
 }
 
 #: tool -> arguments: B asks for A's content (leaks only), destructive ones last.
@@ -880,6 +912,18 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("facts", {"entity": "Zephyrine"}),
     ("find_procedures", {"tags": A_TAGS}),
     ("get_all", {"limit": 200}),
+    ("find_learnings", {"tags": A_TAGS, "min_confidence": 0.0, "limit": 50}),
+    ("fact_history", {"subject": "Zephyrine", "predicate": "delivery_pref"}),
+    ("traverse", {"entity": "Zephyrine", "max_hops": 5}),
+    ("review_flags", {"include_cleared": True, "limit": 100}),
+    ("episodes_between", {"start": 0, "end": 4_000_000_000, "limit": 200}),
+    ("context", {}),
+    ("traces", {"limit": 100}),
+    ("memory_influence", {"min_decisions": 1}),
+    ("events", {"limit": 100}),
+    ("replay", {}),
+    ("extract_patterns", {}),
+    ("duplicates", {"limit": 100}),
     ("add", {"messages": "Bob moved the tea tasting to Friday afternoon.", "run_id": "tea"}),
     ("assert_fact", {"subject": "Bob", "predicate": "drinks", "object": "green tea"}),
     (

@@ -46,6 +46,7 @@ from ucma.cli.erasure import (
 )
 from ucma.cli.keys import count_keys, keys_app
 from ucma.cli.records import register as register_record_commands
+from ucma.cli.review import register as register_review_commands
 from ucma.cli.transfer import export_command, import_command
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ app.command("forget-scope")(forget_scope_command)
 app.command("backup")(backup_command)
 app.command("restore")(restore_command)
 register_record_commands(app)
+register_review_commands(app)
 
 
 def _print_version(value: bool) -> None:

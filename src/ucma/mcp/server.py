@@ -22,6 +22,10 @@ tool                           what it does (``AsyncMemory`` method of that name
 ``sleep`` / ``forget``         consolidation; forgetting (dry run by default)
 ``health``                     ``stats`` of the caller's scope
 ``forget_person``              erase a person for good
+``find_learnings`` ...         lessons, fact history, review flags, links, episodes
+                               of a period, the working context (knowledge_tools)
+``trace`` ...                  decisions, influence, salience history, events,
+                               replay, patterns, retention, sources (loop_tools)
 =============================  ================================================
 
 Python's ``remember`` is ``search`` without filters under the seed's name; MCP offers
@@ -47,6 +51,8 @@ import ucma
 from ucma.engine import AsyncMemory
 from ucma.errors import UserError
 from ucma.learning.records import OutcomeSignal
+from ucma.mcp.knowledge_tools import KNOWLEDGE_TOOL_NAMES, add_knowledge_tools
+from ucma.mcp.loop_tools import LOOP_TOOL_NAMES, add_loop_tools
 from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
 from ucma.types import Conflict, Hit, LearningType
 
@@ -65,6 +71,8 @@ TOOL_NAMES = (
     "health",
     "forget_person",
     *MEMORY_TOOL_NAMES,
+    *KNOWLEDGE_TOOL_NAMES,
+    *LOOP_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -456,4 +464,6 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     for function, name, description, annotations in tools:
         server.add_tool(function, name=name, description=description, annotations=annotations)
     add_memory_tools(server, memory, scope, _told_to_the_agent, _hit)
+    add_knowledge_tools(server, memory, scope, _told_to_the_agent, _conflicts)
+    add_loop_tools(server, memory, scope, _told_to_the_agent)
     return server

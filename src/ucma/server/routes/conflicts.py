@@ -4,21 +4,24 @@ choice, and the memories flagged for review because a premise they rest on chang
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ucma.conflicts.reports import review_flag_to_dict
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.facts import FactAssertionResponse
+from ucma.server.routes.memories import MemoryId
 from ucma.server.schemas import (
     IDENTIFIER_PATTERN,
     MAX_ID_CHARS,
     AgentQuery,
     Offset,
+    OptionalScope,
     Page,
     ScopedBody,
     Text,
     UserQuery,
     page_of,
+    scope_of,
 )
 from ucma.types import ConflictStatus
 
@@ -103,3 +106,18 @@ async def review_flags(
     )
     items = [review_flag_to_dict(f) for f in flags[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(flags) > offset + limit)
+
+
+class ClearReviewResponse(BaseModel):
+    memory_id: str
+    cleared: int = Field(description="Review flags closed (0 if it had none open).")
+
+
+@router.post("/review_flags/{memory_id}/clear")
+async def clear_review(
+    memory_id: MemoryId, engine: Engine, key: Caller, body: OptionalScope = None
+) -> ClearReviewResponse:
+    """Mark a flagged memory as reviewed (after checking it still holds): its rank
+    recovers. 404 for an unknown id."""
+    cleared = await engine.clear_review(memory_id, **scope_of(key, body))
+    return ClearReviewResponse(memory_id=memory_id, cleared=cleared)

@@ -233,3 +233,20 @@ async def memory_influence(
         }
     history = await engine.salience_history(memory_id, **scope)
     return {**mine, "salience_history": [u.to_dict() for u in history]}
+
+
+class PatternsResponse(BaseModel):
+    patterns: list[dict[str, Any]] = Field(
+        description="Each: id, summary (its most central memory), terms, memory_ids, "
+        "decisions, mean_quality."
+    )
+
+
+@router.get("/patterns")
+async def extract_patterns(
+    engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
+) -> PatternsResponse:
+    """Clusters of similar memories that consistently preceded good outcomes in this
+    scope's decisions, each summarised by its most central memory and common terms."""
+    found = await engine.extract_patterns(**scope_for(key, user_id, agent_id))
+    return PatternsResponse(patterns=[p.to_dict() for p in found])

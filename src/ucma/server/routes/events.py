@@ -1,10 +1,12 @@
-"""The scope's event log (event sourcing), read in order with a cursor."""
+"""The scope's event log (event sourcing), read in order with a cursor, and a replay
+that rebuilds state from it to check the live records."""
 
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import AgentQuery, Identifier, UserQuery
 
@@ -50,3 +52,29 @@ async def events(
         after_seq=after_seq,
         next_after_seq=page[-1].seq if more and page else None,
     )
+
+
+class Mismatch(BaseModel):
+    replayed: float | None = Field(description="From the events alone; null if none.")
+    live: float | None = Field(description="In the live record; null if there is none.")
+
+
+class ReplayReport(BaseModel):
+    """The scope's salience adjustments rebuilt from its events and compared with the
+    live records: `matches_live` is true when every one agrees."""
+
+    events_applied: int
+    last_seq: int
+    memories: int = Field(description="Memories whose adjustment the events rebuilt.")
+    matches_live: bool
+    mismatches: dict[str, Mismatch] = Field(description="Memory id -> the two values.")
+
+
+@router.get("/events/replay")
+async def replay(
+    engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
+) -> ReplayReport:
+    """Rebuild every memory's outcome-driven salience from this scope's events alone and
+    compare it with the live records (changes nothing): a check of the event log."""
+    projection = await engine.replay(**scope_for(key, user_id, agent_id))
+    return ReplayReport.model_validate(serialization.replay_to_dict(projection))
