@@ -1,5 +1,6 @@
-"""The README's walkthrough of the familiar calls runs as written, on a fresh store in a
-temporary folder with the packaged model, and does what its comments say."""
+"""The README's Python examples (the first example and the walkthrough of the familiar
+calls) run as written, on a fresh store in a temporary folder with the packaged model, and
+do what their comments say."""
 
 from __future__ import annotations
 
@@ -15,13 +16,40 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 HEADING = "### The calls you know from other memory libraries"
 
 
-def walkthrough() -> str:
+def python_block(heading: str) -> str:
+    """The first Python code block after ``heading`` in the README."""
     text = README.read_text(encoding="utf-8")
-    assert HEADING in text, "the README lost its walkthrough"
-    after = text.split(HEADING, 1)[1]
+    assert heading in text, f"the README lost its section {heading!r}"
+    after = text.split(heading, 1)[1]
     match = re.search(r"```python\n(.*?)```", after, re.DOTALL)
     assert match is not None
     return match.group(1)
+
+
+def walkthrough() -> str:
+    return python_block(HEADING)
+
+
+def run_as_written(code: str, folder: Path) -> str:
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    finally:
+        os.chdir(cwd)
+    return out.getvalue()
+
+
+@pytest.mark.integration
+def test_the_first_python_example_runs_and_finds_the_theme(tmp_path: Path) -> None:
+    printed = run_as_written(python_block("## Python"), tmp_path).splitlines()
+    # remember's best hit is the observed preference; recall is confident about it.
+    assert "dark mode" in printed[0]
+    confidence, low = printed[-1].split()[:2]
+    assert float(confidence) >= 0.5
+    assert low == "False"
 
 
 def test_the_walkthrough_uses_every_familiar_call() -> None:
@@ -33,16 +61,7 @@ def test_the_walkthrough_uses_every_familiar_call() -> None:
 
 @pytest.mark.integration
 def test_the_walkthrough_runs_as_written(tmp_path: Path) -> None:
-    code = walkthrough()
-    out = io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
-    finally:
-        os.chdir(cwd)
-    printed = out.getvalue()
+    printed = run_as_written(walkthrough(), tmp_path)
     assert "vegetarian" in printed  # the filtered search found the food message
     assert re.search(r"3 of 3|\d+ of \d+; next offset None", printed)
     assert (
