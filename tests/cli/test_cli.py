@@ -57,6 +57,14 @@ COMMANDS = [
     "fact-history",
     "conflicts",
     "find-learnings",
+    "answer",
+    "learn",
+    "validate-learning",
+    "assert-fact",
+    "resolve-conflict",
+    "add-procedure",
+    "find-procedures",
+    "record-procedure-outcome",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

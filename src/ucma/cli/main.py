@@ -45,6 +45,7 @@ from ucma.cli.erasure import (
     restore_command,
 )
 from ucma.cli.keys import count_keys, keys_app
+from ucma.cli.knowledge import register as register_knowledge_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
 from ucma.cli.transfer import export_command, import_command
@@ -71,6 +72,7 @@ app.command("backup")(backup_command)
 app.command("restore")(restore_command)
 register_record_commands(app)
 register_review_commands(app)
+register_knowledge_commands(app)
 
 
 def _print_version(value: bool) -> None:
