@@ -65,12 +65,18 @@ COMMANDS = [
     "add-procedure",
     "find-procedures",
     "record-procedure-outcome",
+    "episodes-between",
+    "related",
+    "link",
+    "decide",
+    "outcome",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),
     ("keys", "list"),
     ("keys", "revoke"),
     ("events", "publish"),
+    ("events", "list"),
     ("gardener", "run"),
 ]
 
