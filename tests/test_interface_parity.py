@@ -64,6 +64,10 @@ ERASE_SCOPE = Absent(
     "an agent must not erase a whole user's memory for good; it has delete_all, confirmed, "
     "which keeps history"
 )
+SESSION_RETURNED = Absent(
+    "new_session returns the id, and no tool takes a session id, so an agent has no use "
+    "for the current one"
+)
 AGENT_ANSWERS = Absent("the agent writes the answer itself, from recall's results")
 CONFLICTS_INLINE = Absent("facts and assert_fact return the conflicts of the facts they show")
 SERVICE_ONLY = Absent("about the running service itself, not an operation on memory")
@@ -123,7 +127,7 @@ OPERATIONS: list[Op] = [
     Op("add_source_of_truth", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     # Sessions and working memory.
     Op("new_session", "POST /v1/sessions", "new_session", IN_PROCESS),
-    Op("session_id", "GET /v1/sessions/current", Absent(NOT_YET), IN_PROCESS),
+    Op("session_id", "GET /v1/sessions/current", SESSION_RETURNED, IN_PROCESS),
     Op("context", "GET /v1/context", "context", IN_PROCESS),
     Op("current_context", "GET /v1/context", SAME_AS_CONTEXT, IN_PROCESS),
     Op("working_memory", PY_OBJECT, PY_OBJECT, PY_OBJECT),
@@ -171,8 +175,8 @@ OPERATIONS: list[Op] = [
     Op("export_lines", "GET /v1/export", NOT_FOR_AGENTS, "export"),
     Op("import_jsonl", "POST /v1/import", NOT_FOR_AGENTS, "import"),
     Op("import_lines", "POST /v1/import", NOT_FOR_AGENTS, "import"),
-    Op("reveal", "GET /v1/tokens/{token}", NOT_FOR_AGENTS, Absent(NOT_YET)),
-    Op("detokenise", "POST /v1/reveal", NOT_FOR_AGENTS, Absent(NOT_YET)),
+    Op("reveal", "GET /v1/tokens/{token}", NOT_FOR_AGENTS, "reveal"),
+    Op("detokenise", "POST /v1/reveal", NOT_FOR_AGENTS, "detokenise"),
     Op("forget_person", "POST /v1/erase", "forget_person", "forget-person"),
     Op("forget_scope", "POST /v1/erase/scope", ERASE_SCOPE, "forget-scope"),
     Op("backup", "GET /v1/backup", OPERATOR, "backup"),

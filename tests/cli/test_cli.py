@@ -70,6 +70,8 @@ COMMANDS = [
     "link",
     "decide",
     "outcome",
+    "reveal",
+    "detokenise",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),
