@@ -64,6 +64,10 @@ ERASE_SCOPE = Absent(
     "an agent must not erase a whole user's memory for good; it has delete_all, confirmed, "
     "which keeps history"
 )
+SESSION_RETURNED = Absent(
+    "new_session returns the id, and no tool takes a session id, so an agent has no use "
+    "for the current one"
+)
 AGENT_ANSWERS = Absent("the agent writes the answer itself, from recall's results")
 CONFLICTS_INLINE = Absent("facts and assert_fact return the conflicts of the facts they show")
 SERVICE_ONLY = Absent("about the running service itself, not an operation on memory")
@@ -103,43 +107,43 @@ OPERATIONS: list[Op] = [
     Op("observe_many", "POST /v1/observe/batch", SEED_NAME, SEED_NAME),
     Op("remember", "POST /v1/remember", SEED_NAME, SEED_NAME),
     Op("recall", "POST /v1/recall", "recall", "recall"),
-    Op("answer", "POST /v1/chat", AGENT_ANSWERS, Absent(NOT_YET)),
-    Op("learn", "POST /v1/learn", "learn", Absent(NOT_YET)),
+    Op("answer", "POST /v1/chat", AGENT_ANSWERS, "answer"),
+    Op("learn", "POST /v1/learn", "learn", "learn"),
     Op("validate_learning", "POST /v1/learnings/{learning_id}/validate", "validate_learning",
-       Absent(NOT_YET)),
+       "validate-learning"),
     Op("find_learnings", "GET /v1/learnings", "find_learnings", "find-learnings"),
     # Facts and conflicts.
-    Op("assert_fact", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
-    Op("assert_fact_detailed", "POST /v1/facts", "assert_fact", Absent(NOT_YET)),
+    Op("assert_fact", "POST /v1/facts", "assert_fact", "assert-fact"),
+    Op("assert_fact_detailed", "POST /v1/facts", "assert_fact", "assert-fact"),
     Op("facts_about", "GET /v1/facts", "facts", "facts"),
     Op("fact_history", "GET /v1/facts/history", "fact_history", "fact-history"),
     Op("traverse", "GET /v1/facts/traverse", "traverse", "facts"),
     Op("conflicts", "GET /v1/conflicts", CONFLICTS_INLINE, "conflicts"),
     Op("resolve_conflict", "POST /v1/conflicts/{conflict_id}/resolve", "resolve_conflict",
-       Absent(NOT_YET)),
+       "resolve-conflict"),
     Op("review_flags", "GET /v1/review_flags", "review_flags", "review-flags"),
     Op("clear_review", "POST /v1/review_flags/{memory_id}/clear", "clear_review",
        "clear-review"),
     Op("add_source_of_truth", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     # Sessions and working memory.
     Op("new_session", "POST /v1/sessions", "new_session", IN_PROCESS),
-    Op("session_id", "GET /v1/sessions/current", Absent(NOT_YET), IN_PROCESS),
+    Op("session_id", "GET /v1/sessions/current", SESSION_RETURNED, IN_PROCESS),
     Op("context", "GET /v1/context", "context", IN_PROCESS),
     Op("current_context", "GET /v1/context", SAME_AS_CONTEXT, IN_PROCESS),
     Op("working_memory", PY_OBJECT, PY_OBJECT, PY_OBJECT),
     Op("interrupt_consolidation", IN_PROCESS, IN_PROCESS, IN_PROCESS),
     # Procedures, episodes, the graph.
-    Op("add_procedure", "POST /v1/procedures", "add_procedure", Absent(NOT_YET)),
-    Op("find_procedures", "GET /v1/procedures", "find_procedures", Absent(NOT_YET)),
+    Op("add_procedure", "POST /v1/procedures", "add_procedure", "add-procedure"),
+    Op("find_procedures", "GET /v1/procedures", "find_procedures", "find-procedures"),
     Op("record_procedure_outcome", "POST /v1/procedures/{procedure_id}/outcome",
-       "record_procedure_outcome", Absent(NOT_YET)),
-    Op("episodes_between", "GET /v1/episodes", "episodes_between", Absent(NOT_YET)),
-    Op("related", "GET /v1/memories/{memory_id}/related", "related", Absent(NOT_YET)),
-    Op("link", "POST /v1/links", "link", Absent(NOT_YET)),
+       "record_procedure_outcome", "record-procedure-outcome"),
+    Op("episodes_between", "GET /v1/episodes", "episodes_between", "episodes-between"),
+    Op("related", "GET /v1/memories/{memory_id}/related", "related", "related"),
+    Op("link", "POST /v1/links", "link", "link"),
     Op("update_graph_importance", "POST /v1/graph/importance", GARDENER, GARDENER),
     # The learning loop and events.
-    Op("decide", "POST /v1/decisions", "decide", Absent(NOT_YET)),
-    Op("outcome", "POST /v1/decisions/{decision_id}/outcome", "outcome", Absent(NOT_YET)),
+    Op("decide", "POST /v1/decisions", "decide", "decide"),
+    Op("outcome", "POST /v1/decisions/{decision_id}/outcome", "outcome", "outcome"),
     Op("trace", "GET /v1/decisions/{decision_id}", "trace", "trace"),
     Op("traces", "GET /v1/decisions", "traces", "traces"),
     Op("counterfactuals", "GET /v1/decisions/{decision_id}/counterfactuals", "counterfactuals",
@@ -148,7 +152,7 @@ OPERATIONS: list[Op] = [
        "memory-influence"),
     Op("salience_history", "GET /v1/memories/{memory_id}/influence", "salience_history",
        "salience-history"),
-    Op("events", "GET /v1/events", "events", Absent(NOT_YET)),
+    Op("events", "GET /v1/events", "events", "events list"),
     Op("replay", "GET /v1/events/replay", "replay", "replay"),
     Op("event_backlog", OPERATOR, OPERATOR, "events publish"),
     Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
@@ -171,8 +175,8 @@ OPERATIONS: list[Op] = [
     Op("export_lines", "GET /v1/export", NOT_FOR_AGENTS, "export"),
     Op("import_jsonl", "POST /v1/import", NOT_FOR_AGENTS, "import"),
     Op("import_lines", "POST /v1/import", NOT_FOR_AGENTS, "import"),
-    Op("reveal", "GET /v1/tokens/{token}", NOT_FOR_AGENTS, Absent(NOT_YET)),
-    Op("detokenise", "POST /v1/reveal", NOT_FOR_AGENTS, Absent(NOT_YET)),
+    Op("reveal", "GET /v1/tokens/{token}", NOT_FOR_AGENTS, "reveal"),
+    Op("detokenise", "POST /v1/reveal", NOT_FOR_AGENTS, "detokenise"),
     Op("forget_person", "POST /v1/erase", "forget_person", "forget-person"),
     Op("forget_scope", "POST /v1/erase/scope", ERASE_SCOPE, "forget-scope"),
     Op("backup", "GET /v1/backup", OPERATOR, "backup"),
@@ -279,6 +283,7 @@ def test_names_agree_across_interfaces() -> None:
         ("traverse", "facts"),  # ucma facts --hops
         ("stats", "health"),
         ("assert_fact_detailed", "assert_fact"),
+        ("assert_fact_detailed", "assert-fact"),  # both forms print what the write changed
         ("export_jsonl", "export"),  # the CLI writes a file; one command for both forms
         ("export_lines", "export"),
         ("import_jsonl", "import"),

@@ -57,12 +57,28 @@ COMMANDS = [
     "fact-history",
     "conflicts",
     "find-learnings",
+    "answer",
+    "learn",
+    "validate-learning",
+    "assert-fact",
+    "resolve-conflict",
+    "add-procedure",
+    "find-procedures",
+    "record-procedure-outcome",
+    "episodes-between",
+    "related",
+    "link",
+    "decide",
+    "outcome",
+    "reveal",
+    "detokenise",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),
     ("keys", "list"),
     ("keys", "revoke"),
     ("events", "publish"),
+    ("events", "list"),
     ("gardener", "run"),
 ]
 

@@ -38,8 +38,11 @@ __all__ = [
     "plural",
     "print_json",
     "reported_errors",
+    "show",
+    "show_work",
     "stderr",
     "stdout",
+    "json_option",
     "with_memory",
 ]
 
@@ -143,3 +146,58 @@ def print_json(data: Any) -> None:
 
 def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _cell(value: Any) -> Text:
+    if isinstance(value, float):
+        return Text(f"{value:.4g}")
+    if isinstance(value, dict | list):
+        return Text(json.dumps(value, ensure_ascii=False))
+    return Text("" if value is None else str(value))
+
+
+def show(data: dict[str, Any], as_json: bool) -> None:
+    """``data`` as JSON, or one ``name: value`` line per field, each record of a list as
+    an indented block of such lines."""
+    if as_json:
+        print_json(data)
+        return
+    console = stdout()
+    for name, value in data.items():
+        title = name.replace("_", " ")
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            console.print(Text(f"{title}: {len(value)}", style="bold"))
+            for row in value:
+                for index, (key, item) in enumerate(row.items()):
+                    lead = "- " if index == 0 else "  "
+                    console.print(Text.assemble(lead, (f"{key}: ", "bold"), _cell(item)))
+        elif isinstance(value, list) and not value:
+            console.print(Text.assemble((f"{title}: ", "bold"), "none"))
+        else:
+            console.print(Text.assemble((f"{title}: ", "bold"), _cell(value)))
+
+
+def show_work(
+    work: Callable[[AsyncMemory], Awaitable[dict[str, Any]]],
+    *,
+    user: str | None,
+    agent: str,
+    home: Path | None,
+    as_json: bool,
+) -> None:
+    """Run ``work`` on the engine of ``home`` in the scope ``user``/``agent`` and
+    ``show`` the dictionary it returns."""
+    show(with_memory(database(home), work, user=user, agent=agent), as_json)
+
+
+def json_option(raw: str | None, option: str) -> Any:
+    """The value of a JSON option, None when it is absent; a ValidationError that names
+    the option when it is not JSON."""
+    if raw is None:
+        return None
+    from ucma.errors import ValidationError
+
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{option} is not JSON: {exc}") from exc

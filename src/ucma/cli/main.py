@@ -44,7 +44,12 @@ from ucma.cli.erasure import (
     forget_scope_command,
     restore_command,
 )
+from ucma.cli.graph import register as register_graph_commands
 from ucma.cli.keys import count_keys, keys_app
+from ucma.cli.knowledge import register as register_knowledge_commands
+from ucma.cli.loop import events_list
+from ucma.cli.loop import register as register_loop_commands
+from ucma.cli.privacy import register as register_privacy_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
 from ucma.cli.transfer import export_command, import_command
@@ -71,6 +76,10 @@ app.command("backup")(backup_command)
 app.command("restore")(restore_command)
 register_record_commands(app)
 register_review_commands(app)
+register_knowledge_commands(app)
+register_graph_commands(app)
+register_loop_commands(app)
+register_privacy_commands(app)
 
 
 def _print_version(value: bool) -> None:
@@ -480,6 +489,7 @@ def bench(
 
 events_app = typer.Typer(help="The event log (event sourcing).", no_args_is_help=True)
 app.add_typer(events_app, name="events")
+events_app.command("list")(events_list)
 
 
 @events_app.command("publish")

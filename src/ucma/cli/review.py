@@ -7,22 +7,17 @@ readable form of it."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.text import Text
 
 from ucma.cli.context import (
     AgentOption,
     HomeOption,
     JsonOption,
     UserOption,
-    database,
-    print_json,
-    stdout,
-    with_memory,
+    show_work,
 )
 
 if TYPE_CHECKING:
@@ -37,35 +32,6 @@ DecisionIdArgument = Annotated[
 LimitOption = Annotated[int, typer.Option("--limit", "-n", help="Most items to show.")]
 
 
-def _cell(value: Any) -> Text:
-    if isinstance(value, float):
-        return Text(f"{value:.4g}")
-    if isinstance(value, dict | list):
-        return Text(json.dumps(value, ensure_ascii=False))
-    return Text("" if value is None else str(value))
-
-
-def _show(data: dict[str, Any], as_json: bool) -> None:
-    """``data`` as JSON, or one ``name: value`` line per field, each record of a list as
-    an indented block of such lines."""
-    if as_json:
-        print_json(data)
-        return
-    console = stdout()
-    for name, value in data.items():
-        title = name.replace("_", " ")
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            console.print(Text(f"{title}: {len(value)}", style="bold"))
-            for row in value:
-                for index, (key, item) in enumerate(row.items()):
-                    lead = "- " if index == 0 else "  "
-                    console.print(Text.assemble(lead, (f"{key}: ", "bold"), _cell(item)))
-        elif isinstance(value, list) and not value:
-            console.print(Text.assemble((f"{title}: ", "bold"), "none"))
-        else:
-            console.print(Text.assemble((f"{title}: ", "bold"), _cell(value)))
-
-
 def _run(
     work: Callable[[AsyncMemory], Awaitable[dict[str, Any]]],
     user: str | None,
@@ -73,7 +39,7 @@ def _run(
     home: Any,
     as_json: bool,
 ) -> None:
-    _show(with_memory(database(home), work, user=user, agent=agent), as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def retention(
