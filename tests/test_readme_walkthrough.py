@@ -11,23 +11,13 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.readme_blocks import block
 
-README = Path(__file__).resolve().parents[1] / "README.md"
 HEADING = "### The calls you know from other memory libraries"
 
 
-def python_block(heading: str) -> str:
-    """The first Python code block after ``heading`` in the README."""
-    text = README.read_text(encoding="utf-8")
-    assert heading in text, f"the README lost its section {heading!r}"
-    after = text.split(heading, 1)[1]
-    match = re.search(r"```python\n(.*?)```", after, re.DOTALL)
-    assert match is not None
-    return match.group(1)
-
-
 def walkthrough() -> str:
-    return python_block(HEADING)
+    return block(HEADING, "python")
 
 
 def run_as_written(code: str, folder: Path) -> str:
@@ -44,7 +34,7 @@ def run_as_written(code: str, folder: Path) -> str:
 
 @pytest.mark.integration
 def test_the_first_python_example_runs_and_finds_the_theme(tmp_path: Path) -> None:
-    printed = run_as_written(python_block("## Python"), tmp_path).splitlines()
+    printed = run_as_written(block("## Python", "python"), tmp_path).splitlines()
     # remember's best hit is the observed preference; recall is confident about it.
     assert "dark mode" in printed[0]
     confidence, low = printed[-1].split()[:2]
