@@ -168,6 +168,16 @@ def serve(
         bool,
         typer.Option("--no-auth", help="Ignore API keys (local mode: loopback hosts only)."),
     ] = False,
+    sources: Annotated[
+        Path | None,
+        typer.Option(
+            "--sources",
+            envvar="UCMA_SOURCES",
+            metavar="<file>",
+            help="A TOML file of databases that answer for some facts (sources of truth): "
+            "their values win over memory, and a disagreement is reported as a conflict.",
+        ),
+    ] = None,
 ) -> None:
     """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
 
@@ -185,6 +195,10 @@ def serve(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
         )
     path = database(home)
+    with reported_errors():
+        from ucma.conflicts.source_file import load_sources
+
+        truths = load_sources(sources) if sources is not None else []
     keys = 0 if no_auth else count_keys(path)
     loopback = _is_loopback(host)
     if not keys and not loopback:
@@ -209,9 +223,15 @@ def serve(
             f"  local mode ({host} only): no authentication until an API key exists",
             markup=False,
         )
+    for truth in truths:
+        out.print(f"  source of truth  {truth.name}", markup=False)
     with reported_errors():
         app_ = create_app(
-            home=home_folder(home), require_keys=require_keys, host=host, config=engine_config()
+            home=home_folder(home),
+            require_keys=require_keys,
+            host=host,
+            config=engine_config(),
+            sources=truths,
         )
         uvicorn.run(app_, host=host, port=port)
 

@@ -15,7 +15,7 @@ import asyncio
 import importlib.util
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 import ucma
 from ucma.config import UCMAConfig
+from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings.base import preload
 from ucma.engine import AsyncMemory
 from ucma.errors import AuthenticationError, ConfigError
@@ -71,6 +72,7 @@ def create_app(
     mcp: bool | None = None,
     host: str = "127.0.0.1",
     maintenance: bool = True,
+    sources: Sequence[SourceOfTruth] = (),
 ) -> FastAPI:
     """Build the service over ``memory``, or over ``<home>/ucma.db`` when none is given.
 
@@ -92,7 +94,9 @@ def create_app(
     reads no environment variables, the CLI does (``UCMA_HOME``). With ``maintenance`` the
     lifespan also runs the consolidation / gardener scheduler
     (``ucma.lifecycle.gardener.maintenance_loop``, every
-    ``ConsolidationConfig.interval_seconds``) until shutdown.
+    ``ConsolidationConfig.interval_seconds``) until shutdown. ``sources`` are sources of
+    truth attached to the engine (``ucma.conflicts.source_file.load_sources`` reads them
+    from a file), so memory-versus-database conflicts work for the service's users.
     """
     owned = memory is None
     if memory is not None and config is not None:
@@ -101,6 +105,8 @@ def create_app(
         home = Path(home).expanduser() if home is not None else Path.home() / ".ucma"
         memory = AsyncMemory(home / "ucma.db", config=config)
     engine: AsyncMemory = memory
+    for source in sources:
+        engine.add_source_of_truth(source)
     access = Access(engine, require_keys)
     if mcp is None:
         mcp = importlib.util.find_spec("mcp") is not None
