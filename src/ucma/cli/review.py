@@ -7,7 +7,6 @@ readable form of it."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -32,16 +31,6 @@ DecisionIdArgument = Annotated[
 LimitOption = Annotated[int, typer.Option("--limit", "-n", help="Most items to show.")]
 
 
-def _run(
-    work: Callable[[AsyncMemory], Awaitable[dict[str, Any]]],
-    user: str | None,
-    agent: str,
-    home: Any,
-    as_json: bool,
-) -> None:
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
-
-
 def retention(
     memory_id: MemoryIdArgument,
     user: UserOption,
@@ -54,7 +43,7 @@ def retention(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return {"memory_id": memory_id, "retention": round(await memory.retention(memory_id), 4)}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def sources(
@@ -71,7 +60,7 @@ def sources(
         found = await memory.sources(memory_id)
         return {"memory_id": memory_id, "sources": [source_to_dict(s) for s in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def duplicates(
@@ -88,7 +77,7 @@ def duplicates(
         found = await memory.duplicates(limit=limit)
         return {"duplicates": [duplicate_to_dict(d) for d in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def salience_history(
@@ -104,7 +93,7 @@ def salience_history(
         found = await memory.salience_history(memory_id)
         return {"memory_id": memory_id, "salience_history": [u.to_dict() for u in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def memory_influence(
@@ -122,7 +111,7 @@ def memory_influence(
         found = await memory.memory_influence(min_decisions=min_decisions)
         return {"influence": [i.to_dict() for i in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def trace(
@@ -137,7 +126,7 @@ def trace(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return (await memory.trace(decision_id)).to_dict()
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def traces(
@@ -157,7 +146,7 @@ def traces(
         found = await memory.traces(observed=observed, limit=limit)
         return {"decisions": [t.to_dict() for t in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def counterfactuals(
@@ -172,7 +161,7 @@ def counterfactuals(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return (await memory.counterfactuals(decision_id)).to_dict()
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def replay(
@@ -188,7 +177,7 @@ def replay(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return replay_to_dict(await memory.replay())
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def extract_patterns(
@@ -202,7 +191,7 @@ def extract_patterns(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return {"patterns": [p.to_dict() for p in await memory.extract_patterns()]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def share_patterns(
@@ -218,7 +207,7 @@ def share_patterns(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return (await memory.share_patterns(epsilon=epsilon)).to_dict()
 
-    _run(work, None, "default", home, as_json)
+    show_work(work, user=None, agent="default", home=home, as_json=as_json)
 
 
 def review_flags(
@@ -236,7 +225,7 @@ def review_flags(
         flags = await memory.review_flags(include_cleared=include_cleared, limit=limit)
         return {"review_flags": [review_flag_to_dict(f) for f in flags]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def clear_review(
@@ -251,7 +240,7 @@ def clear_review(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return {"memory_id": memory_id, "cleared": await memory.clear_review(memory_id)}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def fact_history(
@@ -272,7 +261,7 @@ def fact_history(
             "conflicts": [c.to_dict() for c in found.conflicts],
         }
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def conflicts(
@@ -292,7 +281,7 @@ def conflicts(
         )
         return {"conflicts": [c.to_dict() for c in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 def find_learnings(
@@ -310,7 +299,7 @@ def find_learnings(
         found = await memory.find_learnings(tags, limit=limit)
         return {"learnings": [record_to_api_dict(r) for r in found]}
 
-    _run(work, user, agent, home, as_json)
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
 COMMANDS = (
