@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 
 __all__ = [
+    "first_name_regex",
     "known_people",
     "speaks_to_listener",
     "subjects_in",
@@ -129,8 +130,7 @@ def without_people(text: str, names: Iterable[str], cased: Iterable[str] = ()) -
     Clementine" -> "their dog is called Clementine", "What gives Sofia a rash?"
     -> "What gives they a rash?". ``text`` itself when it names none."""
     spelled = {n.strip(): re.escape(n.strip()) for n in names if n.strip()}
-    # As written, and not the start of another full name ("Chris" is not "Chris Okafor").
-    spelled |= {n.strip(): rf"(?-i:{re.escape(n.strip())}(?!\s+[A-Z]))" for n in cased if n.strip()}
+    spelled |= {n.strip(): first_name_regex(n.strip()) for n in cased if n.strip()}
     if not spelled:
         return text
     wanted = sorted(spelled, key=len, reverse=True)
@@ -140,6 +140,13 @@ def without_people(text: str, names: Iterable[str], cased: Iterable[str] = ()) -
     )
     text = re.sub(rf"{person}['’]s(?!\w)", "their", text, flags=re.IGNORECASE)
     return re.sub(rf"{person}(?!\w)", "they", text, flags=re.IGNORECASE)
+
+
+def first_name_regex(name: str) -> str:
+    """The expression of a first name standing for a full one: as written (capitalised
+    whatever flags surround it), and not the start of another full name ("Chris" is not
+    "Chris Okafor")."""
+    return rf"(?-i:{re.escape(name)}(?!\s+[A-Z]))"
 
 
 def speaks_to_listener(text: str) -> bool:

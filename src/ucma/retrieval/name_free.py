@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ucma.people import known_people
+from ucma.people import first_name_regex, known_people
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Storage
@@ -86,7 +86,7 @@ def _first_name(name: str) -> str:
 def _cased(name: str) -> re.Pattern[str]:
     """``name_pattern`` as written: a first name only where it is capitalised and
     does not start another full name ("Chris Okafor" is not "Chris Tanaka")."""
-    return re.compile(rf"(?<!\w){re.escape(name)}(?!\s+[A-Z])(?:'s|’s)?(?!\w)")
+    return re.compile(rf"(?<!\w){first_name_regex(name)}(?:'s|’s)?(?!\w)")
 
 
 def blend(cosine: float, name_free: float | None, weight: float) -> float:
