@@ -5,34 +5,18 @@ wrote reads back through ``Memory``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from tests.cli.alice import run, run_json
 
-from ucma.cli.main import app
 from ucma.sync import Memory
 
 pytestmark = pytest.mark.integration
 
-runner = CliRunner()
 NOTE = "The staging database listens on port 5433 since the upgrade."
 GAI = "customer_gai_123"
 DAY = 86_400.0
-
-
-def run(home: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, [*args, "--user", "alice", "--home", str(home)])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(home: Path, *args: str) -> dict[str, object]:
-    code, out, err = run(home, *args, "--json")
-    assert code == 0, (args, err)
-    found = json.loads(out)
-    assert isinstance(found, dict)
-    return found
 
 
 def test_facts_lessons_and_procedures_are_written_and_read_back(tmp_path: Path) -> None:

@@ -4,32 +4,16 @@ name, and what it wrote reads back through ``Memory``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from tests.cli.alice import run, run_json
 
-from ucma.cli.main import app
 from ucma.sync import Memory
 
 pytestmark = pytest.mark.integration
 
-runner = CliRunner()
 NOTE = "The staging database listens on port 5433 since the upgrade."
-
-
-def run(home: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, [*args, "--user", "alice", "--home", str(home)])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(home: Path, *args: str) -> dict[str, object]:
-    code, out, err = run(home, *args, "--json")
-    assert code == 0, (args, err)
-    found = json.loads(out)
-    assert isinstance(found, dict)
-    return found
 
 
 def test_decisions_outcomes_links_and_the_event_log(tmp_path: Path) -> None:

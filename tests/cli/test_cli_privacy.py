@@ -3,32 +3,16 @@ of a memory reads the originals of its tokens; another user learns nothing."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from tests.cli.alice import run, run_json, runner
 
 from ucma.cli.main import app
 from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.sync import Memory
 
 pytestmark = pytest.mark.integration
-
-runner = CliRunner()
-
-
-def run(home: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, [*args, "--user", "alice", "--home", str(home)])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def run_json(home: Path, *args: str) -> dict[str, object]:
-    code, out, err = run(home, *args, "--json")
-    assert code == 0, (args, err)
-    found = json.loads(out)
-    assert isinstance(found, dict)
-    return found
 
 
 def test_a_malformed_token_is_one_error_line(tmp_path: Path) -> None:

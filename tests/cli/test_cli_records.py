@@ -7,18 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from ucma.cli.main import app
+from tests.cli.alice import run
 
 pytestmark = pytest.mark.integration
-
-runner = CliRunner()
-
-
-def run(home: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, [*args, "--user", "alice", "--home", str(home)])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_the_record_commands_end_to_end(tmp_path: Path) -> None:
