@@ -260,6 +260,11 @@ class RetrievalConfig:
     # 0.503 to 0.791 / 0.493. The cost: another speaker's line naming her ("Dana
     # is allergic to peanuts.") scores 0.15 against the name-less question.
     embed_names: bool = False
+    # A standing instruction ("Always include status codes when I ask about API
+    # error handling") is compared with the query by the requests it applies to as
+    # well as by its whole text (retrieval/directives.py): its dense score is at
+    # least its condition's cosine.
+    directive_conditions: bool = True
     # For a query naming people, the dense score of each of the (at most
     # name_free_candidates, closest first) memories naming them mixes in this
     # share of their cosine with both texts' names put as a pronoun: a shared
@@ -352,6 +357,7 @@ class RetrievalConfig:
             "graph_expansion": False,
             "ranking": "relevance",
             "keyword_context_weight": 0.0,
+            "directive_conditions": False,
         }
         if name == "keyword":
             return cls(channels=("keyword",), **bare)  # type: ignore[arg-type]

@@ -21,8 +21,11 @@ T0 = 1_700_000_000.0
 CONFIG = UCMAConfig(consolidation=ConsolidationConfig(on_new_session="off"))
 
 
-def stored(path: Path, memory_id: str) -> tuple[float, float, int]:
-    """The row the engine wrote: (stability in days, last review, review count)."""
+async def stored(memory: AsyncMemory, path: Path, memory_id: str) -> tuple[float, float, int]:
+    """The row the engine wrote: (stability in days, last review, review count). A
+    recall records its review in the background; the storage thread takes work in
+    order, so a read through the engine first waits for what was queued before it."""
+    await memory.retention(memory_id)
     with closing(sqlite3.connect(path)) as db:
         row = db.execute(
             "SELECT stability, last_reviewed, review_count FROM retention WHERE memory_id = ?",
@@ -42,7 +45,7 @@ async def test_recall_and_outcomes_change_stored_retention(
     ) as memory:
         canary = (await memory.observe("The canary deploy strategy avoided an outage.")).id
         dry_run = (await memory.observe("Skipping the migration dry run caused downtime.")).id
-        created = stored(path, canary)
+        created = await stored(memory, path, canary)
         assert created[1:] == (T0, 0)
 
         # A recall is a review: the clock restarts and stability grows (spacing effect).
@@ -51,7 +54,7 @@ async def test_recall_and_outcomes_change_stored_retention(
         assert faded < 1.0
         result = await memory.recall("canary deploy strategy outage", limit=5)
         assert canary in [hit.id for hit in result.hits]
-        stability, last_reviewed, reviews = stored(path, canary)
+        stability, last_reviewed, reviews = await stored(memory, path, canary)
         assert stability == pytest.approx(created[0] + 0.5 * 5)
         assert (last_reviewed, reviews) == (T0 + 5 * SECONDS_PER_DAY, 1)
         assert await memory.retention(canary) == 1.0 > faded
@@ -59,13 +62,13 @@ async def test_recall_and_outcomes_change_stored_retention(
         # A good outcome lengthens the stability of the memory that fed the decision and
         # a bad one shortens it; neither is a review.
         clock.advance(days=1)
-        before = {m: stored(path, m) for m in (canary, dry_run)}
+        before = {m: await stored(memory, path, m) for m in (canary, dry_run)}
         retention_before = {m: await memory.retention(m) for m in (canary, dry_run)}
         good = await memory.decide([canary], [1.0], summary="Use a canary deploy")
         bad = await memory.decide([dry_run], [1.0], summary="Skip the dry run")
         await memory.outcome(good.id, 1.0, "user_accepted")
         await memory.outcome(bad.id, -1.0, "user_rejected")
-        after = {m: stored(path, m) for m in (canary, dry_run)}
+        after = {m: await stored(memory, path, m) for m in (canary, dry_run)}
         # attribution 1.0, level 1 (dampening 1.0), gain 0.5: x 1.5 and / 1.5
         assert after[canary][0] == pytest.approx(before[canary][0] * 1.5)
         assert after[dry_run][0] == pytest.approx(before[dry_run][0] / 1.5)

@@ -130,6 +130,7 @@ class Administration(PrivacyGuard):
             states = [s for memory_id, s in chunk.retention.items() if memory_id in written]
             await self._run(exchange.write_chunk, storage, scope, new, chunk.vectors, states)
             self._names.pop(scope, None)
+            self._instructions.pop(scope, None)
             totals["records"] += len(chunk.records)
             totals["imported"] += len(new)
             totals["skipped"] += len(chunk.records) - len(new)

@@ -34,6 +34,7 @@ from ucma.memory.retention import initial_stability
 from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
 from ucma.providers.base import Providers
+from ucma.retrieval.directives import Instructions
 from ucma.storage.base import Storage
 from ucma.types import MemoryRecord, Provenance, RetentionInfo, Scope
 from ucma.validation import check_scope, check_timestamp
@@ -113,6 +114,9 @@ class EngineBase:
         self._last_episode: dict[tuple[Scope, str], str] = {}
         # The people each scope's episodes involve, for the router (see _known_names).
         self._names: dict[Scope, list[str]] = {}
+        # Each scope's standing instructions, read on its first recall and kept up
+        # to date by this engine's observations (see Retrieval._condition_cosines).
+        self._instructions: dict[Scope, Instructions] = {}
 
     # -- lifecycle ----------------------------------------------------------------
 

@@ -170,6 +170,8 @@ class EpisodeWrites(EngineBase):
             )  # fmt: skip
             if partial:
                 await self._replace_in_part(storage, scope, partial, now)
+            written = [(p.id, p.content) for p in stored if p.id not in merged]
+            await self._note_instructions(scope, written)  # type: ignore[attr-defined] # engine/retrieval.py
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
         logger.info(

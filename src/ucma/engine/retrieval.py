@@ -15,6 +15,7 @@ from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
 from ucma.errors import UCMAError
 from ucma.people import without_people
 from ucma.retrieval.cascade import RecallResult
+from ucma.retrieval.directives import Instructions, condition, conditions_in
 from ucma.retrieval.name_free import naming
 from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, QueryPlan, route
@@ -178,6 +179,7 @@ class Retrieval(EngineBase):
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
         name_free = await self._name_free_cosines(storage, scope, plan, vector)
+        conditions = await self._condition_cosines(storage, scope, vector)
         result = await self._run(
             run_recall,
             storage,
@@ -189,6 +191,7 @@ class Retrieval(EngineBase):
             now=now,
             anchor_vector=anchor_vector,
             name_free=name_free,
+            conditions=conditions,
         )
         self._queue(record_recall, storage, cfg, scope, result, now=now)
         self._queue(self._known_names, storage, scope)
@@ -233,6 +236,37 @@ class Retrieval(EngineBase):
             memory_id: float(np.dot(memory, query))
             for memory_id, memory in zip(contents, memories, strict=True)
         }
+
+    async def _condition_cosines(
+        self, storage: Storage, scope: Scope, vector: np.ndarray | None
+    ) -> dict[str, float]:
+        """The cosines between the query and the conditions of the scope's standing
+        instructions (``retrieval/directives.py``): read and embedded on the scope's
+        first recall, then kept up to date by ``observe``."""
+        cfg = self.config.retrieval
+        if vector is None or not cfg.directive_conditions or "dense" not in cfg.channels:
+            return {}
+        instructions = self._instructions.get(scope)
+        if instructions is None:
+            found = await self._run(conditions_in, storage, scope)
+            instructions = Instructions()
+            if found:
+                instructions.add(list(found), list(await self._embed_queries(list(found.values()))))
+            if len(self._instructions) >= _NAME_SCOPES:
+                self._instructions.clear()
+            self._instructions[scope] = instructions
+        return instructions.cosines(vector)
+
+    async def _note_instructions(self, scope: Scope, episodes: Sequence[tuple[str, str]]) -> None:
+        """Add the standing instructions among newly stored ``(id, content)``
+        episodes to the scope's, when they were read already (otherwise the
+        scope's next recall reads them all)."""
+        instructions = self._instructions.get(scope)
+        if instructions is None or not self.config.retrieval.directive_conditions:
+            return
+        found = {i: c for i, c in ((i, condition(text)) for i, text in episodes) if c is not None}
+        if found:
+            instructions.add(list(found), list(await self._embed_queries(list(found.values()))))
 
     def _known_names(self, storage: Storage, scope: Scope) -> list[str]:
         """Read the names of the people the scope's episodes involve and keep them

@@ -98,10 +98,13 @@ def run_recall(
     now: float,
     anchor_vector: np.ndarray | None = None,
     name_free: Mapping[str, float] | None = None,
+    conditions: Mapping[str, float] | None = None,
 ) -> RecallResult:
     """``name_free``: memories' cosines with the query without the people it
-    names (``name_free.py``), mixed into their dense scores."""
-    retriever = Retriever(storage, config, name_free=name_free)
+    names (``name_free.py``), mixed into their dense scores; ``conditions``:
+    standing instructions' cosines between the query and the requests they apply
+    to (``directives.py``), a floor under their dense scores."""
+    retriever = Retriever(storage, config, name_free=name_free, conditions=conditions)
     plan = _resolve_anchor(retriever, scope, plan, anchor_vector)
 
     def search(layer: Layer, k: int, deep: bool) -> list[Hit]:

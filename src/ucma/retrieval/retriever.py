@@ -98,10 +98,12 @@ class Retriever:
         config: UCMAConfig,
         *,
         name_free: Mapping[str, float] | None = None,
+        conditions: Mapping[str, float] | None = None,
     ) -> None:
         self._storage = storage
         self._config = config
         self._name_free = dict(name_free or {})
+        self._conditions = dict(conditions or {})
 
     def search(
         self,
@@ -264,10 +266,9 @@ class Retriever:
             # Without a scan, only the other channels' finds are scored (a full
             # scan all the same when they found nothing).
             scan = scan_vectors or not any(others.values())
-            weight = cfg.name_free_weight
             found["dense"] = (
                 {
-                    i: blend(score, self._name_free.get(i), weight)
+                    i: self._dense(i, score)
                     for i, score in store.memories.vector_search(
                         scope,
                         vector,
@@ -283,9 +284,11 @@ class Retriever:
             if cfg.dense_for_all_candidates or not scan:
                 # Every candidate's cosine is known exactly: a keyword hit outside the
                 # dense top k is scored by its real similarity, not by absence.
-                # The memories naming whom the query names are candidates too.
+                # The memories naming whom the query names are candidates too, and
+                # the standing instructions whose condition matches the query.
                 pool = [i for scores in others.values() for i in scores]
-                self._fill_cosines(scope, vector, found["dense"], [*pool, *self._name_free])
+                pool += [*self._name_free, *self._conditions]
+                self._fill_cosines(scope, vector, found["dense"], pool)
         found.update(others)
         if (
             "temporal" in enabled
@@ -606,10 +609,17 @@ class Retriever:
         """Add to ``scores`` the cosine with ``vector`` of each of ``ids`` it lacks."""
         missing = [i for i in ids if i not in scores]
         if missing:
-            weight = self._config.retrieval.name_free_weight
             for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
-                cosine = float(np.dot(stored, vector))
-                scores[memory_id] = blend(cosine, self._name_free.get(memory_id), weight)
+                scores[memory_id] = self._dense(memory_id, float(np.dot(stored, vector)))
+
+    def _dense(self, memory_id: str, cosine: float) -> float:
+        """A memory's dense score: its cosine, mixed with its name-free cosine when
+        it names whom the query names (name_free.py), and at least its condition's
+        cosine when it is a standing instruction (directives.py)."""
+        score = blend(
+            cosine, self._name_free.get(memory_id), self._config.retrieval.name_free_weight
+        )
+        return max(score, self._conditions.get(memory_id, score))
 
 
 def record_access(
