@@ -265,6 +265,13 @@ class RetrievalConfig:
     # well as by its whole text (retrieval/directives.py): its dense score is at
     # least its condition's cosine.
     directive_conditions: bool = True
+    # An assistant reply is ranked right after the turn it answers when both are
+    # found (retriever._said_before_replies): the user's words are the record. A
+    # reply answers the turn before it when the two are at least this close (on
+    # BEAM's first ten conversations 0.3 and 0.4 rank the same as no floor; turns
+    # observed one after another without answering each other score about 0.1).
+    prompts_before_replies: bool = True
+    reply_prompt_cosine: float = 0.4
     # For a query naming people, the dense score of each of the (at most
     # name_free_candidates, closest first) memories naming them mixes in this
     # share of their cosine with both texts' names put as a pronoun: a shared
@@ -358,6 +365,7 @@ class RetrievalConfig:
             "ranking": "relevance",
             "keyword_context_weight": 0.0,
             "directive_conditions": False,
+            "prompts_before_replies": False,
         }
         if name == "keyword":
             return cls(channels=("keyword",), **bare)  # type: ignore[arg-type]

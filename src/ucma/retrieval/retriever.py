@@ -532,7 +532,53 @@ class Retriever:
         if not relevant:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
-        return _without_restatements(hits, self._read_from(scope, hits))
+        hits = _without_restatements(hits, self._read_from(scope, hits))
+        return self._said_before_replies(scope, hits)
+
+    def _said_before_replies(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
+        """Each assistant reply among ``hits`` preceded by the turn it answers, when
+        that turn was found too, by its own match (not only as the reply's context):
+        what the user said is the record, and a reply that
+        restates it at length outranked it (BEAM's evidence is mostly user turns).
+        Scores stay in place."""
+        if not self._config.retrieval.prompts_before_replies:
+            return hits
+        replies = [h.id for h in hits if _generic(h.memory, "assistant")]
+        if not replies:
+            return hits
+        answered = {
+            reply: next((turn for turn, offset in around if offset == -1), None)
+            for reply, around in self._storage.episodes.neighbors(scope, replies, 1).items()
+        }
+        vectors = self._storage.memories.vectors(
+            scope, [*answered, *(p for p in answered.values() if p is not None)]
+        )
+        floor = self._config.retrieval.reply_prompt_cosine
+        answered = {
+            reply: prompt
+            for reply, prompt in answered.items()
+            if prompt in vectors
+            and reply in vectors
+            and float(np.dot(vectors[reply], vectors[prompt])) >= floor
+        }
+        order = list(hits)
+        for position in range(len(order)):
+            prompt = answered.get(order[position].id)
+            found = next(
+                (j for j in range(position + 1, len(order)) if order[j].id == prompt), None
+            )
+            if (
+                found is not None
+                and not _generic(order[found].memory, "assistant")
+                and order[found].source not in _INHERITED
+            ):
+                order.insert(position, order.pop(found))
+        if order == hits:
+            return hits
+        return [
+            hit if hit is original else dataclasses.replace(hit, score=original.score)
+            for hit, original in zip(order, hits, strict=True)
+        ]
 
     def _shared_name_shift(self, memory_id: str) -> float:
         """The confidence scale's shift for a memory holding a name the query
@@ -689,6 +735,11 @@ def _episode_for(
         return dataclasses.replace(found, score=hit.score) if found.score < hit.score else hit
     episode = next((read_from[i] for i in sources if i in read_from), None)
     return hit if episode is None else dataclasses.replace(hit, memory=episode)
+
+
+def _generic(memory: MemoryRecord, source: str) -> bool:
+    """Whether ``memory`` is an episode from the generic speaker ``source``."""
+    return isinstance(memory, Episode) and memory.source.strip().lower() == source
 
 
 def _inferred(memory: MemoryRecord) -> bool:

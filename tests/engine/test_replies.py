@@ -1,0 +1,57 @@
+"""What the user said comes before the assistant's reply to it (issue 12): a long reply
+restating the user's message outranked the message itself, which holds the record."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from ucma.config import RetrievalConfig, UCMAConfig
+from ucma.embeddings import LocalEmbedder
+from ucma.engine import AsyncMemory
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+CHAT = [
+    ("user", "My flight to Oslo leaves at 6:40 on Friday and I still need to pack."),
+    (
+        "assistant",
+        "For an early flight to Oslo on Friday, pack the night before: a warm coat, layers, "
+        "gloves, your passport, chargers and a small bag of snacks for the flight. Check in "
+        "online the evening before the flight and set two alarms so you reach the airport in "
+        "time for a 6:40 departure; Oslo airport trains run early.",
+    ),
+    ("user", "I also want to see the Munch museum while I am there."),
+    (
+        "assistant",
+        "The Munch museum is by the harbour; book a timed ticket online and plan two hours.",
+    ),
+]
+QUESTION = "What time is my Oslo flight?"
+
+
+async def _top_sources(db: Path, embedder: LocalEmbedder, prompts_first: bool) -> list[str]:
+    config = UCMAConfig(
+        retrieval=dataclasses.replace(RetrievalConfig(), prompts_before_replies=prompts_first)
+    )
+    async with AsyncMemory(db, user_id="u", embedder=embedder, config=config) as mem:
+        result = await mem.recall(QUESTION, limit=5)
+        scores = [hit.score for hit in result.hits]
+        assert scores == sorted(scores, reverse=True)
+        return [hit.memory.source for hit in result.hits[:2]]
+
+
+async def test_the_users_message_comes_before_the_reply_restating_it(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for source, text in CHAT:
+            await mem.observe(text, source=source, session_id="trip")
+    assert await _top_sources(db_path, local_embedder, prompts_first=True) == ["user", "assistant"]
+    # Ranked by match alone, the longer reply leads.
+    assert await _top_sources(db_path, local_embedder, prompts_first=False) == [
+        "assistant",
+        "user",
+    ]
