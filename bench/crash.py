@@ -15,12 +15,15 @@ in the pipe were printed before the kill, so they count. Then it checks the file
   the row of its kind, and no vector is left without its memory (the keyword and vector
   indexes are in-process, rebuilt from these rows when a store opens: the search below
   checks them);
+- the event log (written by triggers in each write's transaction) replays to exactly the
+  memories the table holds;
 - every acknowledged write is there: ``get`` returns it and a search by its text finds it in
   the top 10 (except memories archived by forgetting or superseded by a later statement
   about the same person, which recall demotes by design); an outcome's trace carries its
-  quality. Observe, batch
-  and outcome stores are checked against every acknowledgement of every trial so far; sleep
-  stores against the trial's own (later cycles may delete archived memories, as they should);
+  quality. Each store is checked against every acknowledgement of every trial so far,
+  except that in the sleep store a memory a later cycle purged (archived 30 days before on
+  its simulated clock, which moves 30 days a trial) counts as purged when the event log
+  records its deletion, and as lost otherwise;
 - no half-written batch: each batch found has all its items (``observe_many`` is atomic);
 - the event log replays to the live salience state (``AsyncMemory.replay``).
 
@@ -266,6 +269,21 @@ def file_problems(db: Path, dimension: int) -> list[str]:
             count = conn.execute(sql).fetchone()[0]
             if count:
                 problems.append(f"{name}: {count}")
+        # The event log (written by triggers in each write's transaction) replays to the
+        # memories the table holds.
+        alive: set[str] = set()
+        for kind, payload in conn.execute(
+            "SELECT type, payload FROM events "
+            "WHERE type IN ('memory.stored', 'memory.deleted') ORDER BY position"
+        ):
+            memory_id = json.loads(payload)["memory_id"]
+            (alive.add if kind == "memory.stored" else alive.discard)(memory_id)
+        live = {row[0] for row in conn.execute("SELECT id FROM memories")}
+        if alive != live:
+            problems.append(
+                f"the event log replays to {len(alive - live)} memories the table lacks "
+                f"and lacks {len(live - alive)} it holds"
+            )
     finally:
         conn.close()
     return problems
@@ -275,6 +293,19 @@ def superseded(db: Path) -> set[str]:
     conn = sqlite3.connect(db)
     try:
         return {row[0] for row in conn.execute("SELECT memory_id FROM supersessions")}
+    finally:
+        conn.close()
+
+
+def deleted(db: Path) -> set[str]:
+    """Memories whose deletion the event log records (a sleep cycle purges memories
+    archived for 30 days: the sleep store's clock moves 30 days a trial)."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute(
+            "SELECT json_extract(payload, '$.memory_id') FROM events WHERE type = 'memory.deleted'"
+        )
+        return {row[0] for row in rows}
     finally:
         conn.close()
 
@@ -294,18 +325,23 @@ def batch_counts(db: Path) -> dict[str, int]:
 
 async def lost_writes(
     db: Path, embedder: LocalEmbedder, expected: Acknowledged, searched: dict[str, str]
-) -> tuple[list[str], list[str]]:
-    """(writes lost, consistency problems) of the store against what was acknowledged;
+) -> tuple[list[str], list[str], int]:
+    """(writes lost, consistency problems, acknowledged memories a later sleep cycle
+    purged) of the store against what was acknowledged;
     ``searched`` are the memories whose text must also find them in a search."""
     lost: list[str] = []
     problems: list[str] = []
-    demoted = superseded(db)
+    gone: list[str] = []  # deleted by a later sleep cycle, as its event says
+    demoted, purged = superseded(db), deleted(db)
     async with AsyncMemory(db, user_id=USER, embedder=embedder) as mem:
         for memory_id in sorted(expected.memories.keys() | expected.present):
             try:
                 await mem.get(memory_id)
             except NotFoundError:
-                lost.append(f"memory {memory_id}")
+                if memory_id in purged:
+                    gone.append(memory_id)
+                else:
+                    lost.append(f"memory {memory_id}")
         for trace_id in sorted(expected.decisions | expected.outcomes.keys()):
             try:
                 trace = await mem.trace(trace_id)
@@ -318,8 +354,10 @@ async def lost_writes(
             ):
                 lost.append(f"outcome of {trace_id}")
         for memory_id, content in searched.items():
-            record = await mem.get(memory_id) if memory_id not in lost else None
-            if record is None or record.archived_at is not None or memory_id in demoted:
+            if f"memory {memory_id}" in lost or memory_id in gone:
+                continue
+            record = await mem.get(memory_id)
+            if record.archived_at is not None or memory_id in demoted:
                 continue
             hits = await mem.remember(content, limit=10)
             if memory_id not in {h.id for h in hits}:
@@ -327,7 +365,7 @@ async def lost_writes(
         projection = await mem.replay()
         if not projection.matches_live:
             problems.append(f"replay differs from live state: {len(projection.mismatches)}")
-    return lost, problems
+    return lost, problems, len(gone)
 
 
 # ------------------------------------------------------------------------------- parent
@@ -370,6 +408,7 @@ class TrialResult:
     lost: list[str]
     integrity: list[str]
     half_batches: list[str]
+    purged: int  # acknowledged, then deleted by a later sleep cycle (its event recorded)
 
 
 class Store:
@@ -384,7 +423,7 @@ class Store:
     def trial(self, rng: random.Random, seed: int, embedder: LocalEmbedder) -> TrialResult:
         op = self.operation
         target = rng.randint(1, MOST[op])
-        expected = Acknowledged() if op == "sleep" else self.expected
+        expected = self.expected
         mine = Acknowledged()  # this trial's: searched for by their text
         process = spawn(op, self.db, seed, self.clock)
         assert process.stdout is not None
@@ -427,11 +466,13 @@ class Store:
             half += [
                 f"batch {t} missing" for t, n in expected.batches.items() if n and t not in found
             ]
-        lost, problems = asyncio.run(lost_writes(self.db, embedder, expected, mine.memories))
+        lost, problems, purged = asyncio.run(
+            lost_writes(self.db, embedder, expected, mine.memories)
+        )
         # The child's last line says where the kill landed: inside a call (it had begun
         # and was not acknowledged) or between two.
         inside = last["op"] if last.get("kind") == "begin" else None
-        return TrialResult(op, acknowledged, inside, lost, integrity + problems, half)
+        return TrialResult(op, acknowledged, inside, lost, integrity + problems, half, purged)
 
 
 def backup_trial(
@@ -475,7 +516,7 @@ def backup_trial(
     restored = folder / f"restored-{seed}.db"
     restore_backup(backup, restored)
     integrity = file_problems(restored, embedder.dimension)
-    lost, problems = asyncio.run(lost_writes(restored, embedder, before, dict(before.memories)))
+    lost, problems, _ = asyncio.run(lost_writes(restored, embedder, before, dict(before.memories)))
     return {
         "acknowledged_before_backup": count,
         "acknowledged_after_backup_began": during,
@@ -498,6 +539,7 @@ def run(trials: int, backup_trials: int, seed: int, folder: Path) -> dict[str, A
             "lost": 0,
             "integrity_failures": 0,
             "half_written_batches": 0,
+            "purged_by_a_later_sleep": 0,
         }
         for op in OPERATIONS
     }
@@ -514,6 +556,7 @@ def run(trials: int, backup_trials: int, seed: int, folder: Path) -> dict[str, A
         row["lost"] += len(result.lost)
         row["integrity_failures"] += bool(result.integrity)
         row["half_written_batches"] += len(result.half_batches)
+        row["purged_by_a_later_sleep"] += result.purged
         if result.lost or result.integrity or result.half_batches:
             failures.append(asdict(result))
         print(
@@ -526,18 +569,7 @@ def run(trials: int, backup_trials: int, seed: int, folder: Path) -> dict[str, A
     for number in range(backup_trials):
         backups.append(backup_trial(folder, rng, seed * 1000 + 900 + number, embedder))
         print(f"backup {number + 1}: {backups[-1]}", flush=True)
-    totals = {
-        key: sum(row[key] for row in per_op.values())
-        for key in (
-            "trials",
-            "acknowledged",
-            "killed_inside_call",
-            "killed_inside_own_call",
-            "lost",
-            "integrity_failures",
-            "half_written_batches",
-        )
-    }
+    totals = {key: sum(row[key] for row in per_op.values()) for key in per_op[OPERATIONS[0]]}
     return {
         "benchmark": "crash",
         "seed": seed,
@@ -573,13 +605,14 @@ def main() -> None:
     print()
     print(
         f"{'operation':10s} {'trials':>6s} {'acked':>6s} {'inside':>6s} {'own':>4s} "
-        f"{'lost':>5s} {'integrity':>9s} {'half':>5s}"
+        f"{'lost':>5s} {'integrity':>9s} {'half':>5s} {'purged':>6s}"
     )
     for op, row in [*result["operations"].items(), ("total", result["totals"])]:
         print(
             f"{op:10s} {row['trials']:6d} {row['acknowledged']:6d} {row['killed_inside_call']:6d} "
             f"{row['killed_inside_own_call']:4d} "
-            f"{row['lost']:5d} {row['integrity_failures']:9d} {row['half_written_batches']:5d}"
+            f"{row['lost']:5d} {row['integrity_failures']:9d} {row['half_written_batches']:5d} "
+            f"{row['purged_by_a_later_sleep']:6d}"
         )
     b = result["backup"]
     print(
