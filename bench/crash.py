@@ -2,14 +2,16 @@
 
 Crash trials. Each trial starts a child process (``python bench/crash.py child ...``) that
 opens the engine in-process on a real SQLite file and writes in a loop, one operation kind
-per store: ``observe`` one text, ``observe_many`` a batch of 8, a ``sleep`` cycle after three
+per store: ``observe`` one text, ``observe_many`` a batch of 8, a ``sleep`` cycle after six
 observations (on a simulated clock moved 2.5 days a cycle, so compression, abstraction and
-forgetting have work), or ``decide`` then ``outcome``. Before each call the child prints a
-``begin`` line; after the call returns it prints an ``ack`` line naming what was written and
-flushes it: that line is the acknowledgement. The parent picks a random call of the trial's
-kind, waits for its ``begin`` line, waits a random fraction of a typical call's length more
-(so the kill lands inside a write as often as between two) and SIGKILLs the child. Acks still
-in the pipe were printed before the kill, so they count. Then it checks the file:
+forgetting have work), or ``decide`` then ``outcome`` over 24 memories. Before each call the
+child prints a ``begin`` line; after the call returns it prints an ``ack`` line naming what
+was written (and how long the call took) and flushes it: that line is the acknowledgement.
+The parent picks a random call of the trial's kind, waits until that call's ``begin`` is the
+last line printed (the child is inside it), waits a random time up to about one typical call
+(``SPAN``) and SIGKILLs the child: the kill lands at a random point inside the call or
+shortly after it. Acks still in the pipe were printed before the kill, so they count. Then
+it checks the file:
 
 - ``PRAGMA integrity_check`` is ok; every memory has its vector, of the model's width, and
   the row of its kind, and no vector is left without its memory (the keyword and vector
@@ -45,8 +47,10 @@ import json
 import os
 import random
 import re
+import select
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -66,11 +70,15 @@ RESULTS = Path(__file__).parent / "results"
 OPERATIONS = ("observe", "batch", "sleep", "outcome")
 USER = "crash"
 BATCH = 8
-#: Roughly how long one call of each kind takes here: the kill lands up to this long after
-#: the call began (inside it, or after it returned and into the next).
-SPAN = {"observe": 0.12, "batch": 0.4, "sleep": 0.5, "outcome": 0.08}
+#: Memories one decision of the outcome trials draws on; observations per sleep cycle.
+DECISION_MEMORIES = 24
+CYCLE = 6
+#: About 1.5 times the median length of a call of each kind on a 2-core machine
+#: (``call_seconds_median`` in the results): the kill lands up to this long after the
+#: parent saw the call begin (inside it, or after it returned and into the next).
+SPAN = {"observe": 0.06, "batch": 1.2, "sleep": 0.02, "outcome": 0.0035}
 #: The call of the trial's kind at which the kill is aimed, drawn from 1..MOST.
-MOST = {"observe": 10, "batch": 6, "sleep": 3, "outcome": 10}
+MOST = {"observe": 10, "batch": 4, "sleep": 3, "outcome": 10}
 SLEEP_START = 1_800_000_000.0
 _BATCH_TAG = re.compile(r"^Batch (b\d+-\d+) item (\d+):")
 
@@ -139,7 +147,16 @@ def sentence(rng: random.Random, prefix: str) -> str:
 # ------------------------------------------------------------------------------- child
 
 
+_BEGAN = [0.0]
+
+
 def _say(**line: Any) -> None:
+    """Print a begin or ack line (an ack says how long its call took) and flush it."""
+    now = time.perf_counter()
+    if line["kind"] == "begin":
+        _BEGAN[0] = now
+    else:
+        line["seconds"] = round(now - _BEGAN[0], 4)
     sys.stdout.write(json.dumps(line) + "\n")
     sys.stdout.flush()
 
@@ -150,13 +167,22 @@ async def child(operation: str, db: str, seed: int, start: float) -> None:
     clock = SimulatedClock(start) if operation == "sleep" else None
     async with AsyncMemory(db, user_id=USER, clock=clock) as mem:
         ids: list[str] = []
-        if operation == "outcome":
-            for i in range(3):
-                content = sentence(rng, f"Advice {seed}-{i}:")
-                _say(kind="begin", op="observe")
-                observation = await mem.observe(content)
-                ids.append(observation.id)
-                _say(kind="ack", op="observe", id=observation.id, content=content)
+        if operation == "outcome":  # each decision draws on many memories: an outcome
+            # updates the salience of each, with its events, in one transaction
+            items = [sentence(rng, f"Advice {seed}-{i}:") for i in range(DECISION_MEMORIES)]
+            _say(kind="begin", op="batch", tag=f"advice {seed}")
+            observations = await mem.observe_many(items)
+            _say(
+                kind="ack",
+                op="batch",
+                tag=f"advice {seed}",
+                items=[
+                    {"id": o.id, "content": c, "merged": o.merged_into is not None}
+                    for o, c in zip(observations, items, strict=True)
+                    if o.stored
+                ],
+            )
+            ids = list(dict.fromkeys(o.id for o in observations if o.stored))
         n = 0
         while True:
             if operation in ("observe", "sleep"):
@@ -165,7 +191,7 @@ async def child(operation: str, db: str, seed: int, start: float) -> None:
                 observation = await mem.observe(content)
                 if observation.stored:
                     _say(kind="ack", op="observe", id=observation.id, content=content)
-                if operation == "sleep" and n % 3 == 2:
+                if operation == "sleep" and n % CYCLE == CYCLE - 1:
                     assert clock is not None
                     clock.advance(days=2.5)
                     _say(kind="begin", op="sleep")
@@ -375,29 +401,56 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
 
-def spawn(operation: str, db: Path, seed: int, start: float) -> subprocess.Popen[str]:
+def spawn(operation: str, db: Path, seed: int, start: float) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, __file__, "child", operation, str(db), str(seed), repr(start)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
         env=_env(),
     )
 
 
-def lines(stream: IO[str]) -> Iterator[dict[str, Any]]:
-    for raw in stream:
-        yield json.loads(raw)
+class Pipe:
+    """The child's stdout read as it comes, so the parent knows when it has caught up.
+
+    A line cut short by the kill (a long sleep ack is more than one atomic pipe write)
+    was never acknowledged, and is dropped."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.fd = stream.fileno()
+        self.closed = False
+        self._buffer = b""
+
+    def read(self, timeout: float | None) -> list[dict[str, Any]]:
+        """The complete lines that arrive within ``timeout`` seconds (None: wait for some)."""
+        if self.closed or not select.select([self.fd], [], [], timeout)[0]:
+            return []
+        chunk = os.read(self.fd, 1 << 16)
+        if not chunk:
+            self.closed = True
+            self.stream.close()
+            return []
+        *complete, self._buffer = (self._buffer + chunk).split(b"\n")
+        return [json.loads(line) for line in complete if line]
+
+    def waiting(self) -> bool:
+        return not self.closed and bool(select.select([self.fd], [], [], 0)[0])
+
+    def rest(self) -> Iterator[dict[str, Any]]:
+        """Every line still to come, until the child's end of the pipe closes."""
+        while not self.closed:
+            yield from self.read(None)
 
 
-def kill(process: subprocess.Popen[str]) -> str:
+def kill(process: subprocess.Popen[bytes]) -> str:
     """SIGKILL the child; returns its stderr (for a child that died on its own)."""
     if process.poll() is None:
         process.send_signal(signal.SIGKILL)
     process.wait(timeout=60)
     assert process.stderr is not None
     with process.stderr:
-        return process.stderr.read()
+        return process.stderr.read().decode("utf-8", "replace")
 
 
 @dataclass
@@ -419,6 +472,7 @@ class Store:
         self.operation = operation
         self.expected = Acknowledged()
         self.clock = SLEEP_START
+        self.seconds: dict[str, list[float]] = {}  # how long acknowledged calls took
 
     def trial(self, rng: random.Random, seed: int, embedder: LocalEmbedder) -> TrialResult:
         op = self.operation
@@ -430,28 +484,36 @@ class Store:
         acknowledged = 0
         begun = 0
         last: dict[str, Any] = {}
-        for line in lines(process.stdout):
-            last = line
+        pipe = Pipe(process.stdout)
+
+        def take(line: dict[str, Any]) -> None:
+            nonlocal acknowledged
             if line["kind"] == "ack":
                 acknowledged += expected.add(line)
                 mine.add(line)
+                self.seconds.setdefault(line["op"], []).append(line["seconds"])
                 if line["op"] == "sleep":
                     self.clock = max(self.clock, line["clock"])
-                continue
-            if line["op"] == op:
-                begun += 1
-                if begun == target:
-                    time.sleep(rng.uniform(0.0, SPAN[op]))
-                    break
-        else:
-            raise RuntimeError(f"the {op} child died on its own:\n{kill(process)}")
+
+        # Aim at a call of the trial's kind the child is in right now: its begin line is
+        # the last one printed and nothing follows yet. Then wait a random part of a
+        # typical call's length and kill.
+        while True:
+            arrived = pipe.read(None)
+            if pipe.closed and not arrived:
+                raise RuntimeError(f"the {op} child died on its own:\n{kill(process)}")
+            for line in arrived:
+                last = line
+                take(line)
+                begun += line["kind"] == "begin" and line["op"] == op
+            aimed = last == {**last, "kind": "begin", "op": op}
+            if begun >= target and aimed and not pipe.waiting():
+                break
+        time.sleep(rng.uniform(0.0, SPAN[op]))
         kill(process)
-        for line in lines(process.stdout):  # printed (acknowledged) before the kill
+        for line in pipe.rest():  # printed (acknowledged) before the kill
             last = line
-            if line["kind"] == "ack":
-                acknowledged += expected.add(line)
-                mine.add(line)
-        process.stdout.close()
+            take(line)
         if op == "sleep":  # the next trial's clock starts well after this one's
             self.clock += 30 * 86_400.0
 
@@ -485,13 +547,12 @@ def backup_trial(
     assert process.stdout is not None
     before = Acknowledged()
     wanted = rng.randint(5, 40)
-    stream = lines(process.stdout)
+    pipe = Pipe(process.stdout)
     count = 0
-    for line in stream:
-        if line["kind"] == "ack":
-            count += before.add(line)
-            if count >= wanted:
-                break
+    while count < wanted and not pipe.closed:
+        for line in pipe.read(None):
+            if line["kind"] == "ack":
+                count += before.add(line)  # acknowledged before the backup begins
     backup = folder / f"backup-{seed}.db"
     command = [sys.executable, "-c", "from ucma.cli.main import app; app()", "backup"]
     done = subprocess.run(
@@ -505,14 +566,10 @@ def backup_trial(
         kill(process)
         raise RuntimeError(f"ucma backup failed: {done.stderr}")
     during = 0
-    for line in stream:  # the writer kept going: it acknowledges a write after the backup
-        if line["kind"] == "ack":
-            during += 1
-            break
+    while not during and not pipe.closed:  # the writer kept going during the backup
+        during += sum(line["kind"] == "ack" for line in pipe.read(None))
     kill(process)
-    for line in lines(process.stdout):
-        during += line["kind"] == "ack"
-    process.stdout.close()
+    during += sum(line["kind"] == "ack" for line in pipe.rest())
     restored = folder / f"restored-{seed}.db"
     restore_backup(backup, restored)
     integrity = file_problems(restored, embedder.dimension)
@@ -556,7 +613,8 @@ def run(trials: int, backup_trials: int, seed: int, folder: Path) -> dict[str, A
         row["lost"] += len(result.lost)
         row["integrity_failures"] += bool(result.integrity)
         row["half_written_batches"] += len(result.half_batches)
-        row["purged_by_a_later_sleep"] += result.purged
+        # Each trial checks every acknowledgement so far: the last count is the store's.
+        row["purged_by_a_later_sleep"] = result.purged
         if result.lost or result.integrity or result.half_batches:
             failures.append(asdict(result))
         print(
@@ -576,6 +634,17 @@ def run(trials: int, backup_trials: int, seed: int, folder: Path) -> dict[str, A
         "operations": per_op,
         "totals": totals,
         "store_sizes": {op: s.db.stat().st_size for op, s in stores.items() if s.db.exists()},
+        # How long acknowledged calls took here (medians): against SPAN, how far in the
+        # random kill delay reaches.
+        "call_seconds_median": {
+            call: round(statistics.median(seconds), 4)
+            for call, seconds in sorted(
+                (c, [x for s in stores.values() for x in s.seconds.get(c, [])])
+                for c in ("observe", "batch", "sleep", "decide", "outcome")
+            )
+            if seconds
+        },
+        "kill_delay_max_seconds": SPAN,
         "failures": failures[:20],
         "backup": {
             "trials": len(backups),
