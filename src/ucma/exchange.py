@@ -244,6 +244,7 @@ class LineReader:
         self.limits = limits
         self.transfer = transfer
         self.vault: list[VaultValue] = []
+        self._vault_tokens: set[str] = set()
         self._body = False  # a line other than the header and vault lines was read
         self.source = source
         self.chunk_size = chunk
@@ -309,9 +310,13 @@ class LineReader:
         elif kind == "vault":
             if self._body:
                 raise ValidationError(f"{where}: vault lines come right after the header")
-            self.vault.append(
-                _checked(lambda data: read_vault_line(data, self.transfer), line, where, "vault")
+            value = _checked(
+                lambda data: read_vault_line(data, self.transfer), line, where, "vault"
             )
+            if value.token in self._vault_tokens:
+                raise ValidationError(f"{where}: a vault line repeats the token {value.token}")
+            self._vault_tokens.add(value.token)
+            self.vault.append(value)
             return None
         elif kind in RECORD_TYPES:
             _checked(lambda data: self.records.read(str(kind), data), line, where, str(kind))

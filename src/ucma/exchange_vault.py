@@ -21,13 +21,16 @@ another key, the import is refused before anything is written. Functions taking 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from ucma.config import PrivacyConfig
 from ucma.errors import ValidationError
+from ucma.privacy.guard import screen
 from ucma.privacy.kinds import PII_KINDS, ContentKind
 from ucma.privacy.tokens import TOKEN_LENGTHS, TOKEN_PATTERN, blind_index, token_text
 from ucma.privacy.vault import VaultCipher
@@ -36,6 +39,7 @@ from ucma.types import Fact, Learning, MemoryRecord, Procedure, ProcedureStep, S
 
 __all__ = [
     "VaultValue",
+    "check_vault",
     "export_vault",
     "read_vault_line",
     "retokenise",
@@ -100,6 +104,8 @@ def read_vault_line(line: Mapping[str, Any], transfer: Fernet | None) -> VaultVa
     created = line.get("created_at")
     if isinstance(created, bool) or not isinstance(created, int | float):
         raise ValidationError("a vault line's created_at must be a number")
+    if not math.isfinite(created):
+        raise ValidationError("a vault line's created_at must be finite")
     if not isinstance(sealed, str):
         raise ValidationError("a vault line's sealed value must be a string")
     try:
@@ -109,11 +115,19 @@ def read_vault_line(line: Mapping[str, Any], transfer: Fernet | None) -> VaultVa
     return VaultValue(token, ContentKind(kind), value, float(created))
 
 
+def check_vault(values: Sequence[VaultValue], policy: PrivacyConfig) -> None:
+    """The originals through the content guard's policy, as every write's text: a
+    secret among them (or a kind the deployment refuses) refuses the import, typed
+    (``ucma.privacy.guard.screen``), before anything is written."""
+    screen([v.value for v in values], policy, [f"vault entry {v.token}" for v in values])
+
+
 def write_vault(
     storage: Storage, scope: Scope, values: Sequence[VaultValue], cipher: VaultCipher
 ) -> dict[str, str]:
     """Enter the values into the scope's vault under ``cipher``'s key, in one transaction;
-    returns {token in the export: token in the scope} for every value."""
+    returns {token in the export: token in the scope} for every value (tokens are
+    distinct, ``LineReader`` refuses a repeated one)."""
     with storage.transaction():
         digests = {v.token: blind_index(cipher.index_key, scope, v.kind, v.value) for v in values}
         known = storage.vault.tokens_for(scope, sorted(set(digests.values())))

@@ -13,7 +13,7 @@ from cryptography.fernet import Fernet
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError, SecretRefusedError, ValidationError
 
 pytestmark = pytest.mark.anyio
 
@@ -89,3 +89,25 @@ async def test_vault_lines_are_sealed_and_read_only_before_the_memories(
         # A store that never tokenised anything exports no vault lines, key or not.
         await copy.export_jsonl(tmp_path / "b.jsonl", transfer_key=KEY)
         assert b'"vault"' not in (tmp_path / "b.jsonl").read_bytes()
+
+
+async def test_vault_lines_pass_the_content_guard_and_are_checked(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    path, token = await exported(tmp_path, local_embedder)
+    header, vault, *rest = path.read_text(encoding="utf-8").splitlines()
+    secret = "ghp_" + "Zq8xW3vN7kR2mT5yB9cD1fG4hJ6lP0sA8uE2"
+    sealed = Fernet(KEY.encode()).encrypt(secret.encode()).decode()
+    forged = json.dumps({**json.loads(vault), "sealed": sealed})
+    endless = json.dumps({**json.loads(vault), "created_at": float("inf")})
+    async with AsyncMemory(tmp_path / "b.db", user_id="maya", embedder=local_embedder) as copy:
+        with pytest.raises(SecretRefusedError) as refused:
+            await copy.import_lines([header, forged, *rest], transfer_key=KEY)
+        assert secret not in str(refused.value)
+        with pytest.raises(ValidationError, match="repeats the token"):
+            await copy.import_lines([header, vault, vault, *rest], transfer_key=KEY)
+        with pytest.raises(ValidationError, match="finite"):
+            await copy.import_lines([header, endless, *rest], transfer_key=KEY)
+        assert await copy.list(include_archived=True) == []
+        with pytest.raises(NotFoundError):
+            await copy.reveal(token)

@@ -163,6 +163,7 @@ class Administration(PrivacyGuard):
             nonlocal tokens
             if tokens is None:
                 tokens = {}
+                exchange_vault.check_vault(reader.vault, self.config.privacy)
                 cipher = await self._cipher() if reader.vault else None
                 if cipher is not None:
                     tokens = await self._run(
