@@ -3,6 +3,7 @@
 Format (one JSON object a line, UTF-8)::
 
     {"type": "header", "format": "ucma-jsonl", "version": 1, "model": ..., "dimension": ...}
+    {"type": "vault", ...}                      (only with a transfer key, ``ucma.exchange_vault``)
     {"type": "memory", "record": {...record_to_dict...}, "vector": "<base64 float32>"}
     {"type": "retention", "memory_id": ..., "stability": ..., "last_reviewed": ...}
     {"type": "edge", "source_id": ..., "target_id": ..., "edge_type": ..., "weight": ...}
@@ -13,7 +14,9 @@ The exporter writes each memory's retention and history lines right after it, th
 edges, then the decisions, conflicts, review flags, supersessions and graph importance, so
 neither side ever holds a whole scope in memory: export reads the store a page at a time,
 import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the lines in
-any order after the header (older files put every retention line at the end).
+any order after the header and the vault lines (older files put every retention line at
+the end); vault lines, the originals of the scope's tokens sealed with a transfer key,
+are written only when the caller asks for them (``ucma.exchange_vault``).
 
 Archived memories are exported too. Vectors travel with their records so an import needs
 no embedding when the model matches; otherwise the engine re-embeds.
@@ -41,10 +44,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cryptography.fernet import Fernet
 
 from ucma.config import LimitsConfig
 from ucma.errors import InputLimitError, ValidationError
 from ucma.exchange_records import RECORD_TYPES, ScopeRecords, export_history, export_records
+from ucma.exchange_vault import VaultValue, read_vault_line
 from ucma.memory_ids import foreign_id
 from ucma.serialization import (
     edge_from_dict,
@@ -157,8 +162,16 @@ def export_edges(storage: Storage, scope: Scope) -> list[str]:
     return edges + export_records(storage, scope)
 
 
-def export_scope(storage: Storage, scope: Scope, path: Path, model: str, dimension: int) -> int:
-    """Write the scope to ``path`` (atomically, via a temporary file beside it);
+def export_scope(
+    storage: Storage,
+    scope: Scope,
+    path: Path,
+    model: str,
+    dimension: int,
+    vault: Sequence[dict[str, Any]] = (),
+) -> int:
+    """Write the scope to ``path`` (atomically, via a temporary file beside it), the
+    ``vault`` lines (``ucma.exchange_vault.export_vault``) right after the header;
     returns the number of memories exported."""
     tmp = path.with_name(path.name + ".partial")
     try:
@@ -168,6 +181,7 @@ def export_scope(storage: Storage, scope: Scope, path: Path, model: str, dimensi
     total = 0
     with out:
         out.write(export_header(scope, model, dimension))
+        out.writelines(json.dumps(line) + "\n" for line in vault)
         while True:
             page = export_page(storage, scope, total)
             out.writelines(page.lines)
@@ -207,6 +221,9 @@ class ImportChunk:
 class LineReader:
     """Parses an export line by line and hands out a chunk every ``CHUNK`` memories.
 
+    Vault lines (``ucma.exchange_vault``) come right after the header and are opened
+    with ``transfer``, the export's transfer key; they collect in ``vault``.
+
     ``feed`` returns a full chunk when one is ready (cut just before the memory line that
     would overflow it, so a memory's retention line lands in its chunk); ``finish``
     returns the rest and every edge. ValidationError names the bad line.
@@ -216,8 +233,19 @@ class LineReader:
     number of lines and of blank lines; beyond one, InputLimitError names the limit.
     """
 
-    def __init__(self, limits: LimitsConfig, *, source: str = "input", chunk: int = CHUNK) -> None:
+    def __init__(
+        self,
+        limits: LimitsConfig,
+        *,
+        source: str = "input",
+        chunk: int = CHUNK,
+        transfer: Fernet | None = None,
+    ) -> None:
         self.limits = limits
+        self.transfer = transfer
+        self.vault: list[VaultValue] = []
+        self._vault_tokens: set[str] = set()
+        self._body = False  # a line other than the header and vault lines was read
         self.source = source
         self.chunk_size = chunk
         self.model: str | None = None
@@ -269,6 +297,7 @@ class LineReader:
             self._read_header(kind, line, where)
             return None
         ready = None
+        self._body = self._body or kind != "vault"
         if kind == "memory":
             if len(self._current.records) >= self.chunk_size:
                 ready, self._current = self._current, ImportChunk()
@@ -278,6 +307,17 @@ class LineReader:
         elif kind == "retention":
             state = _checked(retention_from_dict, line, where, "retention")
             self._current.retention[state.memory_id] = state
+        elif kind == "vault":
+            if self._body:
+                raise ValidationError(f"{where}: vault lines come right after the header")
+            value = _checked(
+                lambda data: read_vault_line(data, self.transfer), line, where, "vault"
+            )
+            if value.token in self._vault_tokens:
+                raise ValidationError(f"{where}: a vault line repeats the token {value.token}")
+            self._vault_tokens.add(value.token)
+            self.vault.append(value)
+            return None
         elif kind in RECORD_TYPES:
             _checked(lambda data: self.records.read(str(kind), data), line, where, str(kind))
         else:

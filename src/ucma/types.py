@@ -585,13 +585,15 @@ class ApiKey:
 @dataclass(frozen=True, slots=True)
 class ImportReport:
     """Progress or outcome of an import: input lines read, memory records read, records
-    written (``imported``), records already present (``skipped``), edges upserted."""
+    written (``imported``), records already present (``skipped``), edges upserted, and
+    vault entries read (an export made with a transfer key carries them)."""
 
     lines: int = 0
     records: int = 0
     imported: int = 0
     skipped: int = 0
     edges: int = 0
+    vault_entries: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,20 +1,27 @@
 """An export carries every record kind of a scope, and importing it into a fresh store
-reproduces them and ranks a fixed set of questions the same (top 5)."""
+reproduces them and ranks a fixed set of questions the same (top 5). With a transfer
+key the vault's originals go too, sealed, and the tokens resolve in the new store
+(whose vault key is another)."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
+from ucma.errors import ValidationError
 from ucma.lifecycle.clock import SimulatedClock
 
 pytestmark = pytest.mark.anyio
+
+TRANSFER_KEY = Fernet.generate_key().decode()
 
 CONVERSATIONS = [
     [
@@ -34,6 +41,7 @@ CONVERSATIONS = [
         "My laptop is a ThinkPad X1 and I use dark mode everywhere.",
         "Actually I switched my editor to light mode for the summer glare.",
         "The Copperleaf office is in Parque das Nacoes, I commute by metro.",
+        "Ana's email is ana.ribeiro@example.org and her phone is +351 912 345 678.",
     ],
 ]
 QUESTIONS = [
@@ -52,7 +60,10 @@ QUESTIONS = [
     "How do I rotate the deploy key?",
     "Where is the staging database?",
     "What city did Maya move to?",
+    "What is Ana's email address?",
 ]
+#: The originals the content guard tokenised: they travel only sealed with a transfer key.
+ORIGINALS = ["ana.ribeiro@example.org", "+351 912 345 678"]
 
 
 async def populate(memory: AsyncMemory, clock: SimulatedClock) -> dict[str, str]:
@@ -117,7 +128,13 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         tmp_path / "a.db", user_id="maya", embedder=local_embedder, clock=clock
     ) as source:
         ids = await populate(source, clock)
-        await source.export_jsonl(tmp_path / "maya.jsonl")
+        await source.export_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
+        await source.export_jsonl(tmp_path / "plain.jsonl")
+        [tokenised] = [
+            r for r in await source.list(kind="episodic", limit=1000) if "[email_" in r.content
+        ]
+        tokens = sorted(set(re.findall(r"\[(?:email|phone)_[0-9a-f]+\]", tokenised.content)))
+        assert len(tokens) == 2
         traces = await source.traces()
         history = await source.fact_history("Maya", "delivery_pref")
         conflicts = await source.conflicts()
@@ -127,13 +144,23 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         before = await top5(source)  # after the export: both stores rank from one state
 
     lines = (tmp_path / "maya.jsonl").read_text(encoding="utf-8").splitlines()
-    kinds = {json.loads(line)["type"] for line in lines}
-    assert {"memory", "retention", "edge"} <= kinds
+    kinds = [json.loads(line)["type"] for line in lines]
+    assert {"memory", "retention", "edge", "history", "decision", "conflict"} <= set(kinds)
+    assert kinds[1:3] == ["vault", "vault"]  # right after the header, before any memory
+    for path in (tmp_path / "maya.jsonl", tmp_path / "plain.jsonl"):
+        raw = path.read_bytes()
+        assert not [o for o in ORIGINALS if o.encode() in raw]  # sealed, or not there
+    assert b'"vault"' not in (tmp_path / "plain.jsonl").read_bytes()
 
     async with AsyncMemory(
         tmp_path / "b.db", user_id="maya", embedder=local_embedder, clock=clock
     ) as copy:
-        await copy.import_jsonl(tmp_path / "maya.jsonl")
+        with pytest.raises(ValidationError, match="transfer_key"):
+            await copy.import_jsonl(tmp_path / "maya.jsonl")
+        with pytest.raises(ValidationError, match="does not open"):
+            await copy.import_jsonl(tmp_path / "maya.jsonl", transfer_key=Fernet.generate_key())
+        assert await copy.list(include_archived=True) == []  # refused before any write
+        await copy.import_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
         # Decisions and conflicts get ids of the new store; everything else is the same.
         assert [without(t.to_dict(), "id", "retrieval_id") for t in await copy.traces()] == [
             without(t.to_dict(), "id", "retrieval_id") for t in traces
@@ -154,5 +181,10 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         assert {type(r).__name__ for r in records} == {"Episode", "Fact", "Procedure", "Learning"}
         assert len({r.session_id for r in records if type(r).__name__ == "Episode"}) == 4
         after = await top5(copy)
+        # The originals, re-encrypted under this store's own vault key, resolve here.
+        assert [await copy.reveal(t) for t in tokens] == sorted(ORIGINALS, reverse=True)
+        assert "ana.ribeiro@example.org" in await copy.detokenise(tokenised.content)
+        found = await copy.remember("Who writes from ana.ribeiro@example.org?", limit=3)
+        assert tokenised.id in [h.id for h in found]
     changed = [(q, b, a) for q, b, a in zip(QUESTIONS, before, after, strict=True) if b != a]
     assert changed == []

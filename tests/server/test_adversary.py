@@ -35,6 +35,7 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
+from cryptography.fernet import Fernet
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -1042,3 +1043,19 @@ def test_what_b_sees_does_not_move_when_a_works(world: World) -> None:
                 a.get(path.replace("{X}", value)).status_code for value in (real, *twins(real))
             }
             assert answers == {200, 404}, (path, answers)
+
+
+def test_an_export_with_a_transfer_key_opens_only_the_callers_vault(world: World) -> None:
+    key = Fernet.generate_key().decode()
+    headers = {**world.b, "x-ucma-transfer-key": key}
+    with httpx.Client(base_url=world.url, headers=headers, timeout=120) as b:
+        _ok(b.post("/v1/observe", json={"content": "Bob's desk phone is +44 20 7946 0999."}))
+        response = b.get("/v1/export")
+        assert response.status_code == 200, response.text
+        assert b.get("/v1/export", params={"user_id": "alice"}).status_code == 404
+    vault = [
+        line for line in map(json.loads, response.text.splitlines()) if line["type"] == "vault"
+    ]
+    opened = {Fernet(key.encode()).decrypt(line["sealed"].encode()).decode() for line in vault}
+    assert opened == {"+44 20 7946 0999"}  # B's own original, none of A's
+    assert not {line["token"] for line in vault} & set(world.a_store.ids["token"])

@@ -380,7 +380,7 @@ async def test_an_import_is_no_oracle_for_another_tenants_ids(keyed: KeyedClient
         == answers[1]
         == (
             200,
-            {"lines": 2, "records": 1, "imported": 1, "skipped": 0, "edges": 0},
+            {"lines": 2, "records": 1, "imported": 1, "skipped": 0, "edges": 0, "vault_entries": 0},
         )
     )
     # A bad line is refused the same way whoever holds the id it names.

@@ -58,16 +58,34 @@ def _progress(*columns: object, quiet: bool) -> Progress:
     )
 
 
+TransferKeyOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--transfer-key",
+        dir_okay=False,
+        help="A file holding a Fernet key: the vault's originals travel sealed with it "
+        "(export creates the file, mode 0600, when it does not exist; import needs it).",
+    ),
+]
+
+
 def export_command(
     path: Annotated[Path, typer.Argument(dir_okay=False, help="JSONL file to write.")],
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    transfer_key: TransferKeyOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Write one scope's memories (with vectors, retention and edges) to a JSONL file."""
+    """Write one scope's memories (with vectors, retention and edges) to a JSONL file.
+
+    The originals behind the content guard's tokens are left out unless --transfer-key
+    names a key file: then they go too, each encrypted with that key. Hand the key over
+    apart from the export; ``ucma import --transfer-key`` needs it.
+    """
     partial = path.with_name(path.name + ".partial")
+    key = _transfer_key(transfer_key, create=True)
 
     async def work(memory: AsyncMemory) -> int:
         stats = await memory.stats()
@@ -82,7 +100,7 @@ def export_command(
             _progress(BarColumn(), MofNCompleteColumn(), quiet=quiet or as_json) as progress,
         ):
             task = progress.add_task("export", total=total)
-            async for line in memory.export_lines():
+            async for line in memory.export_lines(transfer_key=key):
                 out.write(line)
                 if line.startswith('{"type": "memory"'):
                     records += 1
@@ -95,6 +113,26 @@ def export_command(
         print_json({"path": str(path), "records": count})
     else:
         stdout().print(f"exported {plural(count, 'record')} to {path}", markup=False)
+        if transfer_key is not None:
+            stdout().print(
+                f"the vault's originals are sealed with the key in {transfer_key}: "
+                "hand it over apart from the export",
+                markup=False,
+            )
+
+
+def _transfer_key(path: Path | None, *, create: bool) -> str | None:
+    """The transfer key in ``path`` (a new one written there on export)."""
+    if path is None:
+        return None
+    from ucma.privacy.vault import load_or_create_key
+
+    if not create and not path.is_file():
+        fail(f"no transfer key file at {path}")
+    try:
+        return load_or_create_key(path).decode("ascii", "replace")
+    except OSError as exc:
+        fail(f"cannot use the transfer key file {path}: {exc.strerror}")
 
 
 def _read(path: Path, progress: Progress, task: int) -> Iterator[bytes]:
@@ -109,15 +147,19 @@ def import_command(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    transfer_key: TransferKeyOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Load a JSONL export into one scope, keeping ids; re-run it to resume.
 
     Records already present are skipped, so an interrupted import is finished by running
-    the same command again. Vectors from another embedding model are recomputed.
+    the same command again. Vectors from another embedding model are recomputed. An
+    export made with --transfer-key needs the same key file here; its originals are
+    re-encrypted with this store's vault key.
     """
     size = os.path.getsize(path)
+    key = _transfer_key(transfer_key, create=False)
 
     async def work(memory: AsyncMemory) -> ImportReport:
         columns = (BarColumn(), TaskProgressColumn(), DownloadColumn(), TimeRemainingColumn())
@@ -128,7 +170,7 @@ def import_command(
                 bar.update(task, note=f"{report.imported} new, {report.skipped} already present")
 
             return await memory.import_lines(
-                _read(path, bar, task), source=str(path), progress=show
+                _read(path, bar, task), source=str(path), progress=show, transfer_key=key
             )
 
     try:
@@ -140,6 +182,7 @@ def import_command(
     else:
         stdout().print(
             f"imported {plural(report.imported, 'record')} from {path} "
-            f"({report.skipped} already present, {plural(report.edges, 'edge')})",
+            f"({report.skipped} already present, {plural(report.edges, 'edge')}, "
+            f"vault entries: {report.vault_entries})",
             markup=False,
         )

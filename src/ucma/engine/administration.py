@@ -4,14 +4,15 @@ keys of the service (``ucma keys``, ``ucma.server.auth``) and the scopes it hold
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import os
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from ucma import apikeys, exchange, exchange_records
+from ucma import apikeys, exchange, exchange_records, exchange_vault
 from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import AuthenticationError, NotFoundError
 from ucma.types import ApiKey, ImportReport, Scope
@@ -33,31 +34,53 @@ class Administration(PrivacyGuard):
         self,
         path: str | os.PathLike[str],
         *,
+        transfer_key: str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> int:
         """Write the scope's memories, vectors, edges and retention as JSON Lines.
-        Archived memories are included. Returns the number of memories exported."""
+        Archived memories are included. With ``transfer_key`` the vault's originals go
+        too, sealed with it (see ``export_lines``). Returns the number of memories exported."""
         scope = self._scope(user_id, agent_id)
+        vault = await self._export_vault(scope, transfer_key)
         storage = await self._ready()
         embedder = self._inner_embedder
         return await self._run(
-            exchange.export_scope, storage, scope, Path(path), embedder.model_id, embedder.dimension
+            exchange.export_scope,
+            storage,
+            scope,
+            Path(path),
+            embedder.model_id,
+            embedder.dimension,
+            vault,
         )
 
     async def export_lines(
-        self, *, user_id: str | None = None, agent_id: str | None = None
+        self,
+        *,
+        transfer_key: str | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
     ) -> AsyncIterator[str]:
         """The scope's export, line by line (each ends with a newline), read a page at a
         time: the header, each memory followed by its retention state, then the edges.
+
+        Without ``transfer_key`` an export holds tokens only, never the originals of the
+        content guard. With one (a Fernet key), the scope's vault entries follow the
+        header, each original encrypted with that key (``ucma.exchange_vault``): an
+        import given the same key re-encrypts them with its own store's vault key, so
+        the tokens of the memories still resolve. Keep the transfer key apart from the file.
 
         Pages are read by offset, so records written or deleted while an export streams
         may be missed or repeated; import skips repeats.
         """
         scope = self._scope(user_id, agent_id)
+        vault = await self._export_vault(scope, transfer_key)
         storage = await self._ready()
         embedder = self._inner_embedder
         yield exchange.export_header(scope, embedder.model_id, embedder.dimension)
+        for entry in vault:
+            yield json.dumps(entry) + "\n"
         offset = 0
         while True:
             page = await self._run(exchange.export_page, storage, scope, offset)
@@ -68,12 +91,24 @@ class Administration(PrivacyGuard):
                 break
         for line in await self._run(exchange.export_edges, storage, scope):
             yield line
-        logger.info("export: %d records of %s", offset, scope)
+        logger.info("export: %d records and %d vault entries of %s", offset, len(vault), scope)
+
+    async def _export_vault(self, scope: Scope, transfer_key: str | None) -> list[dict[str, Any]]:
+        """The scope's vault lines sealed with ``transfer_key`` (none without one)."""
+        if transfer_key is None:
+            return []
+        transfer = exchange_vault.transfer_cipher(transfer_key)
+        cipher = await self._cipher(create=False)
+        if cipher is None:  # no vault key yet: nothing was ever tokenised
+            return []
+        storage = await self._ready()
+        return await self._run(exchange_vault.export_vault, storage, scope, cipher, transfer)
 
     async def import_jsonl(
         self,
         path: str | os.PathLike[str],
         *,
+        transfer_key: str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> int:
@@ -81,6 +116,7 @@ class Administration(PrivacyGuard):
         report = await self.import_lines(
             exchange.iter_lines(Path(path), self.config.limits.max_import_line_bytes),
             source=os.fspath(path),
+            transfer_key=transfer_key,
             user_id=user_id,
             agent_id=agent_id,
         )
@@ -92,6 +128,7 @@ class Administration(PrivacyGuard):
         *,
         source: str = "input",
         progress: Callable[[ImportReport], object] | None = None,
+        transfer_key: str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> ImportReport:
@@ -105,19 +142,43 @@ class Administration(PrivacyGuard):
         embedding model are recomputed. ``progress`` is called after each chunk with
         the totals so far. A bad line raises ValidationError naming it; the chunks
         before it stay written.
+
+        An export made with a transfer key carries the originals of its tokens; they
+        are entered into this scope's vault (under this store's vault key) before any
+        record, so the tokens resolve here too (``ucma.exchange_vault``). Such an export
+        needs the same ``transfer_key``: without it, or with another, ValidationError
+        before anything is written.
         """
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        reader = exchange.LineReader(self.config.limits, source=source)
+        transfer = None if transfer_key is None else exchange_vault.transfer_cipher(transfer_key)
+        reader = exchange.LineReader(self.config.limits, source=source, transfer=transfer)
         ids = exchange.ScopeIds(scope)
-        totals = {"records": 0, "imported": 0, "skipped": 0}
+        totals = {"records": 0, "imported": 0, "skipped": 0, "vault_entries": 0}
         written: set[str] = set()
+        tokens: dict[str, str] | None = None  # export's token -> the scope's
+
+        async def vault() -> dict[str, str]:
+            """The vault lines (all read before the first memory) into the scope."""
+            nonlocal tokens
+            if tokens is None:
+                tokens = {}
+                exchange_vault.check_vault(reader.vault, self.config.privacy)
+                cipher = await self._cipher() if reader.vault else None
+                if cipher is not None:
+                    tokens = await self._run(
+                        exchange_vault.write_vault, storage, scope, reader.vault, cipher
+                    )
+                    totals["vault_entries"] = len(reader.vault)
+            return tokens
 
         async def write(read: exchange.ImportChunk) -> None:
             chunk = ids.chunk(read)
-            guarded = await self._guard_records(scope, chunk.records)
+            mapping = await vault()
+            moved = [exchange_vault.retokenise_record(r, mapping) for r in chunk.records]
+            guarded = await self._guard_records(scope, moved)
             for old, new_record in zip(chunk.records, guarded, strict=True):
-                if new_record is not old:  # tokenised: its vector was of the original
+                if new_record is not old:  # its text changed: its vector was of the old one
                     chunk.vectors.pop(new_record.id, None)
             chunk.records = guarded
             new = await self._run(exchange.new_ids, storage, scope, chunk)
@@ -151,7 +212,7 @@ class Administration(PrivacyGuard):
         await write(last)
         moved = [ids.edge(e) for e in last.edges]
         edges = await self._run(exchange.write_edges, storage, scope, moved)
-        records = await self._guard_scope_records(scope, reader.records)
+        records = await self._guard_scope_records(scope, reader.records, await vault())
         carried = await self._run(
             exchange_records.write_records, storage, scope, records, ids.reference
         )
@@ -169,10 +230,11 @@ class Administration(PrivacyGuard):
         return report
 
     async def _guard_scope_records(
-        self, scope: Scope, records: exchange_records.ScopeRecords
+        self, scope: Scope, records: exchange_records.ScopeRecords, tokens: dict[str, str]
     ) -> exchange_records.ScopeRecords:
-        """The imported decisions', conflicts' and flags' texts through the content
-        guard, as every write's: a secret refuses the import, PII becomes tokens."""
+        """The imported decisions', conflicts' and flags' texts with the export's tokens
+        renamed as ``tokens`` says, then through the content guard, as every write's: a
+        secret refuses the import, PII becomes tokens."""
         fields: list[tuple[object, str]] = []
         for trace, _ in records.decisions:
             fields += [(trace, "summary"), (trace, "outcome_feedback")]
@@ -187,7 +249,8 @@ class Administration(PrivacyGuard):
         present = [(obj, name) for obj, name in fields if getattr(obj, name)]
         texts = [str(getattr(obj, name)) for obj, name in present]
         where = [f"imported {type(obj).__name__.lower()} {name}" for obj, name in present]
-        guarded = await self._guard(scope, texts, where)
+        renamed = [exchange_vault.retokenise(text, tokens) for text in texts]
+        guarded = await self._guard(scope, renamed, where)
         changed = {
             (id(obj), name): new
             for (obj, name), old, new in zip(present, texts, guarded, strict=True)

@@ -28,7 +28,7 @@ from ucma.errors import ConfigError, NotFoundError, ValidationError
 from ucma.privacy.detection import scan
 from ucma.privacy.guard import replace_findings, screen
 from ucma.privacy.kinds import ContentKind, Finding
-from ucma.privacy.tokens import TOKEN_PATTERN, blind_index, token_text
+from ucma.privacy.tokens import TOKEN_LENGTHS, TOKEN_PATTERN, blind_index, token_text
 from ucma.privacy.vault import VaultCipher, default_key_path, load_or_create_key
 from ucma.storage.base import Storage, VaultEntry
 from ucma.types import Fact, Learning, MemoryRecord, Procedure, ProcedureStep, Scope
@@ -37,7 +37,6 @@ __all__ = ["PrivacyGuard"]
 
 logger = logging.getLogger(__name__)
 
-_TOKEN_LENGTHS = (8, 12, 16, 24, 32, 64)
 T = TypeVar("T", bound=MemoryRecord)
 
 
@@ -231,7 +230,7 @@ def _assign_tokens(
         for digest in new:
             kind, value = wanted[digest]
             token = candidates[digest]
-            for length in _TOKEN_LENGTHS[1:]:
+            for length in TOKEN_LENGTHS[1:]:
                 if token not in taken and token not in used:
                     break
                 token = token_text(kind, digest, length)

@@ -16,11 +16,13 @@ import re
 from ucma.privacy.kinds import PII_KINDS, ContentKind
 from ucma.types import Scope
 
-__all__ = ["TOKEN_HEX", "TOKEN_PATTERN", "blind_index", "normalise", "token_text"]
+__all__ = ["TOKEN_HEX", "TOKEN_LENGTHS", "TOKEN_PATTERN", "blind_index", "normalise", "token_text"]
 
 TOKEN_HEX = 8
 """Hex digits of the hash a token shows; a collision within one scope and kind takes
 more (``token_text(..., length=12)``), the vault keeps tokens unique."""
+TOKEN_LENGTHS = (8, 12, 16, 24, 32, 64)
+"""The lengths a token's hash is shown at, shortest first (64: the whole digest)."""
 
 TOKEN_PATTERN = re.compile(
     r"\[(?P<kind>" + "|".join(sorted(k.value for k in PII_KINDS)) + r")_(?P<hash>[0-9a-f]{8,64})\]"
