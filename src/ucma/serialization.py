@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
+    Condition,
     DuplicateAttempt,
     Episode,
     Fact,
@@ -33,8 +35,10 @@ from ucma.types import (
     Procedure,
     ProcedureStatus,
     ProcedureStep,
+    ProcedureType,
     Provenance,
     RetentionInfo,
+    RiskLevel,
     Tier,
 )
 
@@ -71,6 +75,8 @@ _ENUM_FIELDS = {
     "provenance": Provenance,
     "tier": Tier,
     "learning_type": LearningType,
+    "procedure_type": ProcedureType,
+    "risk_level": RiskLevel,
 }
 # ``status`` means a different thing per kind.
 _STATUS_ENUM: dict[type[MemoryRecord], type[ProcedureStatus] | type[FactStatus]] = {
@@ -83,7 +89,7 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``."""
     data = dataclasses.asdict(record)
     for name, value in data.items():
-        if isinstance(value, ProcedureStatus | FactStatus | Provenance | Tier | LearningType):
+        if isinstance(value, StrEnum):
             data[name] = value.value
     data["kind"] = record.kind.value
     data["effective_salience"] = record.effective_salience
@@ -156,6 +162,8 @@ def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
                 fields[name] = enum(fields[name])
         if cls is Procedure and "steps" in fields:
             fields["steps"] = [ProcedureStep(**step) for step in fields["steps"]]
+        if cls is Procedure and "preconditions" in fields:
+            fields["preconditions"] = [Condition(**c) for c in fields["preconditions"]]
         return cls(**fields)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"invalid {kind.value} record: {exc}") from exc

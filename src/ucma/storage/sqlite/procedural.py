@@ -30,12 +30,15 @@ __all__ = ["SQLiteProceduralStore"]
 _INSERT = """
 INSERT INTO procedures (
     seq, user_id, agent_id, name, description, trigger_tags, status, success_rate,
-    execution_count, last_used
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    execution_count, last_used, procedure_type, domain, preconditions, risk_level,
+    failure_modes, source_trajectories, success_count
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
 UPDATE procedures SET name = ?, description = ?, trigger_tags = ?, status = ?,
-    success_rate = ?, execution_count = ?, last_used = ?
+    success_rate = ?, execution_count = ?, last_used = ?, procedure_type = ?, domain = ?,
+    preconditions = ?, risk_level = ?, failure_modes = ?, source_trajectories = ?,
+    success_count = ?
 WHERE seq = ?
 """
 _INSERT_STEP = """
