@@ -39,7 +39,9 @@ from ucma.types import (
     Provenance,
     RetentionInfo,
     RiskLevel,
+    StrategyMatch,
     Tier,
+    TrajectoryLearning,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ __all__ = [
     "retention_from_dict",
     "retention_to_dict",
     "source_to_dict",
+    "strategy_match_to_dict",
+    "trajectory_learning_to_dict",
     "with_iso_times",
 ]
 
@@ -268,4 +272,27 @@ def replay_to_dict(projection: SalienceProjection) -> dict[str, Any]:
             memory_id: {"replayed": _finite(replayed), "live": _finite(live)}
             for memory_id, (replayed, live) in projection.mismatches.items()
         },
+    }
+
+
+def strategy_match_to_dict(match: StrategyMatch) -> dict[str, Any]:
+    """One ``strategies_for`` result: the procedure, its scores (4 decimals), and what
+    known facts say of its preconditions."""
+    return {
+        "score": round(match.score, SCORE_DECIMALS),
+        "relevance": round(match.relevance, SCORE_DECIMALS),
+        "lower_bound": round(match.lower_bound, SCORE_DECIMALS),
+        "grounding": match.grounding,
+        "met": [dataclasses.asdict(c) for c in match.met],
+        "contradicted": [dataclasses.asdict(c) for c in match.contradicted],
+        "procedure": record_to_api_dict(match.procedure),
+    }
+
+
+def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
+    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids."""
+    return {
+        "trajectory_id": learning.trajectory_id,
+        "items": [record_to_api_dict(p) for p in learning.items],
+        "merged_ids": list(learning.merged_ids),
     }

@@ -51,6 +51,7 @@ from ucma.types import (
     MemorySource,
     MemoryVitals,
     Procedure,
+    ProcedureType,
     RetentionInfo,
     ReviewFlag,
     Scope,
@@ -429,6 +430,13 @@ class ProceduralStore(ABC):
     ) -> list[Procedure]:
         """Non-deprecated procedures sharing a tag (case-insensitive), sorted by
         ``Procedure.ranking_score`` descending."""
+
+    @abstractmethod
+    def in_domain(
+        self, scope: Scope, domain: str, procedure_type: ProcedureType, *, limit: int = 200
+    ) -> list[Procedure]:
+        """Live (not archived) procedures of one type and domain (exact match), most
+        recently updated first: the near-duplicate candidates of a new strategy."""
 
     @abstractmethod
     def stats(self, scope: Scope) -> dict[str, int]:

@@ -23,7 +23,7 @@ from ucma.storage.sqlite.codec import (
 )
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
-from ucma.types import MemoryKind, Procedure, ProcedureStatus, Scope
+from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
 
 __all__ = ["SQLiteProceduralStore"]
 
@@ -117,6 +117,19 @@ class SQLiteProceduralStore(ProceduralStore):
                 ProcedureStatus.DEPRECATED.value,
                 float(min_success_rate),
             ),
+        )
+
+    def in_domain(
+        self, scope: Scope, domain: str, procedure_type: ProcedureType, *, limit: int = 200
+    ) -> list[Procedure]:
+        return self._select(
+            """
+            WHERE t.user_id = ? AND t.agent_id = ? AND t.domain = ? AND t.procedure_type = ?
+                AND m.archived_at IS NULL
+            ORDER BY coalesce(m.updated_at, m.created_at) DESC, m.seq DESC
+            LIMIT ?
+            """,
+            (scope.user_id, scope.agent_id, domain, procedure_type.value, int(limit)),
         )
 
     def stats(self, scope: Scope) -> dict[str, int]:
