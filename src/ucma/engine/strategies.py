@@ -42,6 +42,7 @@ from ucma.types import (
     MemoryKind,
     Procedure,
     ProcedureStatus,
+    ProcedureType,
     Provenance,
     RiskLevel,
     Scope,
@@ -57,6 +58,7 @@ logger = logging.getLogger(__name__)
 _MAX_STEPS = 50
 _MAX_CONDITIONS = 50
 _GROUNDING = ("filter", "flag")
+_DOMAIN_CANDIDATES = 1000
 _RISK_ORDER = [RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH]
 
 
@@ -95,6 +97,16 @@ def _domain(value: object) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > 100:
         raise ValidationError("domain must be a non-empty string of at most 100 characters")
     return " ".join(value.lower().split())
+
+
+def _may_merge(item: DistilledItem, existing: Procedure) -> bool:
+    """Strategies merge whatever held (their preconditions generalise to what held every
+    time); a pitfall is a warning about one situation, so pitfalls merge only when
+    their conditions are the same: a step failing in two situations is two warnings,
+    not one about what the situations share (which may be nothing: "avoid it always")."""
+    if item.procedure_type is not ProcedureType.PITFALL:
+        return True
+    return {c.key() for c in item.preconditions} == {c.key() for c in existing.preconditions}
 
 
 class Strategies(EpisodeWrites, KnowledgeWrites):
@@ -156,12 +168,12 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         content_vectors = await self._embed([item.content for item in items])
         targets: list[str | None] = []
         offset = len(items)
-        for i, group in enumerate(candidates):
+        for i, (item, group) in enumerate(zip(items, candidates, strict=True)):
             best, best_id = -1.0, None
             for candidate in group:
                 similarity = float(title_vectors[i] @ title_vectors[offset])
                 offset += 1
-                if similarity > best:
+                if similarity > best and _may_merge(item, candidate):
                     best, best_id = similarity, candidate.id
             targets.append(best_id if best >= self.config.procedures.merge_similarity else None)
         provenance = Provenance.GENERATED if self._distiller() is not None else Provenance.INFERRED
@@ -349,7 +361,10 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         45 times in 50 ranks above one that worked once in one. Known facts ground them
         (seed 000 flow 1): one whose preconditions contradict current facts is left out
         (``contradicted="flag"`` keeps it, last, with ``grounding="contradicted"``).
-        Deprecated procedures are left out; ``domain`` keeps one domain's."""
+        Deprecated procedures are left out. Without ``domain``, candidates are the
+        procedures most similar to the task, at least ``ProcedureConfig.min_relevance``;
+        with it, every procedure of that domain (the caller has said what kind of task
+        it is, so a differently worded one still finds them)."""
         scope = self._scope(user_id, agent_id)
         text = check_content(task, self.config.limits, "task")
         area = _domain(domain) if domain is not None else None
@@ -373,10 +388,20 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         flag: bool,
     ) -> list[StrategyMatch]:
         config = self.config.procedures
-        hits = storage.memories.vector_search(
-            scope, vector, max(4 * limit, 40), kinds=[MemoryKind.PROCEDURAL]
-        )
-        records = storage.memories.get_many(scope, [memory_id for memory_id, _ in hits])
+        records: dict[str, Any]
+        if domain is None:
+            hits = storage.memories.vector_search(
+                scope, vector, max(4 * limit, 40), kinds=[MemoryKind.PROCEDURAL]
+            )
+            records = storage.memories.get_many(scope, [memory_id for memory_id, _ in hits])
+            floor = config.min_relevance
+        else:
+            # Told the domain: rank every procedure of it, however the task is worded.
+            listed = storage.procedures.in_domain(scope, domain, limit=_DOMAIN_CANDIDATES)
+            records = {p.id: p for p in listed}
+            vectors = storage.memories.vectors(scope, list(records))
+            hits = [(i, float(vectors[i] @ vector)) for i in records if i in vectors]
+            floor = 0.0
 
         def values(subject: str, predicate: str) -> list[str]:
             return [f.object for f in storage.facts.current(scope, subject, predicate)]
@@ -387,7 +412,7 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         matches: list[StrategyMatch] = []
         for memory_id, cosine in hits:
             procedure = records.get(memory_id)
-            if not isinstance(procedure, Procedure) or cosine < config.min_relevance:
+            if not isinstance(procedure, Procedure) or cosine < floor:
                 continue
             if procedure.status is ProcedureStatus.DEPRECATED:
                 continue

@@ -433,10 +433,16 @@ class ProceduralStore(ABC):
 
     @abstractmethod
     def in_domain(
-        self, scope: Scope, domain: str, procedure_type: ProcedureType, *, limit: int = 200
+        self,
+        scope: Scope,
+        domain: str,
+        procedure_type: ProcedureType | None = None,
+        *,
+        limit: int = 200,
     ) -> list[Procedure]:
-        """Live (not archived) procedures of one type and domain (exact match), most
-        recently updated first: the near-duplicate candidates of a new strategy."""
+        """Live (not archived) procedures of one domain (exact match), of one type or
+        all, most recently updated first: a strategy's near-duplicate candidates, and
+        what ``strategies_for`` ranks when told the domain."""
 
     @abstractmethod
     def stats(self, scope: Scope) -> dict[str, int]:

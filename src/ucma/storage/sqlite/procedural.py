@@ -120,16 +120,25 @@ class SQLiteProceduralStore(ProceduralStore):
         )
 
     def in_domain(
-        self, scope: Scope, domain: str, procedure_type: ProcedureType, *, limit: int = 200
+        self,
+        scope: Scope,
+        domain: str,
+        procedure_type: ProcedureType | None = None,
+        *,
+        limit: int = 200,
     ) -> list[Procedure]:
+        of_type = "" if procedure_type is None else " AND t.procedure_type = ?"
+        params: list[object] = [scope.user_id, scope.agent_id, domain]
+        if procedure_type is not None:
+            params.append(procedure_type.value)
         return self._select(
-            """
-            WHERE t.user_id = ? AND t.agent_id = ? AND t.domain = ? AND t.procedure_type = ?
+            f"""
+            WHERE t.user_id = ? AND t.agent_id = ? AND t.domain = ?{of_type}
                 AND m.archived_at IS NULL
             ORDER BY coalesce(m.updated_at, m.created_at) DESC, m.seq DESC
             LIMIT ?
             """,
-            (scope.user_id, scope.agent_id, domain, procedure_type.value, int(limit)),
+            [*params, int(limit)],
         )
 
     def stats(self, scope: Scope) -> dict[str, int]:
