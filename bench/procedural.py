@@ -1,15 +1,17 @@
 """Strategies learned from trajectories, in a task world with hidden rules.
 
-Six domains, each with an environment the agent can observe (two properties, as
+Six domains, each with an environment the agent can observe (three properties, as
 facts: which pagination a site uses, how strict its rate limit is, ...) and six
 actions it can take. Whether an action works depends on hidden rules only this
 module's ``World`` knows:
 
 - each of three specific actions works exactly when the first property has its value
   (``follow next links`` when the site paginates by links);
-- one shortcut works almost everywhere, except when the second property is the
-  restrictive one and the first is not the first value (a bulk dump under a strict
-  rate limit, unless the site paginates by links);
+- one shortcut works in more situations than any of them, but not when the second or
+  the third property has its restrictive value, unless the first has its first value
+  (a sitemap dump fails under a strict rate limit or a required login, unless the
+  site paginates by links): a rule with an "unless", which preconditions learned from
+  successes alone cannot express, and pitfalls learned from failures can;
 - two actions never work.
 
 The agent reads only the task text (a paraphrase naming a target, no rule), the
@@ -58,6 +60,7 @@ class Domain:
     subject: str
     first: tuple[str, tuple[str, str, str]]  # property, its three values
     second: tuple[str, tuple[str, str]]  # property, (restrictive, permissive)
+    third: tuple[str, tuple[str, str]]  # property, (restrictive, permissive)
     specific: tuple[str, str, str]  # the action that works under each first value
     shortcut: str
     useless: tuple[str, str]
@@ -73,6 +76,7 @@ DOMAINS = (
         "target site",
         ("pagination", ("links", "page numbers", "cursor tokens")),
         ("rate limit", ("strict", "lenient")),
+        ("login", ("required", "optional")),
         ("follow the next links", "increment the page number", "pass the cursor token"),
         "download the full sitemap dump",
         ("scroll with a headless browser", "guess the item URLs"),
@@ -91,6 +95,7 @@ DOMAINS = (
         "service",
         ("runtime", ("containers", "virtual machines", "serverless functions")),
         ("traffic", ("peak", "quiet")),
+        ("change window", ("closed", "open")),
         (
             "roll out the new container image",
             "upgrade the packages on the machines",
@@ -113,6 +118,7 @@ DOMAINS = (
         "dataset",
         ("format", ("csv", "json", "parquet")),
         ("size", ("huge", "small")),
+        ("encoding", ("mixed", "utf-8")),
         ("split the rows on commas", "walk the json tree", "read the columns with arrow"),
         "load everything into a spreadsheet",
         ("rename the file", "sort the folder by date"),
@@ -131,6 +137,7 @@ DOMAINS = (
         "mailbox",
         ("protocol", ("imap", "exchange", "gmail")),
         ("volume", ("heavy", "light")),
+        ("attachments", ("large", "small")),
         ("fetch the messages over imap", "call the exchange web service", "use the gmail api"),
         "export the whole mailbox archive",
         ("forward everything to a new address", "print the inbox"),
@@ -149,6 +156,7 @@ DOMAINS = (
         "database",
         ("engine", ("postgres", "mysql", "sqlite")),
         ("load", ("busy", "idle")),
+        ("replication", ("on", "off")),
         ("run pg_dump", "run mysqldump", "copy the sqlite file with its journal"),
         "snapshot the disk volume",
         ("restart the database server", "vacuum every table"),
@@ -167,6 +175,7 @@ DOMAINS = (
         "partner api",
         ("authentication", ("oauth", "api keys", "basic auth")),
         ("quota", ("tight", "generous")),
+        ("sandbox", ("absent", "available")),
         ("exchange an oauth token", "send the api key header", "send basic credentials"),
         "replay the recorded requests",
         ("open a support ticket", "retry without credentials"),
@@ -189,13 +198,16 @@ class Task:
     text: str
     first: int  # index of the first property's value
     restrictive: bool  # the second property's restrictive value holds
+    third_restrictive: bool  # the third property's restrictive value holds
 
     def facts(self) -> list[dict[str, str]]:
         d = self.domain
         second = d.second[1][0] if self.restrictive else d.second[1][1]
+        third = d.third[1][0] if self.third_restrictive else d.third[1][1]
         return [
             {"subject": d.subject, "predicate": d.first[0], "object": d.first[1][self.first]},
             {"subject": d.subject, "predicate": d.second[0], "object": second},
+            {"subject": d.subject, "predicate": d.third[0], "object": third},
         ]
 
 
@@ -214,7 +226,7 @@ class World:
             works = d.specific.index(action) == task.first
             return works, None if works else f"'{action}' failed: {d.symptom}"
         if action == d.shortcut:
-            works = not (task.restrictive and task.first != 0)
+            works = task.first == 0 or not (task.restrictive or task.third_restrictive)
             return works, None if works else f"'{action}' failed: request rejected"
         return False, f"'{action}' failed: timed out"
 
@@ -225,7 +237,7 @@ def make_tasks(count: int, seed: int) -> list[Task]:
     for i in range(count):
         domain = DOMAINS[i % len(DOMAINS)]
         text = rng.choice(domain.templates).format(t=rng.choice(domain.targets))
-        tasks.append(Task(domain, text, rng.randrange(3), rng.random() < 0.5))
+        tasks.append(Task(domain, text, rng.randrange(3), rng.random() < 0.5, rng.random() < 0.5))
     rng.shuffle(tasks)
     return tasks
 
@@ -246,9 +258,7 @@ class Agent:
         for fact in facts:
             key = (fact["subject"], fact["predicate"])
             if self.told.get(key) != fact["object"]:
-                await self.memory.assert_fact(
-                    *key, fact["object"], valid_from=self.memory.clock()
-                )
+                await self.memory.assert_fact(*key, fact["object"], valid_from=self.memory.clock())
                 self.told[key] = fact["object"]
 
     async def run(self, task: Task) -> bool:
@@ -293,7 +303,7 @@ class Agent:
 def _config() -> UCMAConfig:
     # The agent knows each property has one value at a time (functional predicates),
     # so a new observation replaces the last instead of piling up beside it.
-    properties = tuple(p for d in DOMAINS for p in (d.first[0], d.second[0]))
+    properties = tuple(p for d in DOMAINS for p in (d.first[0], d.second[0], d.third[0]))
     return UCMAConfig(conflicts=ConflictConfig(functional_predicates=properties))
 
 
