@@ -7,11 +7,12 @@ module's ``World`` knows:
 
 - each of three specific actions works exactly when the first property has its value
   (``follow next links`` when the site paginates by links);
-- one shortcut works in more situations than any of them, but not when the second or
-  the third property has its restrictive value, unless the first has its first value
-  (a sitemap dump fails under a strict rate limit or a required login, unless the
-  site paginates by links): a rule with an "unless", which preconditions learned from
-  successes alone cannot express, and pitfalls learned from failures can;
+- one shortcut works in more situations than any of them: everywhere, unless the
+  second and the third property both have their restrictive value (a sitemap dump
+  fails under a strict rate limit when a login is also required). That is a rule with
+  an "unless": preconditions learned from successes alone cannot express it (the
+  situations where it worked share no condition, so they generalise to "always"),
+  pitfalls learned from failures can;
 - two actions never work.
 
 The agent reads only the task text (a paraphrase naming a target, no rule), the
@@ -226,7 +227,7 @@ class World:
             works = d.specific.index(action) == task.first
             return works, None if works else f"'{action}' failed: {d.symptom}"
         if action == d.shortcut:
-            works = task.first == 0 or not (task.restrictive or task.third_restrictive)
+            works = not (task.restrictive and task.third_restrictive)
             return works, None if works else f"'{action}' failed: request rejected"
         return False, f"'{action}' failed: timed out"
 
