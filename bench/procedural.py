@@ -5,15 +5,20 @@ facts: which pagination a site uses, how strict its rate limit is, ...) and six
 actions it can take. Whether an action works depends on hidden rules only this
 module's ``World`` knows:
 
-- each of three specific actions works exactly when the first property has its value
-  (``follow next links`` when the site paginates by links);
-- one shortcut works in more situations than any of them: everywhere, unless the
-  second and the third property both have their restrictive value (a sitemap dump
-  fails under a strict rate limit when a login is also required). That is a rule with
-  an "unless": preconditions learned from successes alone cannot express it (the
-  situations where it worked share no condition, so they generalise to "always"),
-  pitfalls learned from failures can;
-- two actions never work.
+- each of three specific actions works when the first property has its value (``follow
+  the next links`` when the site paginates by links) ...
+- ... and one shortcut works whatever the first property says, so it succeeds in more
+  situations than any of them;
+- except that when the second and the third property both have their restrictive value
+  (a strict rate limit and a required login), neither works: only a careful action does
+  (ask the site owner for an export token), and it works only then;
+- one action never works.
+
+The shortcut's rule has an "unless": the situations where it worked share no condition,
+so preconditions learned from successes alone generalise to "always" and an agent that
+learns only from successes keeps choosing it where it fails, never looking further;
+pitfalls learned from failures say where to avoid it (and the specific actions), which
+sends the agent to find the careful action.
 
 The agent reads only the task text (a paraphrase naming a target, no rule), the
 environment's properties (which it asserts as facts, seed 000 flow 1) and, after
@@ -64,7 +69,8 @@ class Domain:
     third: tuple[str, tuple[str, str]]  # property, (restrictive, permissive)
     specific: tuple[str, str, str]  # the action that works under each first value
     shortcut: str
-    useless: tuple[str, str]
+    careful: str
+    useless: tuple[str]
     finish: str
     templates: tuple[str, ...]
     targets: tuple[str, ...]
@@ -80,7 +86,8 @@ DOMAINS = (
         ("login", ("required", "optional")),
         ("follow the next links", "increment the page number", "pass the cursor token"),
         "download the full sitemap dump",
-        ("scroll with a headless browser", "guess the item URLs"),
+        "ask the site owner for an export token",
+        ("guess the item URLs",),
         "parse the items",
         (
             "Collect every product review from {t}",
@@ -103,7 +110,8 @@ DOMAINS = (
             "publish a new function version",
         ),
         "restart every instance at once",
-        ("email the operations team", "clear the browser cache"),
+        "schedule a canary release with a rollback plan",
+        ("clear the browser cache",),
         "check the health endpoint",
         (
             "Ship release {t} to production",
@@ -122,7 +130,8 @@ DOMAINS = (
         ("encoding", ("mixed", "utf-8")),
         ("split the rows on commas", "walk the json tree", "read the columns with arrow"),
         "load everything into a spreadsheet",
-        ("rename the file", "sort the folder by date"),
+        "stream the file in chunks with an explicit decoder",
+        ("sort the folder by date",),
         "drop the duplicate records",
         (
             "Clean up the {t} export",
@@ -141,7 +150,8 @@ DOMAINS = (
         ("attachments", ("large", "small")),
         ("fetch the messages over imap", "call the exchange web service", "use the gmail api"),
         "export the whole mailbox archive",
-        ("forward everything to a new address", "print the inbox"),
+        "ask the administrator for a delegated export",
+        ("print the inbox",),
         "file the invoices",
         (
             "Sort the invoices out of the {t} inbox",
@@ -160,7 +170,8 @@ DOMAINS = (
         ("replication", ("on", "off")),
         ("run pg_dump", "run mysqldump", "copy the sqlite file with its journal"),
         "snapshot the disk volume",
-        ("restart the database server", "vacuum every table"),
+        "pause replication and take a consistent dump",
+        ("vacuum every table",),
         "upload the backup offsite",
         (
             "Back up the {t} database tonight",
@@ -179,7 +190,8 @@ DOMAINS = (
         ("sandbox", ("absent", "available")),
         ("exchange an oauth token", "send the api key header", "send basic credentials"),
         "replay the recorded requests",
-        ("open a support ticket", "retry without credentials"),
+        "use the partner's nightly batch window",
+        ("retry without credentials",),
         "store the response",
         (
             "Sync the shipments from the {t} partner",
@@ -218,17 +230,19 @@ class World:
 
     @staticmethod
     def actions(domain: Domain) -> list[str]:
-        return [*domain.specific, domain.shortcut, *domain.useless]
+        return [*domain.specific, domain.shortcut, domain.careful, *domain.useless]
 
     @staticmethod
     def attempt(task: Task, action: str) -> tuple[bool, str | None]:
         d = task.domain
+        locked = task.restrictive and task.third_restrictive
         if action in d.specific:
-            works = d.specific.index(action) == task.first
+            works = d.specific.index(action) == task.first and not locked
             return works, None if works else f"'{action}' failed: {d.symptom}"
         if action == d.shortcut:
-            works = not (task.restrictive and task.third_restrictive)
-            return works, None if works else f"'{action}' failed: request rejected"
+            return not locked, f"'{action}' failed: request rejected" if locked else None
+        if action == d.careful:
+            return locked, None if locked else f"'{action}' failed: not available here"
         return False, f"'{action}' failed: timed out"
 
 

@@ -3,6 +3,7 @@ through the public API on a real SQLite file and the packaged embedding model.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,8 +12,11 @@ import pytest
 from ucma.config import ConflictConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError, ProviderError, ValidationError
 from ucma.events.log import replay_strategies
+from ucma.providers.base import Providers
+from ucma.providers.openai import OpenAIChatProvider
+from ucma.providers.testing import FAKE_BASE_URL, FakeOpenAIServer
 from ucma.types import Fact, ProcedureStatus, ProcedureType, RiskLevel
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -331,3 +335,53 @@ async def test_export_then_import_reproduces_the_strategies(
             assert await copy.get(original.id) == original
         [found, *_] = await copy.strategies_for("Back up the orders database")
         assert found.procedure.id == strategy.id
+
+
+async def test_a_configured_llm_distils_instead_of_the_rules(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    server = FakeOpenAIServer()
+    llm = OpenAIChatProvider(
+        "fake-chat",
+        base_url=FAKE_BASE_URL,
+        api_key="test",
+        http_client=server.async_client(),
+        attempts=2,
+        timeout=5.0,
+    )
+    providers = Providers(summarizer=llm, fact_extractor=llm, distiller=llm)
+    items = [
+        {
+            "title": "Check the lock before copying",
+            "description": "Before copying database files, make sure no writer holds them.",
+            "steps": ["check for open writers", "stop the writers first"],
+            "failure_modes": ["files copied while locked are torn"],
+        },
+        {
+            "title": "Prefer a logical dump",
+            "description": "A dump is consistent where a file copy is not.",
+            "steps": ["use pg_dump instead of copying files"],
+            "risk_level": "medium",
+        },
+    ]
+    server.queue_chat("not json", json.dumps({"items": items}))
+    async with AsyncMemory(
+        tmp_path / "m.db", user_id="alice", embedder=local_embedder, providers=providers
+    ) as memory:
+        learned = await memory.learn_from_trajectory(
+            "Back up the orders database", ["copy the data files"], False, "the copy was torn"
+        )
+        assert [p.name for p in learned.items] == [i["title"] for i in items]
+        assert {p.procedure_type for p in learned.items} == {ProcedureType.PITFALL}
+        assert {p.provenance.value for p in learned.items} == {"generated"}
+        assert learned.items[0].failure_modes == ["files copied while locked are torn"]
+        assert [s.action_type for s in learned.items[0].steps] == ["check", "check"]
+        assert learned.items[1].risk_level is RiskLevel.MEDIUM
+        prompt = server.chat_requests[-1].body["messages"][1]["content"]
+        assert "Outcome: failed: the copy was torn" in prompt
+        # Two malformed answers: a ProviderError, and nothing is kept.
+        server.queue_chat(json.dumps({"items": []}), json.dumps({"items": [{"title": "x"}]}))
+        with pytest.raises(ProviderError):
+            await memory.learn_from_trajectory("Back up the users", ["copy files"], True)
+        assert (await memory.get_all(kind="procedural")).total == 2
+    await llm.aclose()
