@@ -51,9 +51,8 @@ def learn_from_trajectory(
     """Keep the strategy of a success or the pitfall of a failure (--step per step)."""
     from ucma.serialization import trajectory_learning_to_dict
 
-    facts = json_option(context, "--context")
-
     async def work(memory: AsyncMemory) -> dict[str, Any]:
+        facts = json_option(context, "--context")
         learned = await memory.learn_from_trajectory(
             task, step, success, reason, domain=domain, context=facts
         )
