@@ -12,8 +12,9 @@ import pytest
 from ucma.config import ConflictConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import NotFoundError, ProviderError, ValidationError
+from ucma.errors import ContentRefusedError, NotFoundError, ProviderError, ValidationError
 from ucma.events.log import replay_strategies
+from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.providers.base import Providers
 from ucma.providers.openai import OpenAIChatProvider
 from ucma.providers.testing import FAKE_BASE_URL, FakeOpenAIServer
@@ -385,3 +386,57 @@ async def test_a_configured_llm_distils_instead_of_the_rules(
             await memory.learn_from_trajectory("Back up the users", ["copy files"], True)
         assert (await memory.get_all(kind="procedural")).total == 2
     await llm.aclose()
+
+
+async def test_personal_data_in_a_trajectory_is_tokenised_and_secrets_refused(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    email = "greta.lindqvist@example.org"
+    async with _memory(tmp_path / "m.db", local_embedder) as memory:
+        learned = await memory.learn_from_trajectory(
+            f"Send the report to {email}",
+            [f"mail {email}"],
+            False,
+            f"'mail {email}' failed: mailbox full",
+            context=[{"subject": "recipient", "predicate": "address", "object": email}],
+        )
+        [pitfall] = learned.items
+        stored = await memory.get(pitfall.id)
+        texts = [
+            stored.content,
+            stored.name,
+            *(s.description for s in stored.steps),
+            *stored.failure_modes,
+            *(c.object for c in stored.preconditions),
+        ]
+        for text in texts:
+            assert email not in text
+        [token] = [m.group() for m in TOKEN_PATTERN.finditer(stored.preconditions[0].object)]
+        assert await memory.reveal(token) == email
+        with pytest.raises(ContentRefusedError):
+            await memory.learn_from_trajectory(
+                "Deploy",
+                ["export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+                True,
+            )
+        assert (await memory.get_all(kind="procedural")).total == 1
+
+
+async def test_an_imported_strategy_passes_the_content_guard(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    email = "greta.lindqvist@example.org"
+    async with _memory(tmp_path / "a.db", local_embedder) as memory:
+        await memory.learn_from_trajectory("t", ["s"], False, "r", context=[PAGES])
+        lines = [json.loads(line) for line in [x async for x in memory.export_lines()] if line]
+    for line in lines:
+        if line.get("type") == "memory":
+            line["record"]["failure_modes"] = [f"bounced from {email}"]
+            line["record"]["preconditions"][0]["object"] = email
+            strategy_id = line["record"]["id"]
+    async with _memory(tmp_path / "b.db", local_embedder) as copy:
+        await copy.import_lines([json.dumps(line) for line in lines])
+        stored = await copy.get(strategy_id)
+        assert email not in stored.failure_modes[0]
+        assert TOKEN_PATTERN.fullmatch(stored.preconditions[0].object)
+        assert await copy.reveal(stored.preconditions[0].object) == email

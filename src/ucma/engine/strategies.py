@@ -157,6 +157,7 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         text, step_texts = guarded[0], guarded[1 : 1 + len(step_texts)]
         if failure_reason:
             failure_reason = guarded[-1]
+        given = await self._guard_conditions(scope, given)
         storage = await self._ready()
         conditions = await self._run(self._resolve_conditions, storage, scope, given)
         items = await self._distil(text, step_texts, success, failure_reason, conditions)
@@ -197,6 +198,23 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
             len(merged),
         )
         return TrajectoryLearning(trajectory_id, tuple(stored), tuple(merged))
+
+    async def _guard_conditions(
+        self, scope: Scope, given: list[Condition | str]
+    ) -> list[Condition | str]:
+        """Triples pass the content guard like any text (fact ids name guarded facts)."""
+        triples = [(i, c) for i, c in enumerate(given) if isinstance(c, Condition)]
+        if not triples:
+            return given
+        texts = [part for _, c in triples for part in (c.subject, c.predicate, c.object)]
+        where = [
+            f"context[{i}].{p}" for i, _ in triples for p in ("subject", "predicate", "object")
+        ]
+        guarded = await self._guard(scope, texts, where)
+        out = list(given)
+        for n, (i, _) in enumerate(triples):
+            out[i] = Condition(*guarded[3 * n : 3 * n + 3])
+        return out
 
     def _distiller(self) -> TrajectoryDistiller | None:
         return self._providers.distiller if self._providers is not None else None
