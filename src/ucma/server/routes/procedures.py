@@ -110,7 +110,10 @@ async def record_outcome(
     procedure_id: MemoryId, body: OutcomeRequest, engine: Engine, key: Caller
 ) -> dict[str, Any]:
     """Record one application of a procedure or strategy; 404 if it is not a procedure of
-    this scope."""
+    this scope. With ``task``, the application is kept as an experience and each
+    discovery as a fact.
+    ``failure_reason`` is for a failed application only.
+    Discoveries need the task they were discovered in."""
     procedure = await engine.record_procedure_outcome(
         procedure_id,
         body.success,

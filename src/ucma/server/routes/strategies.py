@@ -9,13 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
+    IDENTIFIER_PATTERN,
     AgentQuery,
+    FactId,
     Flag,
-    Identifier,
     Offset,
     Page,
     ScopedBody,
     Text,
+    TextQuery,
     UserQuery,
     page_of,
 )
@@ -24,9 +26,14 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["strategies"])
 
-TaskQuery = Annotated[str, Query(min_length=1, max_length=20_000, description="The task.")]
 DomainQuery = Annotated[
-    str | None, Query(min_length=1, max_length=100, description="Keep one domain's.")
+    str | None,
+    Query(
+        min_length=1,
+        max_length=100,
+        pattern=IDENTIFIER_PATTERN,
+        description="Keep one domain's (the domain trajectories were learned in).",
+    ),
 ]
 
 
@@ -64,7 +71,7 @@ class TrajectoryRequest(ScopedBody):
     success: Flag
     failure_reason: Text | None = None
     domain: Text = Field(default="general", max_length=100)
-    context: list[Triple | Identifier] = Field(
+    context: list[Triple | FactId] = Field(
         default_factory=list,
         max_length=50,
         description="What held while it ran: fact ids or triples (become preconditions).",
@@ -77,7 +84,9 @@ async def learn_from_trajectory(
 ) -> dict[str, Any]:
     """Distil strategies (from a success) or pitfalls (from a failure) from one
     trajectory; near-duplicates merge. Answers the trajectory id, the items kept and
-    the ids of existing items they merged into."""
+    the ids of existing items they merged into.
+    ``failure_reason`` is for a failed trajectory only.
+    A fact id in ``context`` must be a fact of this scope (404)."""
     learned = await engine.learn_from_trajectory(
         body.task,
         body.steps,
@@ -94,7 +103,7 @@ async def learn_from_trajectory(
 async def strategies_for(
     engine: Engine,
     key: Caller,
-    task: TaskQuery,
+    task: TextQuery,
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     domain: DomainQuery = None,
@@ -127,7 +136,7 @@ class HasStrategy(BaseModel):
 async def has_strategy_for(
     engine: Engine,
     key: Caller,
-    task: TaskQuery,
+    task: TextQuery,
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     domain: DomainQuery = None,
