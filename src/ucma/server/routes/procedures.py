@@ -66,7 +66,7 @@ class AddProcedureRequest(ScopedBody):
 
 
 class Discovery(BaseModel):
-    """A pattern an application revealed, kept as a fact (seed 000 flow 2)."""
+    """A pattern an application revealed, kept as a fact."""
 
     model_config = ConfigDict(extra="forbid")
 
