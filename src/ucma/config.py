@@ -429,11 +429,22 @@ class ProcedureConfig:
     min_executions: int = 5
     activate_success_rate: float = 0.7
     deprecate_success_rate: float = 0.3
+    merge_similarity: float = 0.9
+    """A learned strategy or pitfall merges into one of the same type and domain whose
+    title (its steps) has at least this cosine: paraphrases of one plan are 0.95 and up
+    with the packaged model, plans differing in one step 0.5 to 0.85."""
+    min_relevance: float = 0.3
+    """``strategies_for`` drops procedures less related to the task than this cosine."""
+    has_strategy_relevance: float = 0.6
+    """``has_strategy_for`` is true when a non-pitfall at least this related applies."""
 
     def __post_init__(self) -> None:
         _check(self)
         if self.min_executions < 1:
             raise ConfigError("ProcedureConfig.min_executions must be at least 1")
+        for name in ("merge_similarity", "min_relevance", "has_strategy_relevance"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"ProcedureConfig.{name} must be in [0, 1]")
         if not 0 <= self.deprecate_success_rate < self.activate_success_rate <= 1:
             raise ConfigError(
                 "ProcedureConfig needs 0 <= deprecate_success_rate < activate_success_rate <= 1, "

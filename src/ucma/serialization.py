@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
+    Condition,
     DuplicateAttempt,
     Episode,
     Fact,
@@ -33,9 +35,13 @@ from ucma.types import (
     Procedure,
     ProcedureStatus,
     ProcedureStep,
+    ProcedureType,
     Provenance,
     RetentionInfo,
+    RiskLevel,
+    StrategyMatch,
     Tier,
+    TrajectoryLearning,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +64,8 @@ __all__ = [
     "retention_from_dict",
     "retention_to_dict",
     "source_to_dict",
+    "strategy_match_to_dict",
+    "trajectory_learning_to_dict",
     "with_iso_times",
 ]
 
@@ -71,6 +79,8 @@ _ENUM_FIELDS = {
     "provenance": Provenance,
     "tier": Tier,
     "learning_type": LearningType,
+    "procedure_type": ProcedureType,
+    "risk_level": RiskLevel,
 }
 # ``status`` means a different thing per kind.
 _STATUS_ENUM: dict[type[MemoryRecord], type[ProcedureStatus] | type[FactStatus]] = {
@@ -83,7 +93,7 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``."""
     data = dataclasses.asdict(record)
     for name, value in data.items():
-        if isinstance(value, ProcedureStatus | FactStatus | Provenance | Tier | LearningType):
+        if isinstance(value, StrEnum):
             data[name] = value.value
     data["kind"] = record.kind.value
     data["effective_salience"] = record.effective_salience
@@ -156,6 +166,8 @@ def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
                 fields[name] = enum(fields[name])
         if cls is Procedure and "steps" in fields:
             fields["steps"] = [ProcedureStep(**step) for step in fields["steps"]]
+        if cls is Procedure and "preconditions" in fields:
+            fields["preconditions"] = [Condition(**c) for c in fields["preconditions"]]
         return cls(**fields)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"invalid {kind.value} record: {exc}") from exc
@@ -260,4 +272,27 @@ def replay_to_dict(projection: SalienceProjection) -> dict[str, Any]:
             memory_id: {"replayed": _finite(replayed), "live": _finite(live)}
             for memory_id, (replayed, live) in projection.mismatches.items()
         },
+    }
+
+
+def strategy_match_to_dict(match: StrategyMatch) -> dict[str, Any]:
+    """One ``strategies_for`` result: the procedure, its scores (4 decimals), and what
+    known facts say of its preconditions."""
+    return {
+        "score": round(match.score, SCORE_DECIMALS),
+        "relevance": round(match.relevance, SCORE_DECIMALS),
+        "lower_bound": round(match.lower_bound, SCORE_DECIMALS),
+        "grounding": match.grounding,
+        "met": [dataclasses.asdict(c) for c in match.met],
+        "contradicted": [dataclasses.asdict(c) for c in match.contradicted],
+        "procedure": record_to_api_dict(match.procedure),
+    }
+
+
+def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
+    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids."""
+    return {
+        "trajectory_id": learning.trajectory_id,
+        "items": [record_to_api_dict(p) for p in learning.items],
+        "merged_ids": list(learning.merged_ids),
     }

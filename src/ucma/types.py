@@ -44,9 +44,14 @@ __all__ = [
     "MemorySource",
     "MemoryVitals",
     "Observation",
+    "Condition",
     "Procedure",
     "ProcedureStatus",
     "ProcedureStep",
+    "ProcedureType",
+    "RiskLevel",
+    "StrategyMatch",
+    "TrajectoryLearning",
     "Provenance",
     "QueryMode",
     "ResolutionStrategy",
@@ -92,6 +97,22 @@ class ProcedureStatus(StrEnum):
     DRAFT = "draft"
     ACTIVE = "active"
     DEPRECATED = "deprecated"
+
+
+class ProcedureType(StrEnum):
+    """What a procedure is for: a ``workflow`` written by hand (``add_procedure``), a
+    ``strategy`` that worked, or a ``pitfall`` (what to check or avoid) distilled from a
+    failure by ``learn_from_trajectory`` (seed 000's procedural paradigm, ReasoningBank)."""
+
+    WORKFLOW = "workflow"
+    STRATEGY = "strategy"
+    PITFALL = "pitfall"
+
+
+class RiskLevel(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 class LearningType(StrEnum):
@@ -303,9 +324,37 @@ class ProcedureStep:
     max_retries: int = 3
 
 
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A precondition as a fact triple: the strategy expects ``subject predicate object``
+    to hold. Known facts ground it (seed 000 flow 1): a current fact with the same subject
+    and a functional predicate but another value contradicts it."""
+
+    subject: str
+    predicate: str
+    object: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.subject} {self.predicate} {self.object}"
+
+    def key(self) -> tuple[str, str, str]:
+        """Case- and space-insensitive identity, for comparing conditions."""
+        return (
+            " ".join(self.subject.lower().split()),
+            " ".join(self.predicate.lower().split()),
+            " ".join(self.object.lower().split()),
+        )
+
+
 @dataclass(kw_only=True, slots=True)
 class Procedure(MemoryRecord):
-    """A reusable workflow with running success statistics (seed 001 chapter 14)."""
+    """A reusable workflow with running success statistics (seed 001 chapter 14), and
+    seed 000's strategy (ReasoningBank's memory item): ``name`` is the title, ``steps``
+    the content; ``execution_count`` is the application count and ``success_count`` the
+    successes when applied. ``preconditions`` are what must hold for it to apply (for a
+    pitfall: when to avoid its steps); ``source_trajectories`` the trajectories it was
+    distilled from."""
 
     kind: ClassVar[MemoryKind] = MemoryKind.PROCEDURAL
 
@@ -317,13 +366,25 @@ class Procedure(MemoryRecord):
     success_rate: float = 0.0
     execution_count: int = 0
     last_used: float | None = None
+    procedure_type: ProcedureType = ProcedureType.WORKFLOW
+    domain: str = ""
+    preconditions: list[Condition] = field(default_factory=list)
+    risk_level: RiskLevel = RiskLevel.LOW
+    failure_modes: list[str] = field(default_factory=list)
+    source_trajectories: list[str] = field(default_factory=list)
+    success_count: int = 0
 
     def with_outcome(self, success: bool, now: float) -> Procedure:
         """One more execution folded into the running success rate (online mean)."""
         count = self.execution_count + 1
         rate = self.success_rate + ((1.0 if success else 0.0) - self.success_rate) / count
         return replace(
-            self, execution_count=count, success_rate=rate, last_used=now, updated_at=now
+            self,
+            execution_count=count,
+            success_count=self.success_count + (1 if success else 0),
+            success_rate=rate,
+            last_used=now,
+            updated_at=now,
         )
 
     @property
@@ -674,3 +735,37 @@ class MemoryVitals:
     status: str | None = None
     success_rate: float | None = None
     tier: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyMatch:
+    """One procedure ``strategies_for`` found for a task, with why it ranks where it does.
+
+    ``relevance`` is the cosine of task and procedure in [0, 1]; ``lower_bound`` the
+    Wilson lower bound of its success rate when applied (0 before any application);
+    ``score`` = relevance x (1 + lower_bound) / 2. ``grounding`` is what known facts say
+    of its preconditions (seed 000 flow 1): ``met`` (every one holds), ``unknown`` (none
+    contradicted, not all known) or ``contradicted`` (listed in ``contradicted``).
+    """
+
+    procedure: Procedure
+    score: float
+    relevance: float
+    lower_bound: float
+    grounding: str
+    met: tuple[Condition, ...] = ()
+    contradicted: tuple[Condition, ...] = ()
+
+    @property
+    def is_pitfall(self) -> bool:
+        return self.procedure.procedure_type is ProcedureType.PITFALL
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryLearning:
+    """What ``learn_from_trajectory`` made of one trajectory: its id and up to three
+    items, each new or an existing near-duplicate it was merged into (``merged_ids``)."""
+
+    trajectory_id: str
+    items: tuple[Procedure, ...]
+    merged_ids: tuple[str, ...] = ()

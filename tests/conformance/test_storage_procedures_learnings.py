@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ucma.types import LearningType, ProcedureStatus, Scope
+from ucma.types import (
+    Condition,
+    LearningType,
+    ProcedureStatus,
+    ProcedureType,
+    RiskLevel,
+    Scope,
+)
 
 ALICE = Scope("alice", "assistant")
 
@@ -119,3 +126,34 @@ def test_learning_stats(storage, make) -> None:
     storage.learnings.add(make.learning(ALICE, applicability=["A", "b"]), make.vector())
     storage.learnings.add(make.learning(ALICE, applicability=["a", "c", "C"]), make.vector())
     assert storage.learnings.stats(ALICE) == {"learning_count": 2, "applicability_tags": 3}
+
+
+def test_strategy_fields_round_trip_and_in_domain_lists_one_domain(storage, make) -> None:
+    def add(name, domain, kind, updated_at):
+        procedure = make.procedure(
+            ALICE,
+            name=name,
+            procedure_type=kind,
+            domain=domain,
+            preconditions=[Condition("site", "pagination", "links")],
+            risk_level=RiskLevel.MEDIUM,
+            failure_modes=["429 from the API"],
+            source_trajectories=["traj_1", "traj_2"],
+            success_count=9,
+            updated_at=updated_at,
+        )
+        storage.procedures.add(procedure, make.vector())
+        return procedure
+
+    older = add("older", "scraping", ProcedureType.STRATEGY, 10.0)
+    newer = add("newer", "scraping", ProcedureType.STRATEGY, 20.0)
+    pitfall = add("pitfall", "scraping", ProcedureType.PITFALL, 30.0)
+    add("elsewhere", "deployment", ProcedureType.STRATEGY, 40.0)
+    assert storage.procedures.get(ALICE, older.id) == older
+    found = storage.procedures.in_domain(ALICE, "scraping", ProcedureType.STRATEGY)
+    assert found == [newer, older]
+    assert storage.procedures.in_domain(ALICE, "scraping") == [pitfall, newer, older]
+    assert storage.procedures.in_domain(ALICE, "scraping", limit=1) == [pitfall]
+    assert storage.procedures.in_domain(Scope("bob", "assistant"), "scraping") == []
+    storage.memories.set_archived(ALICE, [newer.id], 1.0)
+    assert storage.procedures.in_domain(ALICE, "scraping", ProcedureType.STRATEGY) == [older]

@@ -7,7 +7,7 @@ from contextlib import closing
 from pathlib import Path
 
 from ucma.storage.sqlite import SQLiteStorage
-from ucma.storage.sqlite.schema import create_initial_schema
+from ucma.storage.sqlite.schema import create_initial_schema, migrations
 from ucma.types import FactStatus, Scope
 
 ALICE = Scope("alice", "default")
@@ -51,4 +51,6 @@ def test_a_version_1_file_is_upgraded_with_record_time_from_creation(tmp_path: P
         storage.close()
     with closing(sqlite3.connect(path)) as conn:
         versions = [r[0] for r in conn.execute("SELECT version FROM migrations ORDER BY version")]
-    assert versions == list(range(1, len(versions) + 1)) and 3 in versions
+    # Every registered migration was applied, in order (numbers are assigned in ranges,
+    # so the registered ones need not be contiguous on every branch).
+    assert versions == [m.version for m in migrations] and 3 in versions

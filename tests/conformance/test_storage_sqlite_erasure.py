@@ -21,7 +21,7 @@ NOT_PERSONAL = {
     "memories": {"id", "kind", "user_id", "agent_id", "provenance"},
     "episodes": {"user_id", "agent_id", "tier"},
     "facts": {"user_id", "agent_id"},
-    "procedures": {"user_id", "agent_id"},
+    "procedures": {"user_id", "agent_id", "procedure_type", "risk_level"},
     "procedure_tags": {"user_id", "agent_id"},
     "learnings": {"user_id", "agent_id"},
     "learning_tags": {"user_id", "agent_id"},

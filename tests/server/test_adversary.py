@@ -245,6 +245,34 @@ def _write_a(client: httpx.Client) -> Tenant:
     )
     t.add("procedure", procedure["id"])
     _ok(client.post(f"/v1/procedures/{procedure['id']}/outcome", json={"success": True}))
+    for success, reason in ((True, None), (False, "'Run the Oxalis-7 migration' failed")):
+        learned = _ok(
+            client.post(
+                "/v1/trajectories",
+                json={
+                    "task": "Deploy Marrowfield for the Quokkaville team",
+                    "steps": ["Freeze Tindlebrook writes", "Run the Oxalis-7 migration"],
+                    "success": success,
+                    "failure_reason": reason,
+                    "domain": "quokkaville-deploy",
+                    "context": [works["fact"]["id"]],
+                },
+            )
+        )
+        t.add("procedure", learned["items"][0]["id"])
+    _ok(
+        client.post(
+            f"/v1/procedures/{learned['items'][0]['id']}/outcome",
+            json={
+                "success": False,
+                "task": "the Marrowfield deploy of Zephyrine",
+                "failure_reason": "Tindlebrook was still writing",
+                "discoveries": [
+                    {"subject": "Marrowfield", "predicate": "needs", "object": "Oxalis-7 freeze"}
+                ],
+            },
+        )
+    )
     learning = _ok(
         client.post(
             "/v1/learn",
@@ -501,6 +529,21 @@ probes(
 probes("GET", "/v1/tokens/{token}", ("token",), Probe("GET", "/v1/tokens/{X}"))
 probes(
     "POST",
+    "/v1/trajectories",
+    ("fact",),
+    Probe(
+        "POST",
+        "/v1/trajectories",
+        body={
+            "task": "Bob brews tea",
+            "steps": ["boil water"],
+            "success": True,
+            "context": ["{X}"],
+        },
+    ),
+)
+probes(
+    "POST",
     "/v1/reveal",
     ("token",),
     Probe("POST", "/v1/reveal", body={"text": "Bob asks what {X} stands for."}),
@@ -663,6 +706,28 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/patterns"),
     Probe("GET", "/v1/procedures", params={"tags": A_TAGS}),
     Probe("GET", "/v1/learnings", params={"tags": A_TAGS}),
+    Probe("GET", "/v1/strategies", params={"task": "Deploy Marrowfield", "limit": 100}),
+    Probe(
+        "GET",
+        "/v1/strategies",
+        params={
+            "task": "Deploy Marrowfield",
+            "domain": "quokkaville-deploy",
+            "contradicted": "flag",
+        },
+    ),
+    Probe("GET", "/v1/strategies/exists", params={"task": "Deploy Marrowfield"}),
+    Probe(
+        "POST",
+        "/v1/trajectories",
+        body={
+            "task": "Deploy Marrowfield for the Quokkaville team",
+            "steps": ["Freeze Tindlebrook writes"],
+            "success": True,
+            "domain": "quokkaville-deploy",
+            "agent_id": MIRROR,
+        },
+    ),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
     Probe("GET", "/v1/episodes", params={"start": 0, "end": 4_000_000_000}),
     Probe("GET", "/v1/sessions/current"),
@@ -880,7 +945,16 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
         (("conflict",), {"conflict_id": "{X}", "chosen_value": "Friday"}),
         (("conflict",), {"conflict_id": "{X}", "chosen_value": "Monday"}),
     ],
-    "record_procedure_outcome": [(("procedure",), {"procedure_id": "{X}", "success": False})],
+    "record_procedure_outcome": [
+        (("procedure",), {"procedure_id": "{X}", "success": False}),
+        (("procedure",), {"procedure_id": "{X}", "success": False, "task": "Bob's tea"}),
+    ],
+    "learn_from_trajectory": [
+        (
+            ("fact",),
+            {"task": "Bob brews tea", "steps": ["boil"], "success": True, "context": ["{X}"]},
+        )
+    ],
     "outcome": [(("decision",), {"decision_id": "{X}", "quality": -1, "signal": "task_failed"})],
     "decide": [
         (MEMORY_KINDS, {"memory_ids": ["{X}"], "summary": "Bob decided"}),
@@ -912,6 +986,9 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("search", {"query": "deploy", "filters": {"project": "Marrowfield"}}),
     ("facts", {"entity": "Zephyrine"}),
     ("find_procedures", {"tags": A_TAGS}),
+    ("strategies_for", {"task": "Deploy Marrowfield", "limit": 50}),
+    ("strategies_for", {"task": "Deploy Marrowfield", "domain": "quokkaville-deploy"}),
+    ("has_strategy_for", {"task": "Deploy Marrowfield"}),
     ("get_all", {"limit": 200}),
     ("find_learnings", {"tags": A_TAGS, "min_confidence": 0.0, "limit": 50}),
     ("fact_history", {"subject": "Zephyrine", "predicate": "delivery_pref"}),
@@ -934,6 +1011,16 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
             "description": "How Bob brews green tea.",
             "steps": ["Boil water", "Wait two minutes"],
             "trigger_tags": ["tea"],
+        },
+    ),
+    (
+        "learn_from_trajectory",
+        {
+            "task": "Brew green tea for Bob",
+            "steps": ["Boil water", "Steep for ten minutes"],
+            "success": False,
+            "failure_reason": "'Steep for ten minutes' failed: bitter",
+            "domain": "tea",
         },
     ),
     ("new_session", {}),

@@ -46,8 +46,8 @@ SCHEMA = schemathesis.openapi.from_dict(
 )
 SCHEMA.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 
-#: (method, path) -> words of a rule between fields (or several), in both the 422 message
-#: and the operation's description.
+#: (method, path) -> words of a rule between fields (or of each rule, a tuple), in both
+#: the 422 message and the operation's description.
 CROSS_FIELD_RULES = {
     ("GET", "/v1/facts"): "cannot be combined",
     ("POST", "/v1/facts"): "must not be before",
@@ -63,6 +63,11 @@ CROSS_FIELD_RULES = {
     # The transfer key header: schemathesis sends values outside its length and pattern
     # (such as "0") in cases it counts as positive.
     ("GET", "/v1/export"): "Fernet key",
+    ("POST", "/v1/trajectories"): "failed trajectory only",
+    ("POST", "/v1/procedures/{procedure_id}/outcome"): (
+        "failed application only",
+        "the task they were discovered in",
+    ),
 }
 
 

@@ -268,16 +268,24 @@ def record_procedure_outcome(
     procedure_id: Annotated[str, typer.Argument(help="A procedure's id.", show_default=False)],
     success: SuccessOption,
     user: UserOption,
+    task: Annotated[
+        str | None, typer.Option(help="The task it was applied to: kept as an experience.")
+    ] = None,
+    reason: Annotated[str | None, typer.Option(help="Why it failed: a failure mode.")] = None,
     agent: AgentOption = "default",
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Record one run of a procedure (--success or --failure): its success rate, and
-    with enough evidence its status, follow."""
+    """Record one run of a procedure or strategy (--success or --failure): its success
+    rate, and with enough evidence its status, follow."""
     from ucma.serialization import record_to_api_dict
 
     async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return record_to_api_dict(await memory.record_procedure_outcome(procedure_id, success))
+        return record_to_api_dict(
+            await memory.record_procedure_outcome(
+                procedure_id, success, task=task, failure_reason=reason
+            )
+        )
 
     show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 

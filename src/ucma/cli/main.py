@@ -52,6 +52,7 @@ from ucma.cli.loop import register as register_loop_commands
 from ucma.cli.privacy import register as register_privacy_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
+from ucma.cli.strategies import register as register_strategy_commands
 from ucma.cli.transfer import export_command, import_command
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ register_knowledge_commands(app)
 register_graph_commands(app)
 register_loop_commands(app)
 register_privacy_commands(app)
+register_strategy_commands(app)
 
 
 def _print_version(value: bool) -> None:

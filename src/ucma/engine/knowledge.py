@@ -17,7 +17,6 @@ from ucma.conflicts.sources import SourceOfTruth
 from ucma.engine.base import _enum, _initial_retention, _provenance
 from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import NotFoundError, ValidationError
-from ucma.learning.procedures import record_execution
 from ucma.memory.levels import initial_salience, select_temporal_level
 from ucma.memory.retention import initial_stability
 from ucma.memory_ids import new_memory_id
@@ -413,35 +412,6 @@ class KnowledgeWrites(PrivacyGuard):
         await self._run(self._write_typed, storage, scope, procedure, vector, (), (), now)
         logger.info("add_procedure: %s %r", procedure.id, title)
         return procedure
-
-    async def record_procedure_outcome(
-        self,
-        procedure_id: str,
-        success: bool,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-    ) -> Procedure:
-        """Fold one execution into the procedure's running success rate; the status
-        then moves by evidence (``ProcedureConfig``): active after enough mostly
-        successful runs, deprecated after enough mostly failed ones, with a
-        ``procedure.status_changed`` event and a ``status_changed`` history entry."""
-        if not isinstance(success, bool):
-            raise ValidationError("success must be True or False")
-        scope = self._scope(user_id, agent_id)
-        check_id(procedure_id)
-        storage = await self._ready()
-        now = self._clock()
-        config = self.config.procedures
-
-        def apply() -> Procedure:
-            with storage.transaction():
-                found = storage.memories.get(scope, procedure_id)
-                if not isinstance(found, Procedure):
-                    raise NotFoundError(MemoryKind.PROCEDURAL.value, procedure_id)
-                return record_execution(storage, scope, found, success, now, config)
-
-        return await self._run(apply)
 
     async def validate_learning(
         self,

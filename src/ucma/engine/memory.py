@@ -42,11 +42,13 @@ from ucma.engine.lifecycle import Lifecycle
 from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
+from ucma.engine.strategies import Strategies
 
 __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Strategies,
     EpisodeWrites,
     Conventions,
     KnowledgeWrites,

@@ -91,8 +91,9 @@ class PrivacyGuard(EngineBase):
 
     async def _guard_records(self, scope: Scope, records: Sequence[T]) -> list[T]:
         """Imported records with their text fields guarded: content and summary of
-        every kind, a fact's subject and object, a procedure's name, description and
-        steps, a learning's title. A record whose text changed needs a new vector."""
+        every kind, a fact's subject and object, a procedure's name, description,
+        steps, failure modes and preconditions, a learning's title. A record whose text
+        changed needs a new vector."""
         fields: list[tuple[int, str, int | None]] = []
         texts: list[str] = []
         for i, record in enumerate(records):
@@ -108,9 +109,19 @@ class PrivacyGuard(EngineBase):
             change = changes.setdefault(i, {})
             if step is None:
                 change[name] = new
-            else:
+            elif name == "steps":
                 steps = change.setdefault("steps", list(records[i].steps))  # type: ignore[attr-defined]
                 steps[step] = replace(steps[step], description=new)  # type: ignore[index]
+            elif name == "failure_modes":
+                modes = change.setdefault("failure_modes", list(records[i].failure_modes))  # type: ignore[attr-defined]
+                modes[step] = new  # type: ignore[index]
+            else:  # preconditions.subject / preconditions.object
+                conditions = change.setdefault(
+                    "preconditions",
+                    list(records[i].preconditions),  # type: ignore[attr-defined]
+                )
+                part = name.split(".")[1]
+                conditions[step] = replace(conditions[step], **{part: new})  # type: ignore[index]
         return [replace(r, **changes[i]) if i in changes else r for i, r in enumerate(records)]
 
     # -- reads --------------------------------------------------------------------
@@ -255,6 +266,10 @@ def _text_fields(record: MemoryRecord) -> list[tuple[str, str, int | None]]:
             for i, step in enumerate(record.steps)
             if isinstance(step, ProcedureStep)
         ]
+        fields += [("failure_modes", mode, i) for i, mode in enumerate(record.failure_modes)]
+        for i, condition in enumerate(record.preconditions):
+            fields.append(("preconditions.subject", condition.subject, i))
+            fields.append(("preconditions.object", condition.object, i))
     elif isinstance(record, Learning) and record.title:
         fields.append(("title", record.title, None))
     return fields

@@ -16,6 +16,11 @@ counts). Two sources append them:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
 deltas of its ``salience.adjusted`` events; deleted memories drop out. The
 engine's ``replay`` compares it with the live records.
+
+``replay_strategies`` is the strategy projection: each learned strategy or pitfall's
+application count, successes, status, source trajectories, preconditions and failure
+modes from its ``strategy.learned`` / ``strategy.merged`` events and the procedure
+outcome and status events after them.
 """
 
 from __future__ import annotations
@@ -30,7 +35,15 @@ from ucma.types import Scope
 if TYPE_CHECKING:
     from ucma.storage.base import Storage
 
-__all__ = ["Event", "EventType", "SalienceProjection", "record", "replay_salience"]
+__all__ = [
+    "Event",
+    "EventType",
+    "SalienceProjection",
+    "StrategyState",
+    "record",
+    "replay_salience",
+    "replay_strategies",
+]
 
 
 class EventType(StrEnum):
@@ -46,6 +59,8 @@ class EventType(StrEnum):
     PROCEDURE_OUTCOME = "procedure.outcome_recorded"
     PROCEDURE_STATUS_CHANGED = "procedure.status_changed"
     LEARNING_VALIDATED = "learning.validated"
+    STRATEGY_LEARNED = "strategy.learned"
+    STRATEGY_MERGED = "strategy.merged"
     CONFLICT_DETECTED = "conflict.detected"
     CONFLICT_RESOLVED = "conflict.resolved"
     FACT_SUPERSEDED = "fact.superseded"
@@ -124,3 +139,46 @@ def replay_salience(events: Iterable[Event]) -> SalienceProjection:
             continue
         applied += 1
     return SalienceProjection(adjustments, applied, last)
+
+
+@dataclass(slots=True)
+class StrategyState:
+    """A learned strategy's statistics as the events tell them."""
+
+    application_count: int = 0
+    success_count: int = 0
+    status: str = "draft"
+    source_trajectories: list[str] = field(default_factory=list)
+    preconditions: list[list[str]] = field(default_factory=list)
+    failure_modes: list[str] = field(default_factory=list)
+
+
+def replay_strategies(events: Iterable[Event]) -> dict[str, StrategyState]:
+    """Fold a scope's events (in ``seq`` order) into each learned strategy's state."""
+    states: dict[str, StrategyState] = {}
+    for event in events:
+        memory_id = str(event.payload.get("memory_id", ""))
+        if event.type == EventType.STRATEGY_LEARNED:
+            states[memory_id] = StrategyState(
+                source_trajectories=[str(event.payload["trajectory_id"])],
+                preconditions=[list(c) for c in event.payload.get("preconditions", [])],
+                failure_modes=list(event.payload.get("failure_modes", [])),
+            )
+            continue
+        state = states.get(memory_id)
+        if state is None:
+            continue
+        if event.type == EventType.STRATEGY_MERGED:
+            state.source_trajectories.append(str(event.payload["trajectory_id"]))
+            state.preconditions = [list(c) for c in event.payload.get("preconditions", [])]
+            state.failure_modes = list(event.payload.get("failure_modes", []))
+        elif event.type == EventType.PROCEDURE_OUTCOME:
+            state.application_count += 1
+            state.success_count += 1 if event.payload.get("success") else 0
+            if "failure_modes" in event.payload:
+                state.failure_modes = list(event.payload["failure_modes"])
+        elif event.type == EventType.PROCEDURE_STATUS_CHANGED:
+            state.status = str(event.payload["to"])
+        elif event.type == EventType.MEMORY_DELETED:
+            del states[memory_id]
+    return states

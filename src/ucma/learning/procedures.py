@@ -17,9 +17,28 @@ from dataclasses import replace
 from ucma.config import ProcedureConfig
 from ucma.events.log import EventType, record
 from ucma.storage.base import Storage
-from ucma.types import HistoryEntry, Procedure, ProcedureStatus, Scope
+from ucma.types import (
+    HistoryEntry,
+    Procedure,
+    ProcedureStatus,
+    ProcedureType,
+    RiskLevel,
+    Scope,
+)
 
-__all__ = ["evidence_status", "record_execution"]
+__all__ = ["evidence_status", "record_execution", "risk_for"]
+
+_RISK_ORDER = [RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH]
+
+
+def risk_for(procedure: Procedure, failure_modes: list[str]) -> RiskLevel:
+    """A pitfall keeps its level; a strategy or workflow is at least medium risk with
+    one or two known failure modes and high with three or more."""
+    if procedure.procedure_type is ProcedureType.PITFALL:
+        return procedure.risk_level
+    count = len(failure_modes)
+    floor = RiskLevel.LOW if count == 0 else RiskLevel.MEDIUM if count < 3 else RiskLevel.HIGH
+    return max(procedure.risk_level, floor, key=_RISK_ORDER.index)
 
 
 def evidence_status(procedure: Procedure, config: ProcedureConfig) -> ProcedureStatus:
@@ -43,9 +62,20 @@ def record_execution(
     config: ProcedureConfig,
     *,
     trace_id: str | None = None,
+    failure_reason: str | None = None,
 ) -> Procedure:
-    """Fold one execution into ``procedure``, store it with its events, return it."""
+    """Fold one execution into ``procedure``, store it with its events, return it.
+
+    A failure's reason not seen before becomes one more failure mode, and raises the
+    risk level of a strategy or workflow by ``risk_for``."""
     updated = procedure.with_outcome(success, now)
+    new_mode = (
+        not success and failure_reason is not None and failure_reason not in procedure.failure_modes
+    )
+    if new_mode:
+        assert failure_reason is not None
+        modes = [*procedure.failure_modes, failure_reason]
+        updated = replace(updated, failure_modes=modes, risk_level=risk_for(updated, modes))
     status = evidence_status(updated, config)
     changed = status != updated.status
     if changed:
@@ -56,7 +86,10 @@ def record_execution(
         "success": success,
         "success_rate": updated.success_rate,
         "execution_count": updated.execution_count,
+        "success_count": updated.success_count,
     }
+    if new_mode:
+        outcome["failure_modes"] = list(updated.failure_modes)
     if trace_id is not None:
         outcome["trace_id"] = trace_id
     record(storage, scope, EventType.PROCEDURE_OUTCOME, outcome, now)

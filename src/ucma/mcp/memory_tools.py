@@ -49,6 +49,17 @@ RunId = Annotated[
 ]
 
 
+class Discovery(BaseModel):
+    """A pattern an application revealed: a fact with a confidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str
+    predicate: str
+    object: str
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+
+
 class Message(BaseModel):
     """One chat message."""
 
@@ -271,17 +282,37 @@ def add_memory_tools(
             }
 
     async def record_procedure_outcome(
-        procedure_id: Annotated[str, Field(description="The id find_procedures returned.")],
+        procedure_id: Annotated[
+            str, Field(description="The id find_procedures or strategies_for returned.")
+        ],
         success: Annotated[bool, Field(description="Whether following it worked.")],
         ctx: Context,
+        task: Annotated[
+            str | None,
+            Field(description="The task you applied it to: kept as an experience."),
+        ] = None,
+        failure_reason: Annotated[
+            str | None, Field(description="If it failed: why (kept as a failure mode).")
+        ] = None,
+        discoveries: Annotated[
+            list[Discovery],
+            Field(description="Patterns the run revealed, kept as facts (needs task)."),
+        ] = [],  # noqa: B006 - MCP input schema default; never mutated
     ) -> dict[str, Any]:
         with told():
             procedure = await memory.record_procedure_outcome(
-                procedure_id, success, **await scope(ctx)
+                procedure_id,
+                success,
+                task=task,
+                failure_reason=failure_reason,
+                discoveries=[d.model_dump() for d in discoveries],
+                **await scope(ctx),
             )
             return {
                 "id": procedure.id,
                 "success_rate": round(procedure.success_rate, 3),
+                "applications": procedure.execution_count,
+                "successes": procedure.success_count,
                 "status": procedure.status.value,
             }
 
@@ -377,8 +408,9 @@ def add_memory_tools(
         ),
         (
             record_procedure_outcome,
-            "Report whether following a procedure worked; its success rate and status "
-            "(draft, active, deprecated) follow the evidence.",
+            "Report whether following a procedure or strategy worked; its success rate and "
+            "status (draft, active, deprecated) follow the evidence. With the task, the run "
+            "is kept as an experience, and discoveries as facts.",
             writes,
         ),
         (

@@ -54,6 +54,7 @@ from ucma.learning.records import OutcomeSignal
 from ucma.mcp.knowledge_tools import KNOWLEDGE_TOOL_NAMES, add_knowledge_tools
 from ucma.mcp.loop_tools import LOOP_TOOL_NAMES, add_loop_tools
 from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
+from ucma.mcp.strategy_tools import STRATEGY_TOOL_NAMES, add_strategy_tools
 from ucma.types import Conflict, Hit, LearningType
 
 __all__ = ["TOOL_NAMES", "ScopeResolver", "create_mcp_server", "fixed_scope"]
@@ -73,6 +74,7 @@ TOOL_NAMES = (
     *MEMORY_TOOL_NAMES,
     *KNOWLEDGE_TOOL_NAMES,
     *LOOP_TOOL_NAMES,
+    *STRATEGY_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -86,6 +88,9 @@ Long-term memory for this user, kept across conversations.
   per call, or the messages of a conversation. `update` corrects a memory, `delete`
   removes one; `search` finds memories by meaning and metadata.
 - Call `learn` when something failed or succeeded in a way worth generalising.
+- Before a multi-step task, `strategies_for` gives what worked for similar tasks and the
+  pitfalls to avoid; afterwards `learn_from_trajectory` keeps what you did and how it
+  ended, and `record_procedure_outcome` reports how a strategy you followed went.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
   `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
@@ -466,4 +471,5 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     add_memory_tools(server, memory, scope, _told_to_the_agent, _hit)
     add_knowledge_tools(server, memory, scope, _told_to_the_agent, _conflicts)
     add_loop_tools(server, memory, scope, _told_to_the_agent)
+    add_strategy_tools(server, memory, scope, _told_to_the_agent)
     return server

@@ -37,6 +37,7 @@ __all__ = [
     "ImportanceClassifier",
     "Providers",
     "Summarizer",
+    "TrajectoryDistiller",
 ]
 
 _MAX_FIELD_CHARS = 500
@@ -126,6 +127,17 @@ class ImportanceClassifier(Protocol):
     async def classify_importance(self, content: str, source: str) -> float: ...
 
 
+@runtime_checkable
+class TrajectoryDistiller(Protocol):
+    """Distils up to three strategies (from a success) or pitfalls (from a failure)
+    from one trajectory: a JSON-like list of ``{title, description, steps,
+    failure_modes?, risk_level?}`` (checked by ``ucma.paradigms.distillation``)."""
+
+    async def distill_trajectory(
+        self, task: str, steps: list[str], success: bool, failure_reason: str | None
+    ) -> list[dict[str, Any]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Providers:
     """The providers consolidation uses. ``importance`` None means "use the stored
@@ -134,6 +146,8 @@ class Providers:
     summarizer: Summarizer
     fact_extractor: FactExtractor
     importance: ImportanceClassifier | None = None
+    distiller: TrajectoryDistiller | None = None
+    """Distils strategies from trajectories (``learn_from_trajectory``); None: rules."""
 
     def __post_init__(self) -> None:
         """Reject a member without its method now, not at the first sleep."""
@@ -143,6 +157,8 @@ class Providers:
         ]
         if self.importance is not None:
             required.append(("importance", self.importance, "classify_importance"))
+        if self.distiller is not None:
+            required.append(("distiller", self.distiller, "distill_trajectory"))
         for field_name, provider, method in required:
             if not callable(getattr(provider, method, None)):
                 raise ConfigError(

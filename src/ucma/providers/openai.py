@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ConfigError, ProviderError
 from ucma.openai_client import async_openai_client
+from ucma.paradigms.distillation import MAX_ITEMS, parse_distilled
 from ucma.providers.base import ExtractedFact
 from ucma.types import Provenance
 
@@ -51,8 +52,23 @@ _IMPORTANCE_PROMPT = (
 )
 
 
+_DISTILL_PROMPT = (
+    "An agent {outcome} a task. Distil at most three reusable items from what it did: "
+    "{kind}. Each item has a short title, a one-sentence description of when it applies, "
+    "the steps (short imperative instructions), failure_modes (what goes wrong) and a "
+    'risk_level ("low", "medium" or "high"). Reply with JSON only: {{"items": [{{"title": '
+    'string, "description": string, "steps": [string], "failure_modes": [string], '
+    '"risk_level": string}}]}}.'
+)
+_DISTILL_KIND = {
+    True: "strategies that worked, general enough to reuse on similar tasks",
+    False: "pitfalls: what to check first or avoid, each step a check or guard",
+}
+
+
 class OpenAIChatProvider:
-    """Summarizer, FactExtractor and ImportanceClassifier over ``/chat/completions``.
+    """Summarizer, FactExtractor, ImportanceClassifier and TrajectoryDistiller over
+    ``/chat/completions``.
 
     ``api_key=None`` falls back to ``OPENAI_API_KEY`` (the SDK's documented
     behaviour); local servers accept any placeholder. ``http_client`` is used
@@ -136,6 +152,22 @@ class OpenAIChatProvider:
             return float(value)
 
         return await self._ask(_IMPORTANCE_PROMPT.format(source=source), content, parse)
+
+    async def distill_trajectory(
+        self, task: str, steps: list[str], success: bool, failure_reason: str | None
+    ) -> list[dict[str, Any]]:
+        def parse(text: str) -> list[dict[str, Any]]:
+            items = _json_object(text).get("items")
+            parse_distilled(items, success)  # the whole answer is checked, or retried
+            assert isinstance(items, list)
+            return items[:MAX_ITEMS]
+
+        lines = [f"Task: {task}", "Steps:", *(f"{i}. {s}" for i, s in enumerate(steps, 1))]
+        lines.append("Outcome: succeeded" if success else f"Outcome: failed: {failure_reason}")
+        prompt = _DISTILL_PROMPT.format(
+            outcome="completed" if success else "failed at", kind=_DISTILL_KIND[success]
+        )
+        return await self._ask(prompt, "\n".join(lines), parse)
 
     # -- transport ------------------------------------------------------------------
 

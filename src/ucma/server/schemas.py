@@ -30,6 +30,7 @@ __all__ = [
     "CascadeDepth",
     "Count",
     "ErrorBody",
+    "FactId",
     "Flag",
     "Fraction",
     "IDENTIFIER_PATTERN",
@@ -43,6 +44,7 @@ __all__ = [
     "ResultLimit",
     "ScopedBody",
     "Text",
+    "TextQuery",
     "UserQuery",
     "page_of",
     "scope_of",
@@ -105,6 +107,18 @@ IDENTIFIER_PATTERN = rf"^[^\x00]*[^\x00{_BLANK}][^\x00]*$"
 Identifier = Annotated[
     str,
     StringConstraints(min_length=1, max_length=MAX_ID_CHARS, pattern=IDENTIFIER_PATTERN),
+    AfterValidator(_encodable),
+]
+#: A fact's id, as facts and assert_fact return it.
+FactId = Annotated[
+    str,
+    StringConstraints(min_length=6, max_length=MAX_ID_CHARS, pattern=r"^fact_[^\x00]*$"),
+    AfterValidator(_encodable),
+]
+#: Free text given in a query string: not blank, no NUL, within the content limit.
+TextQuery = Annotated[
+    str,
+    Query(min_length=1, max_length=32_000, pattern=IDENTIFIER_PATTERN),
     AfterValidator(_encodable),
 ]
 Text = Annotated[

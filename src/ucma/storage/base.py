@@ -51,6 +51,7 @@ from ucma.types import (
     MemorySource,
     MemoryVitals,
     Procedure,
+    ProcedureType,
     RetentionInfo,
     ReviewFlag,
     Scope,
@@ -429,6 +430,19 @@ class ProceduralStore(ABC):
     ) -> list[Procedure]:
         """Non-deprecated procedures sharing a tag (case-insensitive), sorted by
         ``Procedure.ranking_score`` descending."""
+
+    @abstractmethod
+    def in_domain(
+        self,
+        scope: Scope,
+        domain: str,
+        procedure_type: ProcedureType | None = None,
+        *,
+        limit: int = 200,
+    ) -> list[Procedure]:
+        """Live (not archived) procedures of one domain (exact match), of one type or
+        all, most recently updated first: a strategy's near-duplicate candidates, and
+        what ``strategies_for`` ranks when told the domain."""
 
     @abstractmethod
     def stats(self, scope: Scope) -> dict[str, int]:

@@ -25,6 +25,7 @@ from ucma.server.routes import (
     recall,
     service,
     sessions,
+    strategies,
 )
 
 __all__ = ["ROUTERS"]
@@ -40,6 +41,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     decisions.router,
     events.router,
     procedures.router,
+    strategies.router,
     learnings.router,
     graph.router,
     sessions.router,

@@ -12,6 +12,7 @@ from ucma.server.schemas import (
     AgentQuery,
     Count,
     Flag,
+    Fraction,
     Identifier,
     JsonObject,
     Page,
@@ -64,14 +65,29 @@ class AddProcedureRequest(ScopedBody):
     metadata: JsonObject = None
 
 
+class Discovery(BaseModel):
+    """A pattern an application revealed, kept as a fact."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: Text = Field(max_length=500)
+    predicate: Text = Field(max_length=500)
+    object: Text = Field(max_length=500)
+    confidence: Fraction = 0.8
+
+
 class OutcomeRequest(ScopedBody):
-    """One execution's result, folded into the running success rate."""
+    """One application's result, folded into the statistics; with ``task``, also an
+    experience and the facts it revealed."""
 
     model_config = ConfigDict(
         extra="forbid", json_schema_extra={"examples": [{"user_id": "alice", "success": True}]}
     )
 
     success: Flag
+    task: Text | None = None
+    failure_reason: Text | None = None
+    discoveries: list[Discovery] = Field(default_factory=list, max_length=50)
 
 
 @router.post("/procedures", status_code=201)
@@ -93,9 +109,18 @@ async def add_procedure(body: AddProcedureRequest, engine: Engine, key: Caller) 
 async def record_outcome(
     procedure_id: MemoryId, body: OutcomeRequest, engine: Engine, key: Caller
 ) -> dict[str, Any]:
-    """Record one execution of a procedure; 404 if it is not a procedure of this scope."""
+    """Record one application of a procedure or strategy; 404 if it is not a procedure of
+    this scope. With ``task``, the application is kept as an experience and each
+    discovery as a fact.
+    ``failure_reason`` is for a failed application only.
+    Discoveries need the task they were discovered in."""
     procedure = await engine.record_procedure_outcome(
-        procedure_id, body.success, **scope_for(key, body.user_id, body.agent_id)
+        procedure_id,
+        body.success,
+        task=body.task,
+        failure_reason=body.failure_reason,
+        discoveries=[d.model_dump() for d in body.discoveries],
+        **scope_for(key, body.user_id, body.agent_id),
     )
     return serialization.record_to_api_dict(procedure)
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ucma.errors import ScopeError, ValidationError
 from ucma.types import (
+    Condition,
     Episode,
     Fact,
     FactStatus,
@@ -32,7 +33,9 @@ from ucma.types import (
     Procedure,
     ProcedureStatus,
     ProcedureStep,
+    ProcedureType,
     Provenance,
+    RiskLevel,
     Tier,
 )
 
@@ -227,6 +230,15 @@ def procedure_fields(procedure: Procedure) -> tuple[Any, ...]:
         real(procedure.success_rate, "success_rate"),
         int(procedure.execution_count),
         optional_real(procedure.last_used, "last_used"),
+        _enum_value(ProcedureType, procedure.procedure_type, "procedure_type"),
+        procedure.domain,
+        dumps(
+            [[c.subject, c.predicate, c.object] for c in procedure.preconditions], "preconditions"
+        ),
+        _enum_value(RiskLevel, procedure.risk_level, "risk_level"),
+        dumps(list(procedure.failure_modes), "failure_modes"),
+        dumps(list(procedure.source_trajectories), "source_trajectories"),
+        int(procedure.success_count),
     )
 
 
@@ -279,7 +291,8 @@ FROM facts t JOIN memories m ON m.seq = t.seq
 """
 SELECT_PROCEDURES = f"""
 SELECT {_COMMON}, t.name, t.description, t.trigger_tags, t.status, t.success_rate,
-    t.execution_count, t.last_used
+    t.execution_count, t.last_used, t.procedure_type, t.domain, t.preconditions, t.risk_level,
+    t.failure_modes, t.source_trajectories, t.success_count
 FROM procedures t JOIN memories m ON m.seq = t.seq
 """
 SELECT_LEARNINGS = f"""
@@ -363,9 +376,22 @@ def _fact(row: Sequence[Any]) -> Fact:
 
 
 def _procedure(row: Sequence[Any]) -> Procedure:
-    (name, description, trigger_tags, status, success_rate, execution_count, last_used) = row[
-        _N_COMMON:
-    ]
+    (
+        name,
+        description,
+        trigger_tags,
+        status,
+        success_rate,
+        execution_count,
+        last_used,
+        procedure_type,
+        domain,
+        preconditions,
+        risk_level,
+        failure_modes,
+        source_trajectories,
+        success_count,
+    ) = row[_N_COMMON:]
     return Procedure(
         **_common(row),
         name=name,
@@ -375,6 +401,13 @@ def _procedure(row: Sequence[Any]) -> Procedure:
         success_rate=success_rate,
         execution_count=execution_count,
         last_used=last_used,
+        procedure_type=ProcedureType(procedure_type),
+        domain=domain,
+        preconditions=[Condition(*triple) for triple in json.loads(preconditions)],
+        risk_level=RiskLevel(risk_level),
+        failure_modes=json.loads(failure_modes),
+        source_trajectories=json.loads(source_trajectories),
+        success_count=success_count,
     )
 
 

@@ -62,7 +62,16 @@ MEMORY_TEXTS: dict[str, tuple[str, ...]] = {
         "status",
         "superseded_by",
     ),
-    "procedures": ("name", "description", "trigger_tags", "status"),
+    "procedures": (
+        "name",
+        "description",
+        "trigger_tags",
+        "status",
+        "domain",
+        "preconditions",
+        "failure_modes",
+        "source_trajectories",
+    ),
     "procedure_steps": (
         "description",
         "action_type",

@@ -23,19 +23,22 @@ from ucma.storage.sqlite.codec import (
 )
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
-from ucma.types import MemoryKind, Procedure, ProcedureStatus, Scope
+from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
 
 __all__ = ["SQLiteProceduralStore"]
 
 _INSERT = """
 INSERT INTO procedures (
     seq, user_id, agent_id, name, description, trigger_tags, status, success_rate,
-    execution_count, last_used
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    execution_count, last_used, procedure_type, domain, preconditions, risk_level,
+    failure_modes, source_trajectories, success_count
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
 UPDATE procedures SET name = ?, description = ?, trigger_tags = ?, status = ?,
-    success_rate = ?, execution_count = ?, last_used = ?
+    success_rate = ?, execution_count = ?, last_used = ?, procedure_type = ?, domain = ?,
+    preconditions = ?, risk_level = ?, failure_modes = ?, source_trajectories = ?,
+    success_count = ?
 WHERE seq = ?
 """
 _INSERT_STEP = """
@@ -114,6 +117,28 @@ class SQLiteProceduralStore(ProceduralStore):
                 ProcedureStatus.DEPRECATED.value,
                 float(min_success_rate),
             ),
+        )
+
+    def in_domain(
+        self,
+        scope: Scope,
+        domain: str,
+        procedure_type: ProcedureType | None = None,
+        *,
+        limit: int = 200,
+    ) -> list[Procedure]:
+        of_type = "" if procedure_type is None else " AND t.procedure_type = ?"
+        params: list[object] = [scope.user_id, scope.agent_id, domain]
+        if procedure_type is not None:
+            params.append(procedure_type.value)
+        return self._select(
+            f"""
+            WHERE t.user_id = ? AND t.agent_id = ? AND t.domain = ?{of_type}
+                AND m.archived_at IS NULL
+            ORDER BY coalesce(m.updated_at, m.created_at) DESC, m.seq DESC
+            LIMIT ?
+            """,
+            [*params, int(limit)],
         )
 
     def stats(self, scope: Scope) -> dict[str, int]:

@@ -780,3 +780,31 @@ def add_erasures(conn: sqlite3.Connection) -> None:
         BEGIN SELECT RAISE(ABORT, 'events are immutable'); END
         """
     )
+
+
+# -- migration 13: strategies (issue 15) ------------------------------------------
+#
+# Strategies and pitfalls are procedures (one kind, one store): the columns below say
+# which, in what domain, under which preconditions (JSON triples), at what risk, with the
+# failure modes seen and the trajectories they were distilled from. ``success_count`` is
+# the successes when applied, so statistics are counts, not a rounded mean.
+
+
+@migrations.migration(13)
+def add_strategy_columns(conn: sqlite3.Connection) -> None:
+    """Strategy fields on procedures; existing procedures become workflows."""
+    for column in (
+        "procedure_type TEXT NOT NULL DEFAULT 'workflow'",
+        "domain TEXT NOT NULL DEFAULT ''",
+        "preconditions TEXT NOT NULL DEFAULT '[]'",
+        "risk_level TEXT NOT NULL DEFAULT 'low'",
+        "failure_modes TEXT NOT NULL DEFAULT '[]'",
+        "source_trajectories TEXT NOT NULL DEFAULT '[]'",
+        "success_count INTEGER NOT NULL DEFAULT 0",
+    ):
+        conn.execute(f"ALTER TABLE procedures ADD COLUMN {column}")
+    conn.execute(
+        "UPDATE procedures "
+        "SET success_count = CAST(round(success_rate * execution_count) AS INTEGER)"
+    )
+    conn.execute("CREATE INDEX procedures_domain ON procedures (user_id, agent_id, domain)")
