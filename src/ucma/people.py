@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable
 
 __all__ = [
+    "about_someone_else",
+    "asks_about_speaker",
     "first_name_regex",
     "known_people",
     "speaks_to_listener",
@@ -56,6 +58,8 @@ _NAME_START = re.compile(
     r"no\s+longer)\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
+# The speaker as the one something holds of ("my" also introduces other people).
+_SPEAKER = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|myself)\b", re.IGNORECASE)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|d|ll))\b", re.IGNORECASE)
 _NOT_NAMES = frozenset(
     str.split(
@@ -155,3 +159,17 @@ def speaks_to_listener(text: str) -> bool:
     killing it!"), and at least once."""
     second = len(_SECOND_PERSON.findall(text))
     return second > 0 and second >= len(_FIRST_PERSON.findall(text))
+
+
+def asks_about_speaker(text: str) -> bool:
+    """Whether a question is about the one asking: it says "I", "me" or "my" and
+    names nobody ("What do I usually have at the café?", not "What should I cook
+    for my flatmate Sofia?")."""
+    return _FIRST_PERSON.search(text) is not None and not known_people([text])
+
+
+def about_someone_else(text: str) -> bool:
+    """Whether ``text`` is about a person it names rather than its speaker: it names
+    someone and never speaks of the speaker as "I" or "me" ("My flatmate Sofia
+    listens to baroque nonstop", not "I had lunch with Sofia")."""
+    return bool(known_people([text])) and _SPEAKER.search(text) is None

@@ -3,8 +3,13 @@ names, confidence that abstains, chit-chat and stale or unimportant memories kep
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
+from ucma.config import RetrievalConfig, UCMAConfig
+from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -158,3 +163,25 @@ async def test_what_a_speaker_says_about_their_listener_does_not_answer_for_the_
     wrong = await memory.recall("What did Melanie realise after her charity race?")
     assert right.hits[0].memory.source == "Caroline"
     assert wrong.confidence < right.confidence
+
+
+async def test_a_question_about_the_asker_prefers_lines_about_them(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    mine = "Put on some synthwave and I'm happy."
+    theirs = "My flatmate Sofia listens to baroque nonstop."
+
+    async def top(factor: float, question: str) -> str:
+        config = UCMAConfig(
+            retrieval=dataclasses.replace(RetrievalConfig(), other_person_factor=factor)
+        )
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            return (await m.recall(question)).hits[0].content
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for line in [theirs, mine, "My best friend Nadia always orders a flat white."]:
+            await mem.observe(line)
+    assert await top(0.7, "What genre should you queue up for me?") == mine
+    # By match alone, the other person's line leads; it still answers about them.
+    assert await top(1.0, "What genre should you queue up for me?") == theirs
+    assert await top(0.7, "What genre does my flatmate Sofia like?") == theirs

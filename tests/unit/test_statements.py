@@ -11,6 +11,8 @@ from ucma.conflicts.statements import (
     states_lasting,
 )
 from ucma.people import (
+    about_someone_else,
+    asks_about_speaker,
     known_people,
     speaks_to_listener,
     subjects_in,
@@ -279,3 +281,14 @@ def test_a_named_speakers_words_to_someone_else_replace_nothing() -> None:
         "You found your true self and now you're helping others.", "Melanie", 30 * DAY, [kind]
     )
     assert found == []
+
+
+def test_questions_about_the_one_asking_and_lines_about_someone_else() -> None:
+    assert asks_about_speaker("What genre should you queue up for me?")
+    assert asks_about_speaker("What do I usually have at a coffee shop?")
+    assert not asks_about_speaker("What should I cook for my flatmate Sofia?")
+    assert not asks_about_speaker("Which city is the capital of Mongolia?")
+    assert about_someone_else("My flatmate Sofia listens to baroque nonstop.")
+    assert about_someone_else("Dana Tanaka likes sepia mode on all devices.")
+    assert not about_someone_else("I had lunch with Sofia near the river.")
+    assert not about_someone_else("Put on some synthwave and I'm happy.")

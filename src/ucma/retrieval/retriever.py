@@ -37,7 +37,7 @@ from ucma.config import UCMAConfig
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
-from ucma.people import speaks_to_listener
+from ucma.people import about_someone_else, asks_about_speaker, speaks_to_listener
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.name_free import blend
@@ -459,6 +459,10 @@ class Retriever:
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         asked_about = {e.lower() for e in plan.entities}
+        # A question about the one asking, where a line about someone else answers
+        # another question ("What genre should you queue up for me?" / "My flatmate
+        # Sofia listens to baroque nonstop").
+        about_asker = not plan.entities and not plan.names and asks_about_speaker(plan.text)
         relevant = False
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
@@ -470,6 +474,7 @@ class Retriever:
             stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
             cand = candidates[memory_id]
             listener = named and _said_to_another(record, asked_about)
+            elsewhere = about_asker and about_someone_else(record.content)
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -516,6 +521,8 @@ class Retriever:
             if memory_id in cosines:
                 channels.setdefault("cosine", cosines[memory_id])
             score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
+            if elsewhere:
+                score *= cfg.retrieval.other_person_factor
             hits.append(
                 Hit(
                     memory=record,
