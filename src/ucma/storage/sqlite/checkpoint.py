@@ -15,6 +15,8 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 __all__ = ["SAFETY_NET_PAGES", "Checkpointer"]
 
@@ -26,13 +28,15 @@ SAFETY_NET_PAGES = 10_000
 
 class Checkpointer:
     """Runs passive checkpoints of one database file after ``poke()``, at most
-    once per ``interval`` seconds; ``close()`` stops and joins the thread."""
+    once per ``interval`` seconds; ``close()`` stops and joins the thread, and
+    ``paused()`` holds them off while the caller needs the log to itself."""
 
     def __init__(self, path: str, interval: float = 0.25) -> None:
         self._path = path
         self._interval = interval
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._running = threading.Lock()  # held while a checkpoint runs
         self._thread = threading.Thread(
             target=self._run, name=f"ucma-checkpoint:{path}", daemon=True
         )
@@ -41,6 +45,14 @@ class Checkpointer:
     def poke(self) -> None:
         """Some transaction committed: checkpoint soon."""
         self._wake.set()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No background checkpoint runs inside: one running now is waited for. A
+        checkpoint of the caller's own (TRUNCATE, then VACUUM) would otherwise find
+        the log busy with this thread's and report it not done."""
+        with self._running:
+            yield
 
     def close(self) -> None:
         self._stop.set()
@@ -59,10 +71,11 @@ class Checkpointer:
                 if self._stop.is_set():
                     return
                 self._wake.clear()
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error as exc:  # busy or locked: the next poke retries
-                    logger.debug("checkpoint of %s skipped: %s", self._path, exc)
+                with self._running:
+                    try:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    except sqlite3.Error as exc:  # busy or locked: the next poke retries
+                        logger.debug("checkpoint of %s skipped: %s", self._path, exc)
                 if self._stop.wait(self._interval):
                     return
         finally:

@@ -146,6 +146,17 @@ class Database:
                 yield conn
 
     @contextmanager
+    def exclusive(self) -> Iterator[sqlite3.Connection]:
+        """``read()`` with the background checkpoints held off: for checkpointing
+        and vacuuming the file from this connection."""
+        if self._checkpointer is None:
+            with self.read() as conn:
+                yield conn
+            return
+        with self._checkpointer.paused(), self.read() as conn:
+            yield conn
+
+    @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """The connection inside a transaction (joined if one is open)."""
         with self.transaction() as conn, translate_errors():

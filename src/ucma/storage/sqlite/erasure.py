@@ -301,7 +301,7 @@ class SQLiteErasureStore(ErasureStore):
     # -- the files --------------------------------------------------------------
 
     def scrub(self) -> tuple[bool, bool]:
-        with self._db.read() as conn:
+        with self._db.exclusive() as conn:
             checkpointed = _checkpoint(conn)
             try:
                 conn.execute("VACUUM")
