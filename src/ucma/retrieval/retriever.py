@@ -545,9 +545,10 @@ class Retriever:
     def _said_before_replies(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
         """Each assistant reply among ``hits`` preceded by the turn it answers, when
         that turn was found too, by its own match (not only as the reply's context):
-        what the user said is the record, and a reply that
-        restates it at length outranked it (BEAM's evidence is mostly user turns).
-        Scores stay in place."""
+        what the user said is the record, and a reply restating it at length
+        outranked it (BEAM's evidence is mostly user turns). A reply answers the
+        turn before it when the two are close (``reply_prompt_cosine``). Scores
+        stay in place, so they still descend."""
         if not self._config.retrieval.prompts_before_replies:
             return hits
         replies = [h.id for h in hits if _generic(h.memory, "assistant")]
