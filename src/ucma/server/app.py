@@ -3,7 +3,8 @@
 A thin FastAPI layer over :class:`ucma.engine.AsyncMemory`; the routes live in
 ``ucma.server.routes`` (one module per resource), authentication in ``ucma.server.auth``,
 errors in ``ucma.server.errors`` (every failure is ``{"error": {"code", "message"}}``),
-body limits in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
+what one request may cost (body and header sizes, JSON depth, body timeouts, requests
+in progress) in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
 ``/docs`` (Swagger UI) and ``/redoc`` with assets the service serves itself from the
 ``fastapi-offline`` package (no CDN: the docs work offline).
 
@@ -26,7 +27,7 @@ from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 
 import ucma
-from ucma.config import UCMAConfig
+from ucma.config import ServiceConfig, UCMAConfig
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings.base import preload
 from ucma.engine import AsyncMemory
@@ -35,12 +36,12 @@ from ucma.lifecycle.gardener import maintenance_loop
 from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
 from ucma.server.inspector import render_page
-from ucma.server.limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IMPORT_BYTES, BodySizeLimit
+from ucma.server.limits import RequestLimits
 from ucma.server.openapi import describe_errors
 from ucma.server.routes import ROUTERS
 from ucma.server.schemas import MAX_ID_CHARS
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "DOCS_ASSETS", "create_app"]
+__all__ = ["DOCS_ASSETS", "ServiceConfig", "create_app"]
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +68,7 @@ def create_app(
     home: Path | None = None,
     config: UCMAConfig | None = None,
     require_keys: bool | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
+    limits: ServiceConfig | None = None,
     mcp: bool | None = None,
     host: str = "127.0.0.1",
     maintenance: bool = True,
@@ -97,6 +97,8 @@ def create_app(
     ``ConsolidationConfig.interval_seconds``) until shutdown. ``sources`` are sources of
     truth attached to the engine (``ucma.conflicts.source_file.load_sources`` reads them
     from a file), so memory-versus-database conflicts work for the service's users.
+    ``limits`` bound each request's size and time and the requests in progress
+    (``ucma.config.ServiceConfig``; its defaults when None).
     """
     owned = memory is None
     if memory is not None and config is not None:
@@ -160,7 +162,9 @@ def create_app(
     app.state.memory = engine
     app.state.access = access
     app.add_middleware(
-        BodySizeLimit, max_bytes=max_body_bytes, per_path={"/v1/import": max_import_bytes}
+        RequestLimits,
+        limits=limits or ServiceConfig(),
+        max_json_depth=engine.config.limits.max_json_depth,
     )
     install_error_handlers(app)
     for router in ROUTERS:

@@ -21,8 +21,22 @@ _ENVELOPE = "#/components/schemas/ErrorBody"
 _ANY = {
     "400": "Bad request: the body is not valid JSON or not UTF-8 "
     "(`malformed_json`, `invalid_utf8`), or the request is refused by configuration.",
+    "408": "The request body stalled: it did not arrive within the service's body timeout "
+    "or paused too long (`request_timeout`); the connection is closed.",
+    "431": "The request headers are larger than the service accepts (`headers_too_large`).",
     "500": "Internal error (`internal_error`, `storage_error`); see the server log.",
-    "503": "The embedding model could not be loaded or run (`embedding_error`).",
+    "503": "The service is at its limit of requests in progress (`overloaded`; retry after "
+    "the seconds in `Retry-After`), or the embedding model could not be loaded or run "
+    "(`embedding_error`).",
+}
+#: Headers of an error status, where it has any.
+_HEADERS = {
+    "503": {
+        "Retry-After": {
+            "description": "Seconds to wait before retrying (sent with `overloaded`).",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
 }
 _KEYED = {
     "401": "Missing, unknown or revoked API key (`unauthorized`).",
@@ -32,19 +46,23 @@ _KEYED = {
     "`secret_refused`): the message says what to fix; `details` lists the fields.",
 }
 _WITH_BODY = {
-    "413": "The body is larger than the service accepts (`payload_too_large`), or an "
-    "import line breaks an input limit (`input_limit_exceeded`).",
+    "413": "The body is larger than the service accepts (`payload_too_large`), or it "
+    "(or an import line) breaks an input limit such as the JSON nesting depth "
+    "(`input_limit_exceeded`).",
     "415": "The body is not of a media type the operation reads (`unsupported_media_type`).",
 }
 ERROR_STATUSES = frozenset({*_ANY, *_KEYED, *_WITH_BODY, "409"})
 _UNKEYED = frozenset({"/v1/health"})
 
 
-def _error(description: str) -> dict[str, Any]:
-    return {
+def _error(status: str, description: str) -> dict[str, Any]:
+    response: dict[str, Any] = {
         "description": description,
         "content": {"application/json": {"schema": {"$ref": _ENVELOPE}}},
     }
+    if status in _HEADERS:
+        response["headers"] = _HEADERS[status]
+    return response
 
 
 def describe_errors(schema: dict[str, Any]) -> dict[str, Any]:
@@ -67,10 +85,10 @@ def describe_errors(schema: dict[str, Any]) -> dict[str, Any]:
                     continue  # a route's own answer for this status
                 if status != "422" and documented.get("description"):
                     description = documented["description"]  # the route says more
-                responses[status] = _error(description)
+                responses[status] = _error(status, description)
             for status, response in responses.items():
                 if status in ERROR_STATUSES and "content" not in response:
-                    responses[status] = _error(response.get("description", ""))
+                    responses[status] = _error(status, response.get("description", ""))
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     return schema
