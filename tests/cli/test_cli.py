@@ -234,7 +234,9 @@ def test_serve_prints_the_database_and_binds_loopback(
 
     served: dict[str, object] = {}
 
-    def fake_run(app: object, *, host: str, port: int, h11_max_incomplete_event_size: int) -> None:
+    def fake_run(
+        app: object, *, host: str, port: int, h11_max_incomplete_event_size: int, http: object
+    ) -> None:
         served.update(app=app, host=host, port=port, headers=h11_max_incomplete_event_size)
 
     monkeypatch.setattr(uvicorn, "run", fake_run)

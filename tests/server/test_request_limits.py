@@ -24,6 +24,7 @@ from tests.server.conftest import BASE_URL, error_of
 from ucma.errors import ConfigError
 from ucma.server import ServiceConfig, create_app
 from ucma.server.limits import RequestLimits
+from ucma.server.protocol import header_deadline_protocol
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -161,4 +162,23 @@ def test_a_stalled_body_on_a_real_socket_gets_408_and_the_connection_closes(
     head, _, body = received.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 408")
     assert b"connection: close" in head.lower()
+    assert json.loads(body)["error"]["code"] == "request_timeout"
+
+
+def test_headers_that_stall_get_408_and_the_connection_closes(
+    tmp_path: Path, live_server: Callable[..., AbstractContextManager[str]]
+) -> None:
+    app = create_app(home=tmp_path, require_keys=False, mcp=False, maintenance=False)
+    with live_server(app, http=header_deadline_protocol(0.5)) as url:
+        address = urlsplit(url)
+        with socket.create_connection((address.hostname, address.port), timeout=60) as sock:
+            sock.sendall(b"GET /v1/health HTTP/1.1\r\nhost: x\r\n\r\n")  # kept alive after
+            sock.sendall(b"POST /v1/observe HTTP/1.1\r\nhost: x\r\nx-slow: ")
+            received = b""
+            while chunk := sock.recv(65536):  # until the server closes the connection
+                received += chunk
+    first, _, second = received.partition(b"\r\n\r\n")
+    assert first.startswith(b"HTTP/1.1 200")
+    head, _, body = second[second.index(b"HTTP/1.1") :].partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408")
     assert json.loads(body)["error"]["code"] == "request_timeout"

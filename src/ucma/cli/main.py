@@ -224,6 +224,7 @@ def serve(
         import uvicorn
 
         from ucma.server import create_app
+        from ucma.server.protocol import header_deadline_protocol
     except ImportError as exc:
         fail(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
@@ -279,7 +280,13 @@ def serve(
             sources=truths,
             limits=limits,
         )
-        uvicorn.run(app_, host=host, port=port, h11_max_incomplete_event_size=max_header_bytes)
+        uvicorn.run(
+            app_,
+            host=host,
+            port=port,
+            http=header_deadline_protocol(body_timeout),
+            h11_max_incomplete_event_size=max_header_bytes,
+        )
 
 
 @app.command()

@@ -19,11 +19,14 @@ sees it: a client that sends a few bytes and stalls gets 408 and its connection 
 instead of holding a worker. An import body (``/v1/import``) is streamed to the route a
 chunk at a time, so only the pause between chunks is bounded; its lines are bounded by the
 engine's ``LimitsConfig``. ``max_concurrent_requests`` bounds the requests in progress at
-once; one more is answered 503 at once, never queued (``/v1/health`` is not counted, so
-a liveness probe still answers under load).
+once, counted from when the body is whole (an import from its first chunk), so clients
+that send slowly do not take the places of those that have sent; one more is answered
+503 at once, never queued (``/v1/health`` is not counted, so a liveness probe still
+answers under load).
 
 Headers are read by the HTTP server before any of this runs; ``ucma serve`` passes
-``max_header_bytes`` to it as well (uvicorn's ``h11_max_incomplete_event_size``).
+``max_header_bytes`` to it as well (uvicorn's ``h11_max_incomplete_event_size``) and
+bounds the time to send them (``ucma.server.protocol``).
 """
 
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -76,6 +79,11 @@ class RequestLimits:
         if path in _UNCOUNTED:
             await self.app(scope, receive, send)
             return
+        await self._limited(scope, receive, send, path, dict(headers))
+
+    async def _counted(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        """Run the app as one of the requests in progress, or answer 503 if it is full."""
+        limits = self.limits
         if self.in_flight >= limits.max_concurrent_requests:
             response = error_response(
                 503,
@@ -88,7 +96,7 @@ class RequestLimits:
             return
         self.in_flight += 1
         try:
-            await self._limited(scope, receive, send, path, dict(headers))
+            await self.app(scope, receive, send)
         finally:
             self.in_flight -= 1
 
@@ -107,7 +115,7 @@ class RequestLimits:
             await _refuse(413, "payload_too_large", too_large, scope, receive, send, close=True)
             return
         if path == IMPORT_PATH:
-            await self.app(scope, self._streamed(receive, limit, too_large), send)
+            await self._counted(scope, self._streamed(receive, limit, too_large), send)
             return
         try:
             with anyio.fail_after(self.limits.body_timeout):
@@ -133,7 +141,7 @@ class RequestLimits:
                 )
                 await _refuse(413, "input_limit_exceeded", message, scope, receive, send)
                 return
-        await self.app(scope, _replay(body, receive), send)
+        await self._counted(scope, _replay(body, receive), send)
 
     async def _read_body(self, receive: _Receive, limit: int) -> tuple[bytes | None, bool]:
         """(body, True) once it is whole; (None, True) past ``limit`` (the rest unread);
