@@ -8,11 +8,12 @@ adds those to each operation of the generated document, so a client generated fr
 or a contract test (schemathesis), sees what the service really does.
 """
 
+import copy
 from typing import Any
 
 from ucma.server.schemas import ErrorBody
 
-__all__ = ["ERROR_STATUSES", "describe_errors"]
+__all__ = ["ERROR_STATUSES", "describe_errors", "require_user_id"]
 
 _ENVELOPE = "#/components/schemas/ErrorBody"
 
@@ -92,3 +93,52 @@ def describe_errors(schema: dict[str, Any]) -> dict[str, Any]:
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)
     return schema
+
+
+def require_user_id(schema: dict[str, Any]) -> dict[str, Any]:
+    """The document of local mode (no API keys), where every request names its user:
+    a copy of ``schema`` in which ``user_id`` is required and not null, in the query and
+    in every body, and bodies that carry only a scope are required too. A request that
+    does send a key is held to the key's scope instead (``ucma.server.auth``)."""
+    local = copy.deepcopy(schema)
+    for component in local.get("components", {}).get("schemas", {}).values():
+        properties = component.get("properties", {})
+        if "user_id" in properties:
+            properties["user_id"] = _named_user(properties["user_id"])
+            required = component.setdefault("required", [])
+            if "user_id" not in required:
+                required.insert(0, "user_id")
+    for operations in local.get("paths", {}).values():
+        for operation in operations.values():
+            scoped = False
+            for parameter in operation.get("parameters", []):
+                if parameter.get("name") == "user_id" and parameter.get("in") == "query":
+                    parameter["required"] = True
+                    parameter["schema"] = _named_user(parameter["schema"])
+                    parameter["description"] = _LOCAL_USER
+                    scoped = True
+            body = operation.get("requestBody")
+            if body is not None and not body.get("required") and not scoped:
+                for media in body.get("content", {}).values():
+                    media["schema"] = _without_null(media["schema"])
+                body["required"] = True
+    return local
+
+
+_LOCAL_USER = "Whose memory: required, since no API key fixes it (local mode)."
+
+
+def _named_user(schema: dict[str, Any]) -> dict[str, Any]:
+    named = _without_null(schema)
+    named.pop("default", None)
+    named["description"] = _LOCAL_USER
+    return named
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` without its ``null`` alternative (``anyOf: [X, null]`` becomes X)."""
+    branches = [b for b in schema.get("anyOf", []) if b != {"type": "null"}]
+    if len(branches) != 1 or len(schema.get("anyOf", [])) != 2:
+        return dict(schema)
+    kept = {k: v for k, v in schema.items() if k not in ("anyOf", "default")}
+    return {**branches[0], **kept}
