@@ -588,6 +588,8 @@ class ServiceConfig:
     times seconds. Defaults suit one process on a small machine: a request body of
     1 MiB, an import of 1 GiB, 16 KiB of headers, 30 s to send a body with no pause
     over 10 s, and 32 requests at once (each may run the embedding model).
+    ``trim_memory_when_idle`` gives freed memory back to the operating system when no
+    request is in progress (glibc's ``malloc_trim``; ``ucma.server.trim``).
     """
 
     max_body_bytes: int = 1024 * 1024
@@ -597,6 +599,7 @@ class ServiceConfig:
     body_idle_timeout: float = 10.0
     max_concurrent_requests: int = 32
     retry_after_seconds: int = 1
+    trim_memory_when_idle: bool = True
 
     def __post_init__(self) -> None:
         _check(self)

@@ -25,6 +25,7 @@ from ucma.errors import ConfigError
 from ucma.server import ServiceConfig, create_app
 from ucma.server.limits import RequestLimits
 from ucma.server.protocol import header_deadline_protocol
+from ucma.server.trim import malloc_trim
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -182,3 +183,27 @@ def test_headers_that_stall_get_408_and_the_connection_closes(
     head, _, body = second[second.index(b"HTTP/1.1") :].partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 408")
     assert json.loads(body)["error"]["code"] == "request_timeout"
+
+
+async def test_freed_memory_is_trimmed_when_the_last_request_ends() -> None:
+    if malloc_trim() is None:
+        pytest.skip("this C library has no malloc_trim (not glibc)")
+    held = HeldApp()
+    guard = RequestLimits(held, ServiceConfig(), max_json_depth=64)
+    assert guard.idle_trim is not None
+    async with _client(guard) as client:
+        first = asyncio.create_task(client.post("/v1/observe", content=b"{}"))
+        await held.entered.wait()
+        held.entered.clear()
+        second = asyncio.create_task(client.post("/v1/observe", content=b"{}"))
+        await held.entered.wait()
+        assert guard.in_flight == 2
+        held.release.set()
+        await asyncio.gather(first, second)
+    assert guard.in_flight == 0
+    assert guard.idle_trim.trims == 1  # only the request that left the service idle
+
+
+def test_trimming_can_be_turned_off() -> None:
+    guard = RequestLimits(HeldApp(), ServiceConfig(trim_memory_when_idle=False), 64)
+    assert guard.idle_trim is None

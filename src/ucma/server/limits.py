@@ -22,7 +22,8 @@ engine's ``LimitsConfig``. ``max_concurrent_requests`` bounds the requests in pr
 once, counted from when the body is whole (an import from its first chunk), so clients
 that send slowly do not take the places of those that have sent; one more is answered
 503 at once, never queued (``/v1/health`` is not counted, so a liveness probe still
-answers under load).
+answers under load). When the last request in progress ends, freed memory is given back
+to the operating system (``ucma.server.trim``; ``trim_memory_when_idle``).
 
 Headers are read by the HTTP server before any of this runs; ``ucma serve`` passes
 ``max_header_bytes`` to it as well (uvicorn's ``h11_max_incomplete_event_size``) and
@@ -37,6 +38,7 @@ from starlette.exceptions import HTTPException
 
 from ucma.config import ServiceConfig
 from ucma.server.errors import error_response
+from ucma.server.trim import IdleTrim
 from ucma.validation import json_depth
 
 __all__ = ["IMPORT_PATH", "RequestLimits"]
@@ -64,6 +66,7 @@ class RequestLimits:
         self.limits = limits
         self.max_json_depth = max_json_depth
         self.in_flight = 0
+        self.idle_trim = IdleTrim() if limits.trim_memory_when_idle else None
 
     async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope["type"] != "http":
@@ -99,6 +102,8 @@ class RequestLimits:
             await self.app(scope, receive, send)
         finally:
             self.in_flight -= 1
+            if self.idle_trim is not None:
+                await self.idle_trim.request_done(self.in_flight)
 
     async def _limited(
         self,
