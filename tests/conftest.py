@@ -12,6 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,23 +72,24 @@ def sync_memory(db_path: Path, local_embedder: LocalEmbedder) -> Iterator[object
 
 
 @pytest.fixture(scope="session")
-def live_server() -> Iterator[Callable[[object], AbstractContextManager[str]]]:
+def live_server() -> Iterator[Callable[..., AbstractContextManager[str]]]:
     """Run an ASGI app with uvicorn on a free loopback port for the length of a ``with``.
 
-    Yields a function: ``with live_server(app) as base_url: ...``. The server runs in a
-    thread with its lifespan (unlike ASGI test transports) and is stopped at the end.
+    Yields a function: ``with live_server(app, **uvicorn_options) as base_url: ...``. The
+    server runs in a thread with its lifespan (unlike ASGI test transports) and is stopped
+    at the end.
     """
     import threading
 
     import uvicorn
 
     @contextmanager
-    def serve(app: object) -> Iterator[str]:
+    def serve(app: object, **options: Any) -> Iterator[str]:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", **options)  # type: ignore[arg-type]
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()

@@ -37,6 +37,7 @@ __all__ = [
     "RetrievalConfig",
     "SalienceConfig",
     "SensoryConfig",
+    "ServiceConfig",
     "UCMAConfig",
     "WorkingMemoryConfig",
 ]
@@ -609,6 +610,43 @@ class LimitsConfig:
         _check(self)
         if self.max_json_depth < 8:
             raise ConfigError("LimitsConfig.max_json_depth must be at least 8 (a record nests 4)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceConfig:
+    """What one request to the service (``ucma serve``) may cost: its size, the time to
+    send its body, and how many requests may be in progress at once (``ucma.server.limits``).
+
+    ``ucma serve`` has a flag for each (``--max-body-bytes`` ...). Sizes are bytes,
+    times seconds. Defaults suit one process on a small machine: a request body of
+    1 MiB, an import of 1 GiB, 16 KiB of headers, 30 s to send a body with no pause
+    over 10 s, and 32 requests at once (each may run the embedding model).
+    ``trim_memory_when_idle`` gives freed memory back to the operating system when no
+    request is in progress (glibc's ``malloc_trim``; ``ucma.server.trim``).
+    """
+
+    max_body_bytes: int = 1024 * 1024
+    max_import_bytes: int = 1024 * 1024 * 1024
+    max_header_bytes: int = 16 * 1024
+    body_timeout: float = 30.0
+    body_idle_timeout: float = 10.0
+    max_concurrent_requests: int = 32
+    retry_after_seconds: int = 1
+    trim_memory_when_idle: bool = True
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in ("max_body_bytes", "max_import_bytes", "max_header_bytes"):
+            if getattr(self, name) < 1024:
+                raise ConfigError(f"ServiceConfig.{name} must be at least 1024 bytes")
+        for name in ("body_timeout", "body_idle_timeout"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"ServiceConfig.{name} must be a positive number of seconds")
+        if self.max_concurrent_requests < 1:
+            raise ConfigError("ServiceConfig.max_concurrent_requests must be at least 1")
+        if self.retry_after_seconds < 1:
+            raise ConfigError("ServiceConfig.retry_after_seconds must be at least 1")
 
 
 @dataclass(frozen=True, kw_only=True)

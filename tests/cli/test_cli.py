@@ -6,11 +6,13 @@ import importlib.metadata
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from ucma.cli.main import app
+from ucma.config import ServiceConfig
 from ucma.serialization import iso_time
 
 COMMANDS = [
@@ -235,8 +237,10 @@ def test_serve_prints_the_database_and_binds_loopback(
 
     served: dict[str, object] = {}
 
-    def fake_run(app: object, *, host: str, port: int) -> None:
-        served.update(app=app, host=host, port=port)
+    def fake_run(
+        app: object, *, host: str, port: int, h11_max_incomplete_event_size: int, http: object
+    ) -> None:
+        served.update(app=app, host=host, port=port, headers=h11_max_incomplete_event_size)
 
     monkeypatch.setattr(uvicorn, "run", fake_run)
     home = tmp_path / "fresh" / "home"
@@ -246,7 +250,37 @@ def test_serve_prints_the_database_and_binds_loopback(
     assert str(home / "ucma.db") in out.replace("\n", "")
     assert "127.0.0.1" in out
     assert served["host"] == "127.0.0.1" and served["port"] == 9999
+    assert served["headers"] == ServiceConfig().max_header_bytes
     assert served["app"].state.memory.path == home / "ucma.db"  # type: ignore[attr-defined]
+
+
+def test_serve_flags_set_the_service_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import uvicorn
+
+    from ucma.server.limits import RequestLimits
+
+    served: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
+    code, _, err = run(
+        "serve", "--home", str(tmp_path), "--max-body-bytes", "4096", "--max-header-bytes",
+        "2048", "--body-timeout", "6", "--max-concurrent-requests", "3", "--max-batch-items", "7",
+    )  # fmt: skip
+    assert code == 0, err
+    app = served["app"]
+    [guard] = [m for m in app.user_middleware if m.cls is RequestLimits]
+    assert guard.kwargs["limits"] == ServiceConfig(
+        max_body_bytes=4096,
+        max_header_bytes=2048,
+        body_timeout=6.0,
+        body_idle_timeout=2.0,
+        max_concurrent_requests=3,
+    )
+    assert app.state.memory.config.limits.max_batch_size == 7
+    assert served["h11_max_incomplete_event_size"] == 2048
+    code, _, err = run("serve", "--home", str(tmp_path), "--max-body-bytes", "10")
+    assert code == 2 and "1024" in err
 
 
 def fake_uvicorn(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
@@ -254,7 +288,7 @@ def fake_uvicorn(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 
     served: dict[str, object] = {}
 
-    def fake_run(app: object, *, host: str, port: int) -> None:
+    def fake_run(app: object, *, host: str, port: int, **options: object) -> None:
         served.update(app=app, host=host, port=port)
 
     monkeypatch.setattr(uvicorn, "run", fake_run)

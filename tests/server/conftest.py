@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from ucma.config import LimitsConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.server import create_app
+from ucma.server import ServiceConfig, create_app
 
 BASE_URL = "http://ucma.test"
 MAX_BODY = 64_000
@@ -41,8 +41,7 @@ def _app(engine: AsyncMemory, *, require_keys: bool) -> FastAPI:
     return create_app(
         engine,
         require_keys=require_keys,
-        max_body_bytes=MAX_BODY,
-        max_import_bytes=MAX_IMPORT,
+        limits=ServiceConfig(max_body_bytes=MAX_BODY, max_import_bytes=MAX_IMPORT),
         mcp=False,
     )
 

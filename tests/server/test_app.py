@@ -27,7 +27,7 @@ from ucma.errors import (
     UCMAError,
     ValidationError,
 )
-from ucma.server import create_app
+from ucma.server import ServiceConfig, create_app
 
 pytestmark = pytest.mark.anyio
 
@@ -45,7 +45,7 @@ async def memory(tmp_path: Path, local_embedder: LocalEmbedder) -> AsyncIterator
 
 @pytest.fixture
 def app(memory: AsyncMemory) -> FastAPI:
-    return create_app(memory, max_body_bytes=64_000)
+    return create_app(memory, limits=ServiceConfig(max_body_bytes=64_000))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from ucma.engine import AsyncMemory
-from ucma.server import create_app
+from ucma.server import ServiceConfig, create_app
 
 from .conftest import BASE_URL, error_of
 
@@ -22,7 +22,8 @@ NDJSON = {"content-type": "application/x-ndjson"}
 @pytest.fixture
 async def client(engine: AsyncMemory) -> AsyncIterator[httpx.AsyncClient]:
     """Local mode with a 16 MiB import limit, so the bodies below reach the reader."""
-    app = create_app(engine, max_import_bytes=16 * 1024 * 1024, mcp=False, maintenance=False)
+    limits = ServiceConfig(max_import_bytes=16 * 1024 * 1024)
+    app = create_app(engine, limits=limits, mcp=False, maintenance=False)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as client:
         yield client

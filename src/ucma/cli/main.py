@@ -54,6 +54,7 @@ from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
 from ucma.cli.strategies import register as register_strategy_commands
 from ucma.cli.transfer import export_command, import_command
+from ucma.config import ServiceConfig
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -158,6 +159,13 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+#: The service's default limits, for the defaults of ``ucma serve``'s options.
+_SERVICE = ServiceConfig()
+#: Most items in one batch observe over the service: a batch is embedded in one request,
+#: and 256 texts of 256 tokens take about 45 s of two shared cores.
+DEFAULT_SERVICE_BATCH = 256
+
+
 # ----------------------------------------------------------------------------- commands
 
 
@@ -180,18 +188,45 @@ def serve(
             "their values win over memory, and a disagreement is reported as a conflict.",
         ),
     ] = None,
+    max_body_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest request body; larger ones get 413.")
+    ] = _SERVICE.max_body_bytes,
+    max_import_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest import body (JSON Lines, streamed).")
+    ] = _SERVICE.max_import_bytes,
+    max_header_bytes: Annotated[
+        int, typer.Option(min=1024, help="Largest request headers; larger ones get 431.")
+    ] = _SERVICE.max_header_bytes,
+    body_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0.001,
+            help="Seconds a client may take to send a body (a pause within any body: a "
+            "third of that); a stalled body gets 408 and its connection closed.",
+        ),
+    ] = _SERVICE.body_timeout,
+    max_concurrent_requests: Annotated[
+        int,
+        typer.Option(min=1, help="Requests in progress at once; one more gets 503 (Retry-After)."),
+    ] = _SERVICE.max_concurrent_requests,
+    max_batch_items: Annotated[
+        int,
+        typer.Option(min=1, help="Most items in one batch observe (each is embedded)."),
+    ] = DEFAULT_SERVICE_BATCH,
 ) -> None:
     """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
 
     On 127.0.0.1 the service runs in local mode (no authentication) until an API key
     exists; a key created while it runs (ucma keys create) is required from the next
     request. Any other address needs keys from the start. --no-auth ignores keys (local
-    mode, loopback addresses only).
+    mode, loopback addresses only). The --max-* and --body-timeout options bound what
+    one request may cost (docs/isolation.md, "Input limits").
     """
     try:
         import uvicorn
 
         from ucma.server import create_app
+        from ucma.server.protocol import header_deadline_protocol
     except ImportError as exc:
         fail(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
@@ -228,14 +263,32 @@ def serve(
     for truth in truths:
         out.print(f"  source of truth  {truth.name}", markup=False)
     with reported_errors():
+        config = engine_config()
+        limits = ServiceConfig(
+            max_body_bytes=max_body_bytes,
+            max_import_bytes=max_import_bytes,
+            max_header_bytes=max_header_bytes,
+            body_timeout=body_timeout,
+            body_idle_timeout=body_timeout / 3,
+            max_concurrent_requests=max_concurrent_requests,
+        )
         app_ = create_app(
             home=home_folder(home),
             require_keys=require_keys,
             host=host,
-            config=engine_config(),
+            config=dataclasses.replace(
+                config, limits=dataclasses.replace(config.limits, max_batch_size=max_batch_items)
+            ),
             sources=truths,
+            limits=limits,
         )
-        uvicorn.run(app_, host=host, port=port)
+        uvicorn.run(
+            app_,
+            host=host,
+            port=port,
+            http=header_deadline_protocol(body_timeout),
+            h11_max_incomplete_event_size=max_header_bytes,
+        )
 
 
 @app.command()

@@ -260,6 +260,11 @@ class LocalEmbedder(Embedder):
             options.intra_op_num_threads = self.intra_op_threads
             options.inter_op_num_threads = 1
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            # No CPU memory arena: the arena keeps the peak of every tensor shape it has
+            # seen for the life of the process. Measured on 64 texts of 256 tokens after
+            # 2 x 192 short ones: resident memory 1,731 MB with the arena, 280 MB
+            # without, at the same CPU time (5.1 s vs 5.3 s for the short ones).
+            options.enable_cpu_mem_arena = False
             session = onnxruntime.InferenceSession(
                 model_bytes, sess_options=options, providers=["CPUExecutionProvider"]
             )

@@ -3,7 +3,8 @@
 A thin FastAPI layer over :class:`ucma.engine.AsyncMemory`; the routes live in
 ``ucma.server.routes`` (one module per resource), authentication in ``ucma.server.auth``,
 errors in ``ucma.server.errors`` (every failure is ``{"error": {"code", "message"}}``),
-body limits in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
+what one request may cost (body and header sizes, JSON depth, body timeouts, requests
+in progress) in ``ucma.server.limits``. OpenAPI is at ``/openapi.json``, rendered at
 ``/docs`` (Swagger UI) and ``/redoc`` with assets the service serves itself from the
 ``fastapi-offline`` package (no CDN: the docs work offline).
 
@@ -12,21 +13,22 @@ endpoint annotations eagerly.
 """
 
 import asyncio
+import dataclasses
 import importlib.util
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 
 import ucma
-from ucma.config import UCMAConfig
+from ucma.config import ServiceConfig, UCMAConfig
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings.base import preload
 from ucma.engine import AsyncMemory
@@ -35,12 +37,12 @@ from ucma.lifecycle.gardener import maintenance_loop
 from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
 from ucma.server.inspector import render_page
-from ucma.server.limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_IMPORT_BYTES, BodySizeLimit
-from ucma.server.openapi import describe_errors
+from ucma.server.limits import RequestLimits
+from ucma.server.openapi import describe_errors, require_user_id
 from ucma.server.routes import ROUTERS
 from ucma.server.schemas import MAX_ID_CHARS
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "DEFAULT_MAX_IMPORT_BYTES", "DOCS_ASSETS", "create_app"]
+__all__ = ["DOCS_ASSETS", "ServiceConfig", "create_app"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,9 +55,17 @@ Long-term memory for LLM agents: observe what happens, remember what matters, le
 **Scope.** Every memory belongs to a user (and an agent of that user). With an API key
 (`Authorization: Bearer <token>`, created with `ucma keys create --user U`) the scope comes
 from the key; `user_id` may then be left out, and naming another user answers 404. In local
-mode (no keys, bound to 127.0.0.1) every request names its `user_id`.
+mode (no keys, bound to 127.0.0.1) every request names its `user_id`, and this document
+says so: it is served for the mode the service is in (`user_id` required while no key
+exists).
 
-**Errors** are JSON: `{"error": {"code": "...", "message": "..."}}`.
+**Limits.** A request body over {max_body_bytes} bytes (an import: {max_import_bytes}),
+JSON nested deeper than {max_json_depth} levels or headers over {max_header_bytes} bytes
+are refused (413, 431); a body not sent within {body_timeout:g} s gets 408; a request that
+arrives while {max_concurrent_requests} are in progress gets 503 with `Retry-After`.
+`ucma serve` options set each limit.
+
+**Errors** are JSON: `{{"error": {{"code": "...", "message": "..."}}}}`.
 
 **Lists** are pages: `limit` and `offset` in, `items` and `next_offset` (null at the end) out.
 """
@@ -67,8 +77,7 @@ def create_app(
     home: Path | None = None,
     config: UCMAConfig | None = None,
     require_keys: bool | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_import_bytes: int = DEFAULT_MAX_IMPORT_BYTES,
+    limits: ServiceConfig | None = None,
     mcp: bool | None = None,
     host: str = "127.0.0.1",
     maintenance: bool = True,
@@ -97,6 +106,8 @@ def create_app(
     ``ConsolidationConfig.interval_seconds``) until shutdown. ``sources`` are sources of
     truth attached to the engine (``ucma.conflicts.source_file.load_sources`` reads them
     from a file), so memory-versus-database conflicts work for the service's users.
+    ``limits`` bound each request's size and time and the requests in progress
+    (``ucma.config.ServiceConfig``; its defaults when None).
     """
     owned = memory is None
     if memory is not None and config is not None:
@@ -108,6 +119,7 @@ def create_app(
     for source in sources:
         engine.add_source_of_truth(source)
     access = Access(engine, require_keys)
+    limits = limits or ServiceConfig()
     if mcp is None:
         mcp = importlib.util.find_spec("mcp") is not None
     mcp_server = _mcp_server(access, host) if mcp else None
@@ -154,25 +166,40 @@ def create_app(
         title="UCMA",
         version=ucma.__version__,
         summary="Long-term memory for LLM agents: observe, remember, learn.",
-        description=_DESCRIPTION,
+        description=_DESCRIPTION.format(
+            max_json_depth=engine.config.limits.max_json_depth, **dataclasses.asdict(limits)
+        ),
         lifespan=lifespan,
     )
     app.state.memory = engine
     app.state.access = access
     app.add_middleware(
-        BodySizeLimit, max_bytes=max_body_bytes, per_path={"/v1/import": max_import_bytes}
+        RequestLimits,
+        limits=limits,
+        max_json_depth=engine.config.limits.max_json_depth,
     )
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
     generate = app.openapi
+    documents: dict[bool, dict[str, Any]] = {}
+
+    def document(local: bool) -> dict[str, Any]:
+        """The OpenAPI document of local mode (user_id required) or of keyed mode."""
+        if local not in documents:
+            keyed = documents.get(False) or describe_errors(generate())
+            documents[False] = keyed
+            documents[True] = require_user_id(keyed)
+        return documents[local]
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = describe_errors(generate())
+            app.openapi_schema = document(local=require_keys is False)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    if require_keys is None:
+        _serve_document_of_the_mode(app, access, document)
     if mcp_server is not None:
         from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 
@@ -202,6 +229,20 @@ def create_app(
         )
 
     return app
+
+
+def _serve_document_of_the_mode(
+    app: FastAPI, access: Access, document: Callable[[bool], dict[str, Any]]
+) -> None:
+    """Serve ``/openapi.json`` for the mode the service is in when it is asked: local
+    (user_id required) while the database holds no live key, keyed once one exists."""
+    url = app.openapi_url
+    app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", None) != url]
+
+    async def openapi_document(request: Request) -> JSONResponse:
+        return JSONResponse(document(not await access.keys_required()))
+
+    app.router.routes.insert(0, Route(url or "/openapi.json", endpoint=openapi_document))
 
 
 def _mcp_server(access: Access, host: str) -> Any:

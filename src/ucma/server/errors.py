@@ -23,6 +23,10 @@ import beyond a LimitsConfig      413     ``input_limit_exceeded``
 bound (JSON depth, line length,
 line or blank-line count)
 body of the wrong media type      415     ``unsupported_media_type``
+JSON body nested too deep         413     ``input_limit_exceeded``
+body stalled (sent too slowly)    408     ``request_timeout``
+headers larger than the limit     431     ``headers_too_large``
+too many requests in progress     503     ``overloaded`` (``Retry-After``)
 ProviderError                     502     ``provider_error``
 EmbeddingError                    503     ``embedding_error``
 StorageError, anything else       500     the error's code / ``internal_error``
@@ -82,6 +86,7 @@ _CODE_BY_STATUS = {
     401: "unauthorized",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "payload_too_large",
     415: "unsupported_media_type",
 }

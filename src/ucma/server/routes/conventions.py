@@ -7,9 +7,10 @@ import dataclasses
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from ucma import serialization
+from ucma.engine.conventions import MAX_FILTER_KEYS
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import MemoryId, ObservationResponse
 from ucma.server.schemas import AgentQuery, Identifier, JsonObject, ScopedBody, Text, UserQuery
@@ -27,6 +28,8 @@ def _query_true(value: Any) -> Any:
 router = APIRouter(prefix="/v1", tags=["memory"])
 
 FilterValue = str | int | float | bool | None
+#: A metadata key: a filter on the empty key is refused.
+FilterKey = Annotated[str, StringConstraints(min_length=1)]
 
 
 class Message(BaseModel):
@@ -87,8 +90,9 @@ class SearchRequest(ScopedBody):
     )
 
     query: Text
-    filters: dict[str, FilterValue] | None = Field(
+    filters: dict[FilterKey, FilterValue] | None = Field(
         default=None,
+        max_length=MAX_FILTER_KEYS,
         description="Equality on metadata keys; every key must match. With filters, every "
         "matching memory is ranked by meaning, so none is missed.",
     )

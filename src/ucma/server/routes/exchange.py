@@ -3,7 +3,7 @@
 The server never reads or writes a path a client names: ``GET /v1/export`` streams the
 scope's export in the response, and ``POST /v1/import`` reads the export from the request
 body (``application/x-ndjson``) a chunk at a time, so neither side holds a whole scope in
-memory. Import bodies have their own size limit (``max_import_bytes``).
+memory. Import bodies have their own size limit (``ServiceConfig.max_import_bytes``).
 """
 
 from collections.abc import AsyncIterator
