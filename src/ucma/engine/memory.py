@@ -39,6 +39,7 @@ from ucma.engine.erasure import Erasure
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
+from ucma.engine.opinions import Opinions
 from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
@@ -47,6 +48,7 @@ __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Opinions,
     EpisodeWrites,
     Conventions,
     KnowledgeWrites,
