@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
+    Bank,
     DuplicateAttempt,
     Episode,
     Fact,
@@ -30,6 +31,9 @@ from ucma.types import (
     MemoryKind,
     MemoryRecord,
     MemorySource,
+    Opinion,
+    OpinionEvidence,
+    OpinionStatus,
     Procedure,
     ProcedureStatus,
     ProcedureStep,
@@ -51,6 +55,9 @@ __all__ = [
     "iso_time",
     "outcome_report_to_dict",
     "recall_result_to_dict",
+    "opinion_from_dict",
+    "opinion_to_api_dict",
+    "opinion_to_dict",
     "record_from_dict",
     "record_to_api_dict",
     "record_to_dict",
@@ -68,6 +75,7 @@ _CLASSES: dict[MemoryKind, type[MemoryRecord]] = {
     MemoryKind.LEARNING: Learning,
 }
 _ENUM_FIELDS = {
+    "bank": Bank,
     "provenance": Provenance,
     "tier": Tier,
     "learning_type": LearningType,
@@ -83,7 +91,9 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
     """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``."""
     data = dataclasses.asdict(record)
     for name, value in data.items():
-        if isinstance(value, ProcedureStatus | FactStatus | Provenance | Tier | LearningType):
+        if isinstance(
+            value, ProcedureStatus | FactStatus | Provenance | Tier | LearningType | Bank
+        ):
             data[name] = value.value
     data["kind"] = record.kind.value
     data["effective_salience"] = record.effective_salience
@@ -136,6 +146,48 @@ def with_iso_times(data: dict[str, Any]) -> dict[str, Any]:
 def record_to_api_dict(record: MemoryRecord) -> dict[str, Any]:
     """``record_to_dict`` for people and API clients: ISO 8601 times beside the epochs."""
     return with_iso_times(record_to_dict(record))
+
+
+def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
+    """An opinion as JSON (events, export); ``opinion_from_dict`` reads it back."""
+    return {
+        "id": opinion.id,
+        "user_id": opinion.user_id,
+        "agent_id": opinion.agent_id,
+        "topic": opinion.topic,
+        "stance": opinion.stance,
+        "holder": opinion.holder,
+        "confidence": opinion.confidence,
+        "status": opinion.status.value,
+        "evidence": [e.to_dict() for e in opinion.evidence],
+        "memory_id": opinion.memory_id,
+        "replaces": opinion.replaces,
+        "replaced_by": opinion.replaced_by,
+        "created_at": opinion.created_at,
+        "updated_at": opinion.updated_at,
+    }
+
+
+def opinion_to_api_dict(opinion: Opinion) -> dict[str, Any]:
+    """``opinion_to_dict`` for people and API clients: ISO 8601 times beside the epochs."""
+    return with_iso_times(opinion_to_dict(opinion))
+
+
+def opinion_from_dict(data: dict[str, Any]) -> Opinion:
+    """Rebuild an opinion from ``opinion_to_dict`` output; ValidationError if malformed."""
+    try:
+        fields = {k: v for k, v in data.items() if not k.endswith("_iso")}
+        fields["status"] = OpinionStatus(fields.get("status", "current"))
+        fields["evidence"] = [OpinionEvidence(**e) for e in fields.get("evidence", [])]
+        opinion = Opinion(**fields)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ValidationError(f"invalid opinion: {exc}") from exc
+    if not isinstance(opinion.confidence, int | float) or not 0 <= opinion.confidence <= 1:
+        raise ValidationError("an opinion's confidence must be in [0, 1]")
+    for name in ("topic", "stance", "holder"):
+        if not isinstance(getattr(opinion, name), str):
+            raise ValidationError(f"an opinion's {name} must be a string")
+    return opinion
 
 
 def record_from_dict(data: dict[str, Any]) -> MemoryRecord:

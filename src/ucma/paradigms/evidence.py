@@ -27,11 +27,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ucma.config import OpinionConfig
 from ucma.events.log import Event, EventType, record
 from ucma.paradigms.opinions import evolve, opinion_key, stance_of_change
+from ucma.serialization import opinion_to_dict
 from ucma.storage.base import Storage
 from ucma.types import Bank, Opinion, OpinionEvidence, OpinionStatus, Scope
 
@@ -42,7 +42,6 @@ __all__ = [
     "apply_evidence",
     "apply_statements",
     "form_opinion",
-    "opinion_to_dict",
     "replay_opinions",
 ]
 
@@ -77,26 +76,6 @@ class StatedOpinion:
     claims: Sequence[PreferenceClaim] = field(default_factory=tuple)
     topic: str | None = None
     confidence: float | None = None
-
-
-def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
-    """An opinion as JSON (events, export, interfaces)."""
-    return {
-        "id": opinion.id,
-        "user_id": opinion.user_id,
-        "agent_id": opinion.agent_id,
-        "topic": opinion.topic,
-        "stance": opinion.stance,
-        "holder": opinion.holder,
-        "confidence": opinion.confidence,
-        "status": opinion.status.value,
-        "evidence": [e.to_dict() for e in opinion.evidence],
-        "memory_id": opinion.memory_id,
-        "replaces": opinion.replaces,
-        "replaced_by": opinion.replaced_by,
-        "created_at": opinion.created_at,
-        "updated_at": opinion.updated_at,
-    }
 
 
 def form_opinion(
