@@ -219,6 +219,7 @@ def hit_to_dict(hit: Hit) -> dict[str, Any]:
     return {
         "id": hit.id,
         "kind": hit.kind.value,
+        "bank": hit.memory.bank.value,
         "content": hit.content,
         "score": round(hit.score, SCORE_DECIMALS),
         "relevance": round(hit.relevance, SCORE_DECIMALS),
