@@ -5,9 +5,9 @@ not sudden reversal").
 The rule, with ``rate`` r and evidence weight w in (0, 1] (``OpinionConfig``):
 
 - evidence for an opinion moves its confidence c a share of the way to 1:
-  ``c + r * w * (1 - c)``; it never reaches 1, so no opinion becomes certain;
-- evidence against it takes a share of it away: ``c * (1 - r * w)``; it never
-  reaches 0;
+  ``c + r * w * (1 - c)``; it only approaches 1 (no opinion becomes certain);
+- evidence against it takes a share of it away: ``c * (1 - r * w)``; it only
+  approaches 0;
 - an opinion whose confidence falls below ``replace_below`` is replaced by the
   stance the evidence stated, formed at the initial confidence, and kept as
   history (``Opinion.replaced_by``).
