@@ -75,11 +75,13 @@ class MemoryKind(StrEnum):
 
 
 class Bank(StrEnum):
-    """The four networks of Hindsight (seed 000, declarative paradigm) every memory
-    belongs to: ``world`` objective facts, ``experience`` what the agent did and
-    what happened, ``opinion`` beliefs and preferences held with a confidence,
-    ``observation`` consolidated summaries and lessons. Each kind has a default
-    bank (``DEFAULT_BANK``); a write may name another (docs/paradigms.md)."""
+    """The four networks every memory belongs to: ``world`` objective facts,
+    ``experience`` what the agent did and what happened, ``opinion`` beliefs and
+    preferences held with a confidence, ``observation`` consolidated summaries and
+    lessons. Each kind has a default bank (``DEFAULT_BANK``); a write may name
+    another (docs/paradigms.md)."""
+
+    # Hindsight's four networks (seed 000, the declarative paradigm).
 
     WORLD = "world"
     EXPERIENCE = "experience"

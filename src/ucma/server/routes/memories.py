@@ -41,18 +41,21 @@ MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, descriptio
 
 class StoreStep(BaseModel):
     """How the store step treats an input, where the caller knows better than the
-    heuristics (seed 003 R1, R2; seed 000 banks). Every field is optional."""
+    heuristics: its kind, how long it lasts, how salient it is, its bank. Every field
+    is optional."""
 
     content_type: ContentType | None = Field(
         default=None,
         description="What it is (fact, preference, event, goal, observation): read for the "
-        "temporal level (seed 003 R1); default: heuristics.",
+        "temporal level (how long it lasts); default: heuristics.",
     )
     temporal_level: TemporalLevel | None = Field(
         default=None, description="1 immediate, 2 situational, 3 seasonal, 4 identity."
     )
     salience: Fraction | None = Field(
-        default=None, description="Starting salience in [0, 1] (seed 003 R2); default: heuristics."
+        default=None,
+        description="Starting salience in [0, 1]: 1 stated by the user, 0.8 strong evidence, 0.6 "
+        "inferred, 0.4 a guess; default: heuristics.",
     )
     bank: Bank | None = Field(
         default=None,

@@ -1,4 +1,4 @@
-"""Banks and opinions (seed 000): retain into a bank; opinions found by topic,
+"""Banks and opinions: retain into a bank; opinions found by topic,
 reinforced, weakened and replaced by the gradual evolution rule, with their history."""
 
 from typing import Annotated, Any
@@ -34,7 +34,7 @@ OpinionId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, descripti
 
 
 class RetainRequest(ScopedBody):
-    """Text to store in a bank (seed 000's retain)."""
+    """Text to store in a bank: world, experience, opinion or observation."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -55,8 +55,8 @@ class RetainRequest(ScopedBody):
     bank: Bank = Field(description="world, experience, opinion or observation.")
     confidence: Fraction | None = Field(
         default=None,
-        description="Starting salience (seed 003 R2) and, in the opinion bank, the opinion's "
-        "confidence (default 0.6).",
+        description="Starting salience (1 stated, 0.8 strong, 0.6 inferred, 0.4 a guess) "
+        "and, in the opinion bank, the opinion's confidence (default 0.6).",
     )
     entities: list[Identifier] | None = Field(default=None, description="Who or what it involves.")
     mention_time: Moment | None = Field(default=None, description="When it was said, epoch s.")
