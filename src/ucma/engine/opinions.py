@@ -51,7 +51,8 @@ class Opinions(EpisodeWrites):
         """Store ``text`` in ``bank`` (seed 000's ``retain``): world, experience,
         opinion or observation. ``confidence`` in [0, 1] is its starting salience
         (seed 003 R2's scale: 1.0 explicit, 0.8 strong, 0.6 inferred, 0.4 weak) and,
-        in the opinion bank, the opinion's confidence (default 0.6); ``entities``
+        in the opinion bank, the opinion's confidence (default 0.6, a reasonable
+        inference on R2's scale, for both); ``entities``
         are who or what it involves (its participants), ``mention_time`` when it was
         said (default now). In the opinion bank it forms an opinion on ``topic``
         (default: read from the text), or reinforces or weakens the current opinion
@@ -93,6 +94,7 @@ class Opinions(EpisodeWrites):
         storage = await self._ready()
         exact = await self._run(storage.opinions.current, scope, topic_key=opinion_key(text))
         if exact:
+            logger.info("find_opinion: %s by its topic", exact[0].id)
             return exact[0]
         cfg = self.config.opinions
         candidates = await self._run(storage.opinions.list, scope, limit=cfg.max_candidates)
@@ -102,8 +104,11 @@ class Opinions(EpisodeWrites):
         scores = vectors[1:] @ vectors[0]
         best = int(np.argmax(scores))
         if float(scores[best]) < cfg.min_topic_cosine:
+            logger.info("find_opinion: none of %d is close enough", len(candidates))
             return None
-        return await self._run(_current_of, storage, scope, candidates[best])
+        found = await self._run(_current_of, storage, scope, candidates[best])
+        logger.info("find_opinion: %s (cosine %.2f)", found.id if found else None, scores[best])
+        return found
 
     async def reinforce_opinion(
         self,
@@ -193,9 +198,11 @@ class Opinions(EpisodeWrites):
         below = check_fraction(confidence, "confidence")
         count = check_limit(limit, 10_000)
         storage = await self._ready()
-        return await self._run(
+        found = await self._run(
             storage.opinions.list, scope, status=OpinionStatus.CURRENT, below=below, limit=count
         )
+        logger.info("opinions_below %.2f: %d (user=%s)", below, len(found), scope.user_id)
+        return found
 
     async def opinions(
         self,
@@ -214,9 +221,11 @@ class Opinions(EpisodeWrites):
             raise ValidationError("offset must be an integer >= 0")
         storage = await self._ready()
         status = None if include_replaced else OpinionStatus.CURRENT
-        return await self._run(
+        found = await self._run(
             storage.opinions.list, scope, status=status, limit=count, offset=offset
         )
+        logger.info("opinions: %d (user=%s)", len(found), scope.user_id)
+        return found
 
     async def get_opinion(
         self, opinion_id: str, *, user_id: str | None = None, agent_id: str | None = None
@@ -228,6 +237,7 @@ class Opinions(EpisodeWrites):
         opinion = await self._run(storage.opinions.get, scope, key)
         if opinion is None:
             raise NotFoundError("opinion", key)
+        logger.info("get_opinion: %s", key)
         return opinion
 
     async def opinion_history(
@@ -238,7 +248,9 @@ class Opinions(EpisodeWrites):
         scope = self._scope(user_id, agent_id)
         start = await self.get_opinion(opinion_id, user_id=scope.user_id, agent_id=scope.agent_id)
         storage = await self._ready()
-        return await self._run(_chain, storage, scope, start)
+        chain = await self._run(_chain, storage, scope, start)
+        logger.info("opinion_history: %s, %d stances", start.id, len(chain))
+        return chain
 
 
 def _current_of(storage: Storage, scope: Scope, opinion: Opinion) -> Opinion | None:
