@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ucma.engine import AsyncMemory
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError, SecretRefusedError, ValidationError
 from ucma.types import Bank, OpinionStatus
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -236,3 +236,18 @@ async def test_forgetting_a_person_erases_their_opinions(memory: AsyncMemory) ->
     await memory.observe("Alice prefers aisle seats.")
     await memory.forget_person(["Greta"])
     assert [o.holder for o in await memory.opinions(include_replaced=True)] == ["Alice"]
+
+
+async def test_opinion_texts_pass_the_content_guard(memory: AsyncMemory) -> None:
+    secret = "sk-proj-Qz7Lm2Vx9Kp4Rt8Wn3Ys6Bd1Hf5Jc0Ga"
+    email = "greta.lindqvist@example.org"
+    await memory.retain("Greta likes the shared inbox.", bank="opinion", topic=f"inbox {email}")
+    [held] = await memory.opinions()
+    assert email not in held.topic and "[email_" in held.topic
+    with pytest.raises(SecretRefusedError):
+        await memory.weaken_opinion(held.id, evidence=f"She pasted {secret} there.")
+    with pytest.raises(SecretRefusedError):
+        await memory.retain("Greta likes it.", bank="opinion", topic=f"key {secret}")
+    weak = await memory.weaken_opinion(held.id, stance=f"write to {email} directly", weight=1.0)
+    assert email not in weak.evidence[-1].text + weak.stance
+    assert (await memory.get_opinion(held.id)).confidence == pytest.approx(0.3)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ucma.engine.base import _enum
 from ucma.engine.episodes import EpisodeWrites
+from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import NotFoundError, ValidationError
 from ucma.paradigms.evidence import apply_evidence
 from ucma.paradigms.opinions import opinion_key
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 _CHAIN_LIMIT = 1000  # the longest history opinion_history walks
 
 
-class Opinions(EpisodeWrites):
+class Opinions(EpisodeWrites, PrivacyGuard):
     """retain, find_opinion, reinforce_opinion, weaken_opinion, opinions_below,
     opinions, get_opinion, opinion_history."""
 
@@ -74,6 +75,8 @@ class Opinions(EpisodeWrites):
         prepared = self._prepare_observation(item, source, scope, now)
         if chosen is Bank.OPINION:
             about = None if topic is None else check_content(topic, self.config.limits, "topic")
+            if about is not None:  # through the content guard, as the text is
+                [about] = await self._guard(scope, [about], ["topic"])
             prepared.opinion = (about, level)
         elif topic is not None:
             raise ValidationError("topic is for the opinion bank; pass bank='opinion'")
@@ -160,6 +163,11 @@ class Opinions(EpisodeWrites):
         amount = cfg.plain_weight if weight is None else check_fraction(weight, "weight")
         if amount <= 0:
             raise ValidationError("weight must be above 0")
+        said = [t for t in (text, new_stance) if t]
+        if said:  # through the content guard, as every write's text
+            guarded = iter(await self._guard(scope, said, ["evidence or stance"] * len(said)))
+            text = next(guarded) if text else text
+            new_stance = next(guarded) if new_stance else new_stance
         storage = await self._ready()
         now = self._clock()
 
