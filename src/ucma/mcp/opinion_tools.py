@@ -173,7 +173,12 @@ def add_opinion_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, told
             "or gather evidence for before relying on them.",
             read_only,
         ),
-        (get_opinion, "One opinion by id, with its evidence.", read_only),
+        (
+            get_opinion,
+            "One opinion by id: its topic, stance, confidence, status and the evidence that "
+            "moved it.",
+            read_only,
+        ),
         (
             opinion_history,
             "How the stance on an opinion's topic changed: every opinion it replaced and "
