@@ -11,7 +11,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.routes.memories import MemoryId, ObservationResponse
+from ucma.server.routes.memories import MemoryId, ObservationResponse, StoreStep
 from ucma.server.schemas import AgentQuery, Identifier, JsonObject, ScopedBody, Text, UserQuery
 
 __all__ = ["router"]
@@ -39,7 +39,7 @@ class Message(BaseModel):
     name: Identifier | None = Field(default=None, description="The speaker's name, if known.")
 
 
-class AddRequest(ScopedBody):
+class AddRequest(ScopedBody, StoreStep):
     """A conversation (or one text) to remember."""
 
     model_config = ConfigDict(
@@ -131,6 +131,7 @@ async def add(body: AddRequest, engine: Engine, key: Caller) -> AddResponse:
         messages,
         run_id=body.run_id,
         metadata=body.metadata,
+        **body.store_step(),
         **scope_for(key, body.user_id, body.agent_id),
     )
     return AddResponse(results=[ObservationResponse(**dataclasses.asdict(o)) for o in observations])
