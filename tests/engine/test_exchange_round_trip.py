@@ -1,7 +1,7 @@
-"""An export carries every record kind of a scope, and importing it into a fresh store
-reproduces them and ranks a fixed set of questions the same (top 5). With a transfer
-key the vault's originals go too, sealed, and the tokens resolve in the new store
-(whose vault key is another)."""
+"""An export carries every record kind of a scope (opinions, banks and strategy fields
+included), and importing it into a fresh store reproduces them and ranks a fixed set of
+questions the same (top 5). With a transfer key the vault's originals go too, sealed, and
+the tokens resolve in the new store (whose vault key is another)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,21 @@ async def populate(memory: AsyncMemory, clock: SimulatedClock) -> dict[str, str]
         status="active",
     )
     await memory.record_procedure_outcome(procedure.id, True)
+    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
+    await memory.learn_from_trajectory(
+        "Deploy the billing service", ["run the migrations", "roll out"], True,
+        domain="deploy", context=site,
+    )  # fmt: skip
+    await memory.learn_from_trajectory(
+        "Deploy the billing service again", ["skip the canary"], False,
+        "'skip the canary' failed: error rate", domain="deploy", context=site,
+    )  # fmt: skip
+    await memory.retain(
+        "Maya prefers window seats on long train rides.",
+        bank="opinion",
+        topic="Maya's train seat",
+    )
+    await memory.retain("The office Wi-Fi moved to the 5 GHz band.", bank="world")
     lesson = await memory.learn(
         "Check the freeze calendar before deploying.", applicability=["deploy"]
     )
@@ -140,12 +155,15 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         conflicts = await source.conflicts()
         salience = await source.salience_history(ids["lesson"])
         records = await source.list(include_archived=True, limit=1000)
+        opinions = await source.opinions(include_replaced=True, limit=1000)
         history_of_lesson = [h.event for h in await source.history(ids["lesson"])]
         before = await top5(source)  # after the export: both stores rank from one state
 
     lines = (tmp_path / "maya.jsonl").read_text(encoding="utf-8").splitlines()
     kinds = [json.loads(line)["type"] for line in lines]
-    assert {"memory", "retention", "edge", "history", "decision", "conflict"} <= set(kinds)
+    assert {"memory", "retention", "edge", "history", "decision", "conflict", "opinion"} <= set(
+        kinds
+    )
     assert kinds[1:3] == ["vault", "vault"]  # right after the header, before any memory
     for path in (tmp_path / "maya.jsonl", tmp_path / "plain.jsonl"):
         raw = path.read_bytes()
@@ -179,6 +197,17 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         # Every memory of every kind, superseded facts and sessions included, as it was.
         assert await copy.list(include_archived=True, limit=1000) == records
         assert {type(r).__name__ for r in records} == {"Episode", "Fact", "Procedure", "Learning"}
+        assert {r.bank.value for r in records} == {"world", "experience", "opinion", "observation"}
+        kept = {p.procedure_type.value for p in records if type(p).__name__ == "Procedure"}
+        assert kept == {"workflow", "strategy", "pitfall"}
+        assert any(getattr(r, "preconditions", None) for r in records)
+        # Opinions get ids of the new store (and so do the links of a replaced one).
+        ids_apart = ("id", "replaces", "replaced_by")
+        copied_opinions = await copy.opinions(include_replaced=True, limit=1000)
+        assert [without(asdict(o), *ids_apart) for o in copied_opinions] == [
+            without(asdict(o), *ids_apart) for o in opinions
+        ]
+        assert "Maya's train seat" in {o.topic for o in opinions}
         assert len({r.session_id for r in records if type(r).__name__ == "Episode"}) == 4
         after = await top5(copy)
         # The originals, re-encrypted under this store's own vault key, resolve here.
