@@ -1,7 +1,8 @@
 """An export carries every record kind of a scope (opinions, banks and strategy fields
-included), and importing it into a fresh store reproduces them and ranks a fixed set of
-questions the same (top 5). With a transfer key the vault's originals go too, sealed, and
-the tokens resolve in the new store (whose vault key is another)."""
+too, in one file with the vault), and importing it into a fresh store
+reproduces them and ranks a fixed set of questions the same (top 5). With a transfer
+key the vault's originals go too, sealed, and the tokens resolve in the new store
+(whose vault key is another)."""
 
 from __future__ import annotations
 
@@ -97,21 +98,6 @@ async def populate(memory: AsyncMemory, clock: SimulatedClock) -> dict[str, str]
         status="active",
     )
     await memory.record_procedure_outcome(procedure.id, True)
-    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
-    await memory.learn_from_trajectory(
-        "Deploy the billing service", ["run the migrations", "roll out"], True,
-        domain="deploy", context=site,
-    )  # fmt: skip
-    await memory.learn_from_trajectory(
-        "Deploy the billing service again", ["skip the canary"], False,
-        "'skip the canary' failed: error rate", domain="deploy", context=site,
-    )  # fmt: skip
-    await memory.retain(
-        "Maya prefers window seats on long train rides.",
-        bank="opinion",
-        topic="Maya's train seat",
-    )
-    await memory.retain("The office Wi-Fi moved to the 5 GHz band.", bank="world")
     lesson = await memory.learn(
         "Check the freeze calendar before deploying.", applicability=["deploy"]
     )
@@ -155,15 +141,12 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         conflicts = await source.conflicts()
         salience = await source.salience_history(ids["lesson"])
         records = await source.list(include_archived=True, limit=1000)
-        opinions = await source.opinions(include_replaced=True, limit=1000)
         history_of_lesson = [h.event for h in await source.history(ids["lesson"])]
         before = await top5(source)  # after the export: both stores rank from one state
 
     lines = (tmp_path / "maya.jsonl").read_text(encoding="utf-8").splitlines()
     kinds = [json.loads(line)["type"] for line in lines]
-    assert {"memory", "retention", "edge", "history", "decision", "conflict", "opinion"} <= set(
-        kinds
-    )
+    assert {"memory", "retention", "edge", "history", "decision", "conflict"} <= set(kinds)
     assert kinds[1:3] == ["vault", "vault"]  # right after the header, before any memory
     for path in (tmp_path / "maya.jsonl", tmp_path / "plain.jsonl"):
         raw = path.read_bytes()
@@ -197,17 +180,6 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         # Every memory of every kind, superseded facts and sessions included, as it was.
         assert await copy.list(include_archived=True, limit=1000) == records
         assert {type(r).__name__ for r in records} == {"Episode", "Fact", "Procedure", "Learning"}
-        assert {r.bank.value for r in records} == {"world", "experience", "opinion", "observation"}
-        kept = {p.procedure_type.value for p in records if type(p).__name__ == "Procedure"}
-        assert kept == {"workflow", "strategy", "pitfall"}
-        assert any(getattr(r, "preconditions", None) for r in records)
-        # Opinions get ids of the new store (and so do the links of a replaced one).
-        ids_apart = ("id", "replaces", "replaced_by")
-        copied_opinions = await copy.opinions(include_replaced=True, limit=1000)
-        assert [without(asdict(o), *ids_apart) for o in copied_opinions] == [
-            without(asdict(o), *ids_apart) for o in opinions
-        ]
-        assert "Maya's train seat" in {o.topic for o in opinions}
         assert len({r.session_id for r in records if type(r).__name__ == "Episode"}) == 4
         after = await top5(copy)
         # The originals, re-encrypted under this store's own vault key, resolve here.
@@ -217,3 +189,55 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         assert tokenised.id in [h.id for h in found]
     changed = [(q, b, a) for q, b, a in zip(QUESTIONS, before, after, strict=True) if b != a]
     assert changed == []
+
+
+async def test_one_export_carries_opinions_banks_strategies_and_the_vault(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = SimulatedClock()
+    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
+    async with AsyncMemory(
+        tmp_path / "a.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as source:
+        await source.observe("Maya prefers dark mode in every editor.")
+        await source.observe("Maya switched to light mode.")
+        await source.retain("Maya prefers window seats.", bank="opinion", topic="train seat")
+        await source.retain("The office Wi-Fi moved to the 5 GHz band.", bank="world")
+        await source.learn("Check the freeze calendar before deploying.")
+        await source.observe("Ana's email is ana.ribeiro@example.org.")
+        await source.learn_from_trajectory(
+            "Deploy billing", ["run the migrations", "roll out"], True, domain="deploy",
+            context=site,
+        )  # fmt: skip
+        await source.learn_from_trajectory(
+            "Deploy billing again", ["skip the canary"], False,
+            "'skip the canary' failed: error rate", domain="deploy", context=site,
+        )  # fmt: skip
+        await source.export_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
+        records = await source.list(include_archived=True, limit=1000)
+        opinions = await source.opinions(include_replaced=True, limit=1000)
+        [token] = set(re.findall(r"\[email_[0-9a-f]+\]", " ".join(r.content for r in records)))
+
+    kinds = {
+        json.loads(line)["type"] for line in (tmp_path / "maya.jsonl").read_text().splitlines()
+    }
+    assert {"memory", "opinion", "vault"} <= kinds
+    assert {r.bank.value for r in records} == {"world", "experience", "opinion", "observation"}
+    procedures = [r for r in records if type(r).__name__ == "Procedure"]
+    assert {p.procedure_type.value for p in procedures} == {"strategy", "pitfall"}
+    assert all(p.preconditions and p.domain == "deploy" for p in procedures)
+    assert {o.status.value for o in opinions} == {"current", "replaced"}
+
+    async with AsyncMemory(
+        tmp_path / "b.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as copy:
+        await copy.import_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
+        assert await copy.list(include_archived=True, limit=1000) == records
+        # Opinions get ids of the new store (so do the links between them, and the order
+        # of those changed in one instant).
+        apart = ("id", "replaces", "replaced_by")
+        copied = await copy.opinions(include_replaced=True, limit=1000)
+        assert sorted(str(without(asdict(o), *apart)) for o in copied) == sorted(
+            str(without(asdict(o), *apart)) for o in opinions
+        )
+        assert await copy.reveal(token) == "ana.ribeiro@example.org"
