@@ -163,6 +163,18 @@ OPERATIONS: list[Op] = [
     Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
     Op("extract_patterns", "GET /v1/patterns", "extract_patterns", "extract-patterns"),
     Op("share_patterns", ACROSS_USERS, ACROSS_USERS, "share-patterns"),
+    # Banks and opinions (seed 000).
+    Op("retain", "POST /v1/retain", "retain", "retain"),
+    Op("find_opinion", "GET /v1/opinions/find", "find_opinion", "find-opinion"),
+    Op("opinions", "GET /v1/opinions", "opinions", "opinions"),
+    Op("opinions_below", "GET /v1/opinions/below", "opinions_below", "opinions-below"),
+    Op("get_opinion", "GET /v1/opinions/{opinion_id}", "get_opinion", "get-opinion"),
+    Op("opinion_history", "GET /v1/opinions/{opinion_id}/history", "opinion_history",
+       "opinion-history"),
+    Op("reinforce_opinion", "POST /v1/opinions/{opinion_id}/reinforce", "reinforce_opinion",
+       "reinforce-opinion"),
+    Op("weaken_opinion", "POST /v1/opinions/{opinion_id}/weaken", "weaken_opinion",
+       "weaken-opinion"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),

@@ -31,6 +31,7 @@ __all__ = [
     "ForgettingConfig",
     "GraphConfig",
     "LimitsConfig",
+    "OpinionConfig",
     "PatternConfig",
     "PrivacyConfig",
     "ProcedureConfig",
@@ -545,6 +546,39 @@ class ConflictConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class OpinionConfig:
+    """Opinion evolution (seed 000: "gradual belief update, not sudden reversal";
+    ``ucma.paradigms.opinions``). Evidence of weight w moves a confidence c to
+    c + rate * w * (1 - c) when it supports the opinion and to c * (1 - rate * w)
+    when it goes against it; below ``replace_below`` the new stance replaces it."""
+
+    # Seed 000's post-interaction learning forms an opinion at 0.6.
+    initial_confidence: float = 0.6
+    rate: float = 0.5
+    replace_below: float = 0.35
+    # The weight of evidence that only agrees or disagrees, and of a change the
+    # holder states ("switched to", "no longer", "now prefers"): one plain piece of
+    # contrary evidence never replaces an opinion held at 0.47 or more; a stated
+    # change replaces one held below 0.7, a firmer one needs a second.
+    plain_weight: float = 0.5
+    change_weight: float = 1.0
+    # find_opinion: the least cosine between the topic asked and an opinion's
+    # "topic: stance", and how many current opinions it compares.
+    min_topic_cosine: float = 0.55
+    max_candidates: int = 500
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in ("initial_confidence", "rate", "replace_below", "plain_weight"):
+            if getattr(self, name) > 1:
+                raise ConfigError(f"OpinionConfig.{name} must be in [0, 1]")
+        if not 0 < self.change_weight <= 1 or self.plain_weight == 0:
+            raise ConfigError("OpinionConfig weights must be in (0, 1]")
+        if self.replace_below >= self.initial_confidence:
+            raise ConfigError("OpinionConfig.replace_below must be below initial_confidence")
+
+
+@dataclass(frozen=True, kw_only=True)
 class CascadeConfig:
     """Seed 004: five-factor confidence and cascading recall."""
 
@@ -716,6 +750,7 @@ class UCMAConfig:
     salience: SalienceConfig = field(default_factory=SalienceConfig)
     patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
+    opinions: OpinionConfig = field(default_factory=OpinionConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)

@@ -10,9 +10,10 @@ Lines (after the memories and edges of ``ucma.exchange``)::
     {"type": "review_flag", "flag": {...}}
     {"type": "supersession", "memory_id": ..., "superseded_by": ..., ...}
     {"type": "pagerank", "scores": {memory id: score}}
+    {"type": "opinion", "opinion": {...opinion_to_dict...}}
 
 On import, references to memories follow their records (``ScopeIds.reference``).
-Decision and conflict ids are kept only when the caller's scope already holds that
+Decision, conflict and opinion ids are kept only when the caller's scope already holds that
 record (then it is skipped, so re-importing changes nothing); any other gets an id
 derived from the scope and the original (``foreign_id``), so an import never takes
 or tests an id another scope may hold. A record whose memories are not in the scope
@@ -30,14 +31,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ucma.errors import ValidationError
+from ucma.events.log import EventType, record
 from ucma.learning.records import DecisionTrace, OutcomeSignal, SalienceUpdate
 from ucma.memory_ids import foreign_id
+from ucma.serialization import opinion_from_dict, opinion_to_dict
 from ucma.storage.base import Storage, Supersession
 from ucma.types import (
     Conflict,
     ConflictStatus,
     ConflictType,
     HistoryEntry,
+    Opinion,
     ResolutionStrategy,
     ReviewFlag,
     Scope,
@@ -52,7 +56,7 @@ __all__ = [
 ]
 
 RECORD_TYPES = frozenset(
-    {"history", "decision", "conflict", "review_flag", "supersession", "pagerank"}
+    {"history", "decision", "conflict", "review_flag", "supersession", "pagerank", "opinion"}
 )
 #: Most decisions, conflicts or flags one export carries (newest kept).
 MAX_RECORDS = 1_000_000
@@ -88,6 +92,7 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         supersessions = storage.conflicts.supersessions(scope)
         nodes = storage.graph.node_ids(scope, include_archived=True)
         pagerank = {k: v for k, v in storage.graph.pagerank(scope, nodes).items() if v}
+        opinions = storage.opinions.list(scope, limit=MAX_RECORDS)
     lines = []
     for trace in reversed(traces):  # oldest first
         data = trace.to_dict()
@@ -110,6 +115,8 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         lines.append(_line({"type": "supersession", **dataclasses.asdict(entry)}))
     if pagerank:
         lines.append(_line({"type": "pagerank", "scores": pagerank}))
+    for opinion in sorted(opinions, key=lambda o: (o.created_at, o.id)):
+        lines.append(_line({"type": "opinion", "opinion": opinion_to_dict(opinion)}))
     return lines
 
 
@@ -126,6 +133,7 @@ class ScopeRecords:
     flags: list[ReviewFlag] = field(default_factory=list)
     supersessions: list[Supersession] = field(default_factory=list)
     pagerank: dict[str, float] = field(default_factory=dict)
+    opinions: list[Opinion] = field(default_factory=list)
 
     def read(self, kind: str, line: dict[str, Any]) -> None:
         """Parse one line of ``kind`` (in ``RECORD_TYPES``); TypeError / ValueError /
@@ -160,6 +168,11 @@ class ScopeRecords:
             if not isinstance(scores, dict):
                 raise ValidationError("pagerank scores must be an object")
             self.pagerank.update({str(k): float(v) for k, v in scores.items()})
+        elif kind == "opinion":
+            data = line["opinion"]
+            if not isinstance(data, dict):
+                raise ValidationError("an opinion line holds an object")
+            self.opinions.append(opinion_from_dict(data))
         else:  # pragma: no cover - the reader only passes RECORD_TYPES
             raise ValidationError(f"unknown record type {kind!r}")
 
@@ -170,7 +183,7 @@ def write_records(
     """Write the records into ``scope`` in one transaction; ``reference`` maps a memory
     id of the file to its id in the scope. Returns how many of each were written."""
     written = dict.fromkeys(("history", "decisions", "conflicts", "review_flags"), 0)
-    written |= {"supersessions": 0, "pagerank": 0}
+    written |= {"supersessions": 0, "pagerank": 0, "opinions": 0}
     with storage.transaction():
         memory_ids = {reference(i) for i in _referenced(records)}
         present = set(storage.memories.get_many(scope, sorted(memory_ids)))
@@ -269,7 +282,58 @@ def write_records(
         if scores:
             storage.graph.set_pagerank(scope, scores)
         written["pagerank"] = len(scores)
+        written["opinions"] = _write_opinions(storage, scope, records.opinions, reference, present)
     return written
+
+
+def _write_opinions(
+    storage: Storage,
+    scope: Scope,
+    opinions: list[Opinion],
+    reference: Any,
+    present: set[str],
+) -> int:
+    """Opinions into ``scope``: one the scope holds already is skipped; any other gets
+    an id derived from the scope and the original, with its links (``replaces``,
+    ``replaced_by``) and its memories following. Each written opinion is logged as
+    ``opinion.formed`` with its state, so the event log rebuilds it."""
+    ids = {
+        o.id: o.id
+        if storage.opinions.get(scope, o.id) is not None
+        else foreign_id(o.id, scope, "op")
+        for o in opinions
+    }
+
+    def memory(memory_id: str | None) -> str | None:
+        if memory_id is None:
+            return None
+        moved = reference(memory_id)
+        return moved if moved in present else None
+
+    new = [
+        dataclasses.replace(
+            o,
+            id=ids[o.id],
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            memory_id=memory(o.memory_id),
+            replaces=ids.get(o.replaces, o.replaces) if o.replaces else None,
+            replaced_by=ids.get(o.replaced_by, o.replaced_by) if o.replaced_by else None,
+            evidence=[dataclasses.replace(e, memory_id=memory(e.memory_id)) for e in o.evidence],
+        )
+        for o in opinions
+        if storage.opinions.get(scope, ids[o.id]) is None
+    ]
+    storage.opinions.put(new)
+    for opinion in new:
+        record(
+            storage,
+            scope,
+            EventType.OPINION_FORMED,
+            {"opinion": opinion_to_dict(opinion), "imported": True},
+            opinion.updated_at,
+        )
+    return len(new)
 
 
 def _referenced(records: ScopeRecords) -> set[str]:
@@ -282,5 +346,9 @@ def _referenced(records: ScopeRecords) -> set[str]:
         ids.update((flag.memory_id, flag.premise_id))
     for entry in records.supersessions:
         ids.update((entry.memory_id, entry.superseded_by))
+    for opinion in records.opinions:
+        ids.update(e.memory_id for e in opinion.evidence if e.memory_id)
+        if opinion.memory_id:
+            ids.add(opinion.memory_id)
     ids.update(records.pagerank)
     return ids

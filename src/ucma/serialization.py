@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
 from ucma.types import (
+    Bank,
     Condition,
     DuplicateAttempt,
     Episode,
@@ -32,6 +33,9 @@ from ucma.types import (
     MemoryKind,
     MemoryRecord,
     MemorySource,
+    Opinion,
+    OpinionEvidence,
+    OpinionStatus,
     Procedure,
     ProcedureStatus,
     ProcedureStep,
@@ -57,6 +61,9 @@ __all__ = [
     "iso_time",
     "outcome_report_to_dict",
     "recall_result_to_dict",
+    "opinion_from_dict",
+    "opinion_to_api_dict",
+    "opinion_to_dict",
     "record_from_dict",
     "record_to_api_dict",
     "record_to_dict",
@@ -76,6 +83,7 @@ _CLASSES: dict[MemoryKind, type[MemoryRecord]] = {
     MemoryKind.LEARNING: Learning,
 }
 _ENUM_FIELDS = {
+    "bank": Bank,
     "provenance": Provenance,
     "tier": Tier,
     "learning_type": LearningType,
@@ -148,6 +156,48 @@ def record_to_api_dict(record: MemoryRecord) -> dict[str, Any]:
     return with_iso_times(record_to_dict(record))
 
 
+def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
+    """An opinion as JSON (events, export); ``opinion_from_dict`` reads it back."""
+    return {
+        "id": opinion.id,
+        "user_id": opinion.user_id,
+        "agent_id": opinion.agent_id,
+        "topic": opinion.topic,
+        "stance": opinion.stance,
+        "holder": opinion.holder,
+        "confidence": opinion.confidence,
+        "status": opinion.status.value,
+        "evidence": [e.to_dict() for e in opinion.evidence],
+        "memory_id": opinion.memory_id,
+        "replaces": opinion.replaces,
+        "replaced_by": opinion.replaced_by,
+        "created_at": opinion.created_at,
+        "updated_at": opinion.updated_at,
+    }
+
+
+def opinion_to_api_dict(opinion: Opinion) -> dict[str, Any]:
+    """``opinion_to_dict`` for people and API clients: ISO 8601 times beside the epochs."""
+    return with_iso_times(opinion_to_dict(opinion))
+
+
+def opinion_from_dict(data: dict[str, Any]) -> Opinion:
+    """Rebuild an opinion from ``opinion_to_dict`` output; ValidationError if malformed."""
+    try:
+        fields = {k: v for k, v in data.items() if not k.endswith("_iso")}
+        fields["status"] = OpinionStatus(fields.get("status", "current"))
+        fields["evidence"] = [OpinionEvidence(**e) for e in fields.get("evidence", [])]
+        opinion = Opinion(**fields)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise ValidationError(f"invalid opinion: {exc}") from exc
+    if not isinstance(opinion.confidence, int | float) or not 0 <= opinion.confidence <= 1:
+        raise ValidationError("an opinion's confidence must be in [0, 1]")
+    for name in ("topic", "stance", "holder"):
+        if not isinstance(getattr(opinion, name), str):
+            raise ValidationError(f"an opinion's {name} must be a string")
+    return opinion
+
+
 def record_from_dict(data: dict[str, Any]) -> MemoryRecord:
     """Rebuild a record from ``record_to_dict`` output."""
     fields = dict(data)
@@ -179,6 +229,7 @@ def hit_to_dict(hit: Hit) -> dict[str, Any]:
     return {
         "id": hit.id,
         "kind": hit.kind.value,
+        "bank": hit.memory.bank.value,
         "content": hit.content,
         "score": round(hit.score, SCORE_DECIMALS),
         "relevance": round(hit.relevance, SCORE_DECIMALS),

@@ -196,6 +196,14 @@ class Memory:
     forget_person = _blocking(AsyncMemory.forget_person)
     forget_scope = _blocking(AsyncMemory.forget_scope)
     backup = _blocking(AsyncMemory.backup)
+    retain = _blocking(AsyncMemory.retain)
+    find_opinion = _blocking(AsyncMemory.find_opinion)
+    reinforce_opinion = _blocking(AsyncMemory.reinforce_opinion)
+    weaken_opinion = _blocking(AsyncMemory.weaken_opinion)
+    opinions_below = _blocking(AsyncMemory.opinions_below)
+    opinions = _blocking(AsyncMemory.opinions)
+    get_opinion = _blocking(AsyncMemory.get_opinion)
+    opinion_history = _blocking(AsyncMemory.opinion_history)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

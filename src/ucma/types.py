@@ -24,6 +24,8 @@ __all__ = [
     "FACT_ID_PREFIX",
     "ApiKey",
     "BackupReport",
+    "Bank",
+    "DEFAULT_BANK",
     "Conflict",
     "ConflictStatus",
     "ConflictType",
@@ -45,6 +47,9 @@ __all__ = [
     "MemoryVitals",
     "Observation",
     "Condition",
+    "Opinion",
+    "OpinionEvidence",
+    "OpinionStatus",
     "Procedure",
     "ProcedureStatus",
     "ProcedureStep",
@@ -72,6 +77,32 @@ class MemoryKind(StrEnum):
     SEMANTIC = "semantic"
     PROCEDURAL = "procedural"
     LEARNING = "learning"
+
+
+class Bank(StrEnum):
+    """The four networks every memory belongs to: ``world`` objective facts,
+    ``experience`` what the agent did and what happened, ``opinion`` beliefs and
+    preferences held with a confidence, ``observation`` consolidated summaries and
+    lessons. Each kind has a default bank (``DEFAULT_BANK``); a write may name
+    another (docs/paradigms.md)."""
+
+    # Hindsight's four networks (seed 000, the declarative paradigm).
+
+    WORLD = "world"
+    EXPERIENCE = "experience"
+    OPINION = "opinion"
+    OBSERVATION = "observation"
+
+
+DEFAULT_BANK: dict[MemoryKind, Bank] = {
+    MemoryKind.EPISODIC: Bank.EXPERIENCE,
+    MemoryKind.SEMANTIC: Bank.WORLD,
+    MemoryKind.PROCEDURAL: Bank.EXPERIENCE,
+    MemoryKind.LEARNING: Bank.OBSERVATION,
+}
+"""The bank of each kind unless a write names another: episodes are what happened,
+facts are the world, procedures are how things were done, lessons consolidate many
+experiences into one observation."""
 
 
 class Provenance(StrEnum):
@@ -213,6 +244,7 @@ class MemoryRecord:
     last_accessed: float | None = None
     archived_at: float | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    bank: Bank = Bank.WORLD
 
     @property
     def scope(self) -> Scope:
@@ -236,6 +268,7 @@ class Episode(MemoryRecord):
     tags: list[str] = field(default_factory=list)
     summary: str | None = None
     tier: Tier = Tier.SHORT_TERM
+    bank: Bank = Bank.EXPERIENCE
 
 
 FACT_ID_PREFIX = "fact_"
@@ -373,6 +406,7 @@ class Procedure(MemoryRecord):
     failure_modes: list[str] = field(default_factory=list)
     source_trajectories: list[str] = field(default_factory=list)
     success_count: int = 0
+    bank: Bank = Bank.EXPERIENCE
 
     def with_outcome(self, success: bool, now: float) -> Procedure:
         """One more execution folded into the running success rate (online mean)."""
@@ -408,6 +442,7 @@ class Learning(MemoryRecord):
     last_applied: float | None = None
     application_count: int = 0
     validated: bool = False
+    bank: Bank = Bank.OBSERVATION
 
     @property
     def insight(self) -> str:
@@ -477,6 +512,67 @@ class MemoryPage:
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+class OpinionStatus(StrEnum):
+    """``current`` is the stance held now; ``replaced`` is history: its confidence
+    fell below the threshold and a new stance on the same topic took its place."""
+
+    CURRENT = "current"
+    REPLACED = "replaced"
+
+
+@dataclass(frozen=True, slots=True)
+class OpinionEvidence:
+    """One piece of evidence for (``supports``) or against an opinion, with the
+    weight it was given in (0, 1] and the memory it came from, if any."""
+
+    text: str
+    supports: bool
+    weight: float
+    at: float
+    memory_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "supports": self.supports,
+            "weight": self.weight,
+            "at": self.at,
+            "memory_id": self.memory_id,
+        }
+
+
+@dataclass(kw_only=True, slots=True)
+class Opinion:
+    """A belief or preference held with a confidence in [0, 1] (seed 000, the
+    ``opinion`` bank): what it is about (``topic``), what is held (``stance``),
+    and the evidence that moved it. A replaced opinion stays as history and points
+    to its successor (``replaced_by``); its successor points back (``replaces``).
+    ``memory_id`` is the memory stating it, in the opinion bank."""
+
+    id: str
+    user_id: str
+    agent_id: str = "default"
+    topic: str
+    stance: str
+    confidence: float
+    holder: str = ""
+    status: OpinionStatus = OpinionStatus.CURRENT
+    evidence: list[OpinionEvidence] = field(default_factory=list)
+    memory_id: str | None = None
+    replaces: str | None = None
+    replaced_by: str | None = None
+    created_at: float
+    updated_at: float
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.user_id, self.agent_id)
+
+    @property
+    def is_current(self) -> bool:
+        return self.status is OpinionStatus.CURRENT
 
 
 @dataclass(frozen=True, slots=True)

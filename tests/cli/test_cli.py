@@ -77,6 +77,14 @@ COMMANDS = [
     "outcome",
     "reveal",
     "detokenise",
+    "retain",
+    "find-opinion",
+    "opinions",
+    "opinions-below",
+    "get-opinion",
+    "opinion-history",
+    "reinforce-opinion",
+    "weaken-opinion",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

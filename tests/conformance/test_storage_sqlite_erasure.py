@@ -18,7 +18,7 @@ from ucma.storage.sqlite.erasure import (
 
 #: Text columns that hold ids, hashes, enumerations, scope names or operator data.
 NOT_PERSONAL = {
-    "memories": {"id", "kind", "user_id", "agent_id", "provenance"},
+    "memories": {"id", "kind", "user_id", "agent_id", "provenance", "bank"},
     "episodes": {"user_id", "agent_id", "tier"},
     "facts": {"user_id", "agent_id"},
     "procedures": {"user_id", "agent_id", "procedure_type", "risk_level"},
@@ -34,6 +34,7 @@ NOT_PERSONAL = {
     "duplicate_attempts": {"user_id", "agent_id", "existing_id"},
     "known_participants": {"user_id", "agent_id"},
     "supersessions": {"memory_id", "user_id", "agent_id", "superseded_by"},
+    "opinions": {"id", "user_id", "agent_id", "status", "memory_id", "replaces", "replaced_by"},
     "trace_memories": {"trace_id", "memory_id", "user_id", "agent_id"},
     "co_retrievals": {"user_id", "agent_id", "first_id", "second_id"},
     "retrievals": {"id", "user_id", "agent_id", "query_hash", "memory_ids", "scores"},

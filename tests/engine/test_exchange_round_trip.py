@@ -1,4 +1,5 @@
-"""An export carries every record kind of a scope, and importing it into a fresh store
+"""An export carries every record kind of a scope (opinions, banks and strategy fields
+too, in one file with the vault), and importing it into a fresh store
 reproduces them and ranks a fixed set of questions the same (top 5). With a transfer
 key the vault's originals go too, sealed, and the tokens resolve in the new store
 (whose vault key is another)."""
@@ -188,3 +189,55 @@ async def test_a_round_trip_carries_every_kind_and_ranks_the_same(
         assert tokenised.id in [h.id for h in found]
     changed = [(q, b, a) for q, b, a in zip(QUESTIONS, before, after, strict=True) if b != a]
     assert changed == []
+
+
+async def test_one_export_carries_opinions_banks_strategies_and_the_vault(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = SimulatedClock()
+    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
+    async with AsyncMemory(
+        tmp_path / "a.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as source:
+        await source.observe("Maya prefers dark mode in every editor.")
+        await source.observe("Maya switched to light mode.")
+        await source.retain("Maya prefers window seats.", bank="opinion", topic="train seat")
+        await source.retain("The office Wi-Fi moved to the 5 GHz band.", bank="world")
+        await source.learn("Check the freeze calendar before deploying.")
+        await source.observe("Ana's email is ana.ribeiro@example.org.")
+        await source.learn_from_trajectory(
+            "Deploy billing", ["run the migrations", "roll out"], True, domain="deploy",
+            context=site,
+        )  # fmt: skip
+        await source.learn_from_trajectory(
+            "Deploy billing again", ["skip the canary"], False,
+            "'skip the canary' failed: error rate", domain="deploy", context=site,
+        )  # fmt: skip
+        await source.export_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
+        records = await source.list(include_archived=True, limit=1000)
+        opinions = await source.opinions(include_replaced=True, limit=1000)
+        [token] = set(re.findall(r"\[email_[0-9a-f]+\]", " ".join(r.content for r in records)))
+
+    kinds = {
+        json.loads(line)["type"] for line in (tmp_path / "maya.jsonl").read_text().splitlines()
+    }
+    assert {"memory", "opinion", "vault"} <= kinds
+    assert {r.bank.value for r in records} == {"world", "experience", "opinion", "observation"}
+    procedures = [r for r in records if type(r).__name__ == "Procedure"]
+    assert {p.procedure_type.value for p in procedures} == {"strategy", "pitfall"}
+    assert all(p.preconditions and p.domain == "deploy" for p in procedures)
+    assert {o.status.value for o in opinions} == {"current", "replaced"}
+
+    async with AsyncMemory(
+        tmp_path / "b.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as copy:
+        await copy.import_jsonl(tmp_path / "maya.jsonl", transfer_key=TRANSFER_KEY)
+        assert await copy.list(include_archived=True, limit=1000) == records
+        # Opinions get ids of the new store (so do the links between them, and the order
+        # of those changed in one instant).
+        apart = ("id", "replaces", "replaced_by")
+        copied = await copy.opinions(include_replaced=True, limit=1000)
+        assert sorted(str(without(asdict(o), *apart)) for o in copied) == sorted(
+            str(without(asdict(o), *apart)) for o in opinions
+        )
+        assert await copy.reveal(token) == "ana.ribeiro@example.org"

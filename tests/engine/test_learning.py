@@ -183,21 +183,25 @@ async def test_events_are_ordered_per_scope_and_immutable(memory: AsyncMemory, d
     assert [e.seq for e in alice] == list(range(1, len(alice) + 1))
     assert [e.seq for e in bob] == list(range(1, len(bob) + 1))
     assert {e.user_id for e in alice} == {"alice"} and {e.user_id for e in bob} == {"bob"}
-    # observe stores the episode and, in the same transaction, the fact it asserts.
+    # observe stores the episode and, in the same transaction, the fact it asserts and
+    # the opinion a stated preference forms.
     assert [(e.type, e.payload.get("kind")) for e in alice] == [
         ("memory.stored", "episodic"),
         ("memory.stored", "semantic"),
+        ("opinion.formed", None),
         ("memory.retrieved", None),
         ("memory.stored", "episodic"),  # "walks to work" asserts no fact
     ]
-    assert [e.payload.get("memory_id") for e in alice[::3]] == [tea.id, walk.id]
+    assert [e.payload.get("memory_id") for e in alice[::4]] == [tea.id, walk.id]
+    assert alice[2].payload["opinion"]["memory_id"] == tea.id
     fact = await memory.get(alice[1].payload["memory_id"])
     assert fact.content == "Alice likes green tea" and fact.source_episode_ids == [tea.id]
-    assert [(e.type, e.payload["kind"]) for e in bob] == [
+    assert [(e.type, e.payload.get("kind")) for e in bob] == [
         ("memory.stored", "episodic"),
         ("memory.stored", "semantic"),
+        ("opinion.formed", None),
     ]
-    assert [e.seq for e in await memory.events(after_seq=3)] == [4]
+    assert [e.seq for e in await memory.events(after_seq=4)] == [5]
     with closing(sqlite3.connect(db_path)) as conn:
         with pytest.raises(sqlite3.DatabaseError, match="immutable"):
             conn.execute("UPDATE events SET type = 'x'")

@@ -297,6 +297,32 @@ def _write_a(client: httpx.Client) -> Tenant:
         )
     )
 
+    retained = _ok(
+        client.post(
+            "/v1/retain",
+            json={
+                "text": "Zephyrine prefers the Marrowfield dashboard in dark mode.",
+                "bank": "opinion",
+                "topic": "Zephyrine's Marrowfield dashboard theme",
+            },
+        )
+    )
+    t.add("episode", retained["id"])
+    held = _ok(
+        client.get("/v1/opinions/find", params={"topic": "Zephyrine's Marrowfield dashboard theme"})
+    )["opinion"]
+    t.add("opinion", held["id"])
+    _ok(
+        client.post(
+            f"/v1/opinions/{held['id']}/weaken",
+            json={"evidence": "Zephyrine switched the Quokkaville dashboard to light mode.",
+                  "weight": 1.0, "stance": "light mode"},
+        )
+    )  # fmt: skip
+    for opinion in _ok(client.get("/v1/opinions", params={"include_replaced": "true"}))["items"]:
+        if opinion["id"] not in t.ids["opinion"]:
+            t.add("opinion", opinion["id"])
+
     # An import: a record with an id of its own file, re-identified into A's scope.
     header, record = _memory_line(client)
     original = "ep_" + "5" * 32
@@ -526,6 +552,29 @@ probes(
     ("learning",),
     Probe("POST", "/v1/learnings/{X}/validate", body={"success": False}),
 )
+probes("GET", "/v1/opinions/{opinion_id}", ("opinion",), Probe("GET", "/v1/opinions/{X}"))
+probes(
+    "GET",
+    "/v1/opinions/{opinion_id}/history",
+    ("opinion",),
+    Probe("GET", "/v1/opinions/{X}/history"),
+)
+probes(
+    "POST",
+    "/v1/opinions/{opinion_id}/reinforce",
+    ("opinion",),
+    Probe("POST", "/v1/opinions/{X}/reinforce", body={"evidence": "Bob saw it again."}),
+)
+probes(
+    "POST",
+    "/v1/opinions/{opinion_id}/weaken",
+    ("opinion",),
+    Probe(
+        "POST",
+        "/v1/opinions/{X}/weaken",
+        body={"evidence": "Bob disagrees.", "weight": 1.0, "stance": "tea"},
+    ),
+)
 probes("GET", "/v1/tokens/{token}", ("token",), Probe("GET", "/v1/tokens/{X}"))
 probes(
     "POST",
@@ -658,6 +707,7 @@ for form, kinds in (
     ("decision_memory", MEMORY_KINDS),
     ("decision", ("decision",)),
     ("conflict", ("conflict",)),
+    ("opinion", ("opinion",)),
 ):
     probes("POST", "/v1/import", kinds, Probe("POST", "/v1/import", content=f"import:{form}"))
 
@@ -728,6 +778,20 @@ SEARCHES: list[Probe] = [
             "agent_id": MIRROR,
         },
     ),
+    Probe("GET", "/v1/opinions", params={"include_replaced": "true", "limit": 1000}),
+    Probe("GET", "/v1/opinions/find", params={"topic": "Zephyrine's Marrowfield dashboard"}),
+    Probe("GET", "/v1/opinions/below", params={"confidence": 1.0}),
+    Probe(
+        "POST",
+        "/v1/retain",
+        body={
+            "text": "Zephyrine prefers the Marrowfield dashboard in dark mode.",
+            "bank": "opinion",
+            "topic": "Zephyrine's Marrowfield dashboard theme",
+            "agent_id": MIRROR,
+        },
+    ),
+    Probe("POST", "/v1/remember", body={"query": "Zephyrine dashboard", "banks": ["opinion"]}),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
     Probe("GET", "/v1/episodes", params={"start": 0, "end": 4_000_000_000}),
     Probe("GET", "/v1/sessions/current"),
@@ -840,6 +904,10 @@ def _import_body(world: World, form: str, value: str) -> str:
     elif form == "conflict":  # a conflict under A's id
         conflict = lines["conflict"]
         records = [mine, {**conflict, "conflict": {**conflict["conflict"], "id": value}}]
+    elif form == "opinion":  # an opinion under A's id, replacing and replaced by A's
+        opinion = lines["opinion"]
+        data = {**opinion["opinion"], "id": value, "replaces": value, "replaced_by": value}
+        records = [mine, {**opinion, "opinion": data}]
     header = lines["header"]
     return "\n".join(json.dumps(line) for line in (header, *records)) + "\n"
 
@@ -976,6 +1044,12 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "salience_history": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "retention": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "sources": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "get_opinion": [(("opinion",), {"opinion_id": "{X}"})],
+    "opinion_history": [(("opinion",), {"opinion_id": "{X}"})],
+    "reinforce_opinion": [(("opinion",), {"opinion_id": "{X}", "evidence": "Bob saw it."})],
+    "weaken_opinion": [
+        (("opinion",), {"opinion_id": "{X}", "weight": 1.0, "stance": "green tea"}),
+    ],
 }
 
 #: tool -> arguments: B asks for A's content (leaks only), destructive ones last.
@@ -1002,6 +1076,13 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("replay", {}),
     ("extract_patterns", {}),
     ("duplicates", {"limit": 100}),
+    ("opinions", {"include_replaced": True, "limit": 200}),
+    ("opinions_below", {"confidence": 1.0}),
+    ("find_opinion", {"topic": "Zephyrine's Marrowfield dashboard theme"}),
+    (
+        "retain",
+        {"text": "Bob prefers oolong tea on Friday calls.", "bank": "opinion", "topic": "tea"},
+    ),
     ("add", {"messages": "Bob moved the tea tasting to Friday afternoon.", "run_id": "tea"}),
     ("assert_fact", {"subject": "Bob", "predicate": "drinks", "object": "green tea"}),
     (

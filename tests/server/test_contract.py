@@ -56,6 +56,7 @@ CROSS_FIELD_RULES = {
     ("POST", "/v1/remember"): "start <= end",
     ("POST", "/v1/recall"): "start <= end",
     ("POST", "/v1/decisions"): "one score",
+    ("POST", "/v1/retain"): "topic is for the opinion bank",
     # ECMA regular expressions (JSON Schema's) read \w as ASCII: no pattern can say
     # "two letters or digits of any alphabet".
     ("POST", "/v1/erase"): "two letters or digits",

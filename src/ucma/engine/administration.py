@@ -246,6 +246,9 @@ class Administration(PrivacyGuard):
             fields.append((conflict, "explanation"))
         fields += [(flag, "reason") for flag in records.flags]
         fields += [(entry, "reason") for entry in records.supersessions]
+        for opinion in records.opinions:
+            fields += [(opinion, name) for name in ("topic", "stance", "holder")]
+            fields += [(entry, "text") for entry in opinion.evidence]
         present = [(obj, name) for obj, name in fields if getattr(obj, name)]
         texts = [str(getattr(obj, name)) for obj, name in present]
         where = [f"imported {type(obj).__name__.lower()} {name}" for obj, name in present]
@@ -269,6 +272,9 @@ class Administration(PrivacyGuard):
             conflicts=[moved(c) for c in records.conflicts],
             flags=[moved(f) for f in records.flags],
             supersessions=[moved(s) for s in records.supersessions],
+            opinions=[
+                replace(moved(o), evidence=[moved(e) for e in o.evidence]) for o in records.opinions
+            ],
         )
 
     # -- administration: API keys of the service ------------------------------------

@@ -44,6 +44,7 @@ from ucma.errors import NotFoundError, ValidationError
 from ucma.events.log import EventType, record
 from ucma.storage.base import Storage
 from ucma.types import (
+    Bank,
     Episode,
     HistoryEntry,
     Hit,
@@ -82,6 +83,10 @@ class Conventions(EngineBase):
         agent_id: str | None = None,
         run_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        content_type: str | None = None,
+        temporal_level: int | None = None,
+        salience: float | None = None,
+        bank: Bank | str | None = None,
     ) -> list[Observation]:
         """Add a conversation (or one text) to memory: one observation per message.
 
@@ -93,6 +98,8 @@ class Conventions(EngineBase):
         ``run_id``, when given). Written whole or not at all, through the same
         validation, content guard, de-duplication and conflict checks as ``observe``.
         Returns one ``Observation`` per message (stored, merged or skipped).
+        ``content_type``, ``temporal_level``, ``salience`` and ``bank`` steer the store
+        step of every message as ``observe``'s do (seed 003 R1, R2).
         """
         limits = self.config.limits
         extra = check_metadata(metadata, limits)
@@ -111,6 +118,14 @@ class Conventions(EngineBase):
                 item["metadata"] = dict(extra)
             if session is not None:
                 item["session_id"] = session
+            for name, value in (
+                ("content_type", content_type),
+                ("temporal_level", temporal_level),
+                ("salience", salience),
+                ("bank", bank),
+            ):
+                if value is not None:
+                    item[name] = value
             items.append(item)
         observations: list[Observation] = await self.observe_many(  # type: ignore[attr-defined]
             items, user_id=user_id, agent_id=agent_id

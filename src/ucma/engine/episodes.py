@@ -21,17 +21,25 @@ from ucma.conflicts.supersession import (
     known_names,
     replace_in_part,
 )
-from ucma.engine.base import EngineBase, _initial_retention, _new_id, _provenance
+from ucma.engine.base import EngineBase, _enum, _initial_retention, _new_id, _provenance
 from ucma.errors import NotFoundError, ValidationError
 from ucma.lifecycle.dedup import find_duplicates, merge_duplicates
 from ucma.memory.importance import classify_importance
-from ucma.memory.levels import SALIENCE_STRONG, initial_salience, select_temporal_level
+from ucma.memory.levels import (
+    CONTENT_TYPES,
+    SALIENCE_STRONG,
+    initial_salience,
+    select_temporal_level,
+)
 from ucma.memory.retention import initial_stability
 from ucma.memory_ids import new_memory_id
+from ucma.paradigms.evidence import PreferenceClaim, StatedOpinion, apply_statements
+from ucma.paradigms.opinions import PREFERENCE_PREDICATES
 from ucma.people import known_people, without_people, without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
 from ucma.storage.base import Storage
 from ucma.types import (
+    Bank,
     Episode,
     Fact,
     GraphEdge,
@@ -41,7 +49,14 @@ from ucma.types import (
     Scope,
     Tier,
 )
-from ucma.validation import check_content, check_id, check_metadata, check_strings, check_timestamp
+from ucma.validation import (
+    check_content,
+    check_fraction,
+    check_id,
+    check_metadata,
+    check_strings,
+    check_timestamp,
+)
 
 __all__ = ["EpisodeWrites"]
 
@@ -60,6 +75,12 @@ _OBSERVED = (
     "tags",
     "participants",
     "provenance",
+    # The store step steered by the caller (seed 003 R1, R2; seed 000 banks):
+    # heuristics decide whatever is left None.
+    "content_type",
+    "temporal_level",
+    "salience",
+    "bank",
 )
 _OBSERVE_KEYS = frozenset(_OBSERVED)
 
@@ -72,16 +93,25 @@ class _Prepared:
     the facts it asserts or retracts, ``aliases`` their subjects' other names;
     ``unnamed`` older statements' cosines to it without a person both name."""
 
-    __slots__ = (
-        "id",
-        *_OBSERVED,
-        "base_importance",
-        "temporal_level",
-        "salience",
-        "claims",
-        "facts",
-        "unnamed",
+    __slots__ = tuple(
+        dict.fromkeys(
+            (
+                "id",
+                *_OBSERVED,
+                "base_importance",
+                "claims",
+                "facts",
+                "unnamed",
+                "level_given",
+                "salience_given",
+                "bank_given",
+                "opinion",
+            )
+        )
     )
+
+    # What ``retain`` says of an opinion it stores: (topic, confidence), either None.
+    opinion: tuple[str | None, float | None] | None
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
@@ -105,6 +135,10 @@ class EpisodeWrites(EngineBase):
         tags: Sequence[str] | None = None,
         participants: Sequence[str] | None = None,
         provenance: Provenance | str | None = None,
+        content_type: str | None = None,
+        temporal_level: int | None = None,
+        salience: float | None = None,
+        bank: Bank | str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Observation:
@@ -113,6 +147,13 @@ class EpisodeWrites(EngineBase):
         ``timestamp`` is when the event happened (default now), so history can
         be imported; ``source`` is who or what produced it ("user", "tool_result",
         a speaker's name ...). Returns what was done with it.
+
+        The store step is heuristic unless the caller says otherwise (seed 003 R1,
+        R2): ``content_type`` (fact, preference, event, goal, observation) is read
+        for the temporal level, ``temporal_level`` (1 to 4) sets it outright,
+        ``salience`` in [0, 1] is the starting salience (and the importance the
+        storage threshold sees), ``bank`` the bank (default: ``opinion`` for a
+        stated preference, else ``experience``).
         """
         item = {
             "content": content,
@@ -123,6 +164,10 @@ class EpisodeWrites(EngineBase):
             "tags": tags,
             "participants": participants,
             "provenance": provenance,
+            "content_type": content_type,
+            "temporal_level": temporal_level,
+            "salience": salience,
+            "bank": bank,
         }
         [observation] = await self.observe_many([item], user_id=user_id, agent_id=agent_id)
         return observation
@@ -151,6 +196,12 @@ class EpisodeWrites(EngineBase):
             )
         now = self._clock()
         prepared = [self._prepare_observation(item, source, scope, now) for item in items]
+        return await self._store_observations(scope, prepared, now)
+
+    async def _store_observations(
+        self, scope: Scope, prepared: list[_Prepared], now: float
+    ) -> list[Observation]:
+        """Guard, embed and write validated observations (``observe_many``, ``retain``)."""
         await self._guard_items(scope, prepared)  # type: ignore[attr-defined] # engine/privacy.py
         for p in prepared:
             await self.sensory.ingest(p.content, p.source, metadata={"memory_id": p.id})
@@ -259,7 +310,11 @@ class EpisodeWrites(EngineBase):
             firsts.update(c.fact.subject.split()[0] for c in p.claims if c.fact.subject.strip())
         names = await self._run(known_names, storage, scope, sorted(firsts)) if firsts else {}
         for p in batch:
-            if _states_attribute(p):
+            if not p.bank_given and any(
+                c.fact.predicate in PREFERENCE_PREDICATES for c in p.claims if not c.negated
+            ):
+                p.bank = Bank.OPINION  # a stated preference: an opinion of its holder
+            if not p.level_given and _states_attribute(p):
                 # It states a lasting attribute ("Greta runs 10 km most days"), not
                 # a passing remark: months of decay (R1 level 3) unless it says
                 # otherwise, and the salience of a strong observation with evidence
@@ -267,13 +322,16 @@ class EpisodeWrites(EngineBase):
                 p.temporal_level = select_temporal_level(
                     p.content, "fact", default=STATED_ATTRIBUTE_LEVEL
                 )
-                p.salience = max(p.salience, SALIENCE_STRONG)
+                if not p.salience_given:
+                    p.salience = max(p.salience, SALIENCE_STRONG)
             episode = self._episode(scope, p, now)
             p.facts = []
             for claim in p.claims:
                 first = claim.fact.subject.split()[0].lower() if claim.fact.subject.split() else ""
                 subject, aliases = identify(claim.fact.subject, names.get(first, []))
                 fact = claim_fact(scope, claim, episode, subject, now, type(_RULES).__name__)
+                if fact.predicate in PREFERENCE_PREDICATES:
+                    fact.bank = Bank.OPINION
                 p.facts.append((fact, claim, aliases))
 
     def _prepare_observation(
@@ -305,7 +363,23 @@ class EpisodeWrites(EngineBase):
         )
         provenance = _provenance(fields.get("provenance"), Provenance.OBSERVED)
         importance = classify_importance(content, source)
-        level = select_temporal_level(content, "observation")
+        content_type = fields.get("content_type")
+        if content_type is not None and content_type not in CONTENT_TYPES:
+            raise ValidationError(
+                f"content_type must be one of: {', '.join(sorted(CONTENT_TYPES))}; "
+                f"got {content_type!r}"
+            )
+        level = select_temporal_level(content, content_type or "observation")
+        given_level = fields.get("temporal_level")
+        if given_level is not None:
+            if isinstance(given_level, bool) or given_level not in (1, 2, 3, 4):
+                raise ValidationError(f"temporal_level must be 1, 2, 3 or 4; got {given_level!r}")
+            level = int(given_level)
+        given_salience = fields.get("salience")
+        if given_salience is not None:
+            given_salience = check_fraction(given_salience, "salience")
+            importance = given_salience  # DESIGN.md: importance is base salience
+        bank = fields.get("bank")
         participants = check_strings(fields.get("participants"), "participants") or [source]
         return _Prepared(
             id=new_memory_id("ep", scope),
@@ -319,10 +393,19 @@ class EpisodeWrites(EngineBase):
             provenance=provenance,
             base_importance=importance,
             temporal_level=level,
-            salience=initial_salience(content, provenance.value, importance),
+            salience=(
+                initial_salience(content, provenance.value, importance)
+                if given_salience is None
+                else given_salience
+            ),
             claims=[],
             facts=[],
             unnamed={},
+            level_given=given_level is not None or content_type is not None,
+            salience_given=given_salience is not None,
+            bank_given=bank is not None,
+            bank=Bank.EXPERIENCE if bank is None else _enum(Bank, bank, "bank"),
+            opinion=None,
         )
 
     def _session_edges(
@@ -360,6 +443,7 @@ class EpisodeWrites(EngineBase):
             source=p.source,
             participants=p.participants,
             tags=p.tags,
+            bank=p.bank,
         )
 
     def _rules_read_on_sleep(self) -> bool:
@@ -423,6 +507,15 @@ class EpisodeWrites(EngineBase):
             )
             if statements and self._rules_read_on_sleep():
                 storage.lifecycle.mark_abstracted(scope, [s.episode.id for s in statements], now)
+            apply_statements(
+                storage,
+                scope,
+                [_stated(p) for p in batch],
+                merged,
+                {p.id: p.content for p in all_items if p.id in merged},
+                self.config.opinions,
+                now,
+            )
         if conflicts:
             logger.info("observe: %d conflicts recorded or settled", len(conflicts))
         self._names.pop(scope, None)
@@ -520,6 +613,19 @@ class EpisodeWrites(EngineBase):
         if not await self._run(storage.memories.delete, scope, check_id(memory_id)):
             raise NotFoundError("memory", memory_id)
         logger.info("delete: %s", memory_id)
+
+
+def _stated(p: _Prepared) -> StatedOpinion:
+    """A kept observation as evidence about opinions (``ucma.paradigms.evidence``)."""
+    claims = [
+        PreferenceClaim(fact.subject, fact.predicate, fact.object, claim.negated)
+        for fact, claim, _ in p.facts
+        if fact.predicate in PREFERENCE_PREDICATES
+    ]
+    topic, confidence = p.opinion if p.opinion is not None else (None, None)
+    return StatedOpinion(
+        p.id, p.content, p.bank, marks_change(p.content), claims, topic, confidence
+    )
 
 
 def _named(p: _Prepared) -> set[str]:

@@ -22,6 +22,7 @@ from ucma.learning.decisions import (
     track_decision,
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
+from ucma.paradigms.evidence import replay_opinions
 from ucma.storage.base import Storage
 from ucma.types import Scope
 from ucma.validation import (
@@ -218,23 +219,35 @@ class LearningLoop(PrivacyGuard):
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> SalienceProjection:
         """Rebuild the scope's salience projection (every memory's outcome
-        adjustment) from its events alone, and compare it with the live
-        records: ``mismatches`` maps memory id to (replayed, live)."""
+        adjustment) and its opinions (confidence, status, successor) from its
+        events alone, and compare them with the live records: ``mismatches`` maps
+        a memory or opinion id to its (replayed, live) adjustment or confidence."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
         def rebuild() -> SalienceProjection:
             with storage.transaction():  # one consistent state: events and records
-                projection = replay_salience(storage.events.list(scope))
+                events = storage.events.list(scope)
+                projection = replay_salience(events)
                 live = {
                     r.id: r.outcome_adjustment
                     for r in storage.memories.list(scope, limit=2**62, include_archived=True)
+                }
+                opinions = {
+                    o.id: (o.confidence, o.status.value, o.replaced_by)
+                    for o in storage.opinions.list(scope, limit=2**62)
                 }
             for memory_id in projection.adjustments.keys() | live.keys():
                 replayed = projection.adjustments.get(memory_id, float("nan"))
                 current = live.get(memory_id, float("nan"))
                 if not abs(replayed - current) <= 1e-9:
                     projection.mismatches[memory_id] = (replayed, current)
+            rebuilt = replay_opinions(events)
+            missing = (float("nan"), "", None)
+            for opinion_id in rebuilt.keys() | opinions.keys():
+                was, now = rebuilt.get(opinion_id, missing), opinions.get(opinion_id, missing)
+                if not abs(was[0] - now[0]) <= 1e-9 or was[1:] != now[1:]:
+                    projection.mismatches[opinion_id] = (was[0], now[0])
             return projection
 
         return await self._run(rebuild)

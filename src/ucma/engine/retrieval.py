@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
-from ucma.errors import UCMAError
+from ucma.errors import UCMAError, ValidationError
 from ucma.people import without_people
 from ucma.retrieval.cascade import RecallResult
 from ucma.retrieval.directives import Instructions, condition, conditions_in
@@ -20,7 +20,7 @@ from ucma.retrieval.name_free import naming
 from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, QueryPlan, route
 from ucma.storage.base import Storage
-from ucma.types import Hit, MemoryKind, QueryMode, Scope
+from ucma.types import Bank, Hit, MemoryKind, QueryMode, Scope
 from ucma.validation import (
     check_content,
     check_fraction,
@@ -49,6 +49,7 @@ class Retrieval(EngineBase):
         limit: int | None = None,
         mode: QueryMode | str | None = None,
         kinds: Sequence[MemoryKind | str] | None = None,
+        banks: Sequence[Bank | str] | None = None,
         time_range: tuple[float, float] | None = None,
         entity: str | None = None,
         tags: Sequence[str] | None = None,
@@ -63,12 +64,15 @@ class Retrieval(EngineBase):
         (seed 001 chapter 19; no cascade). The top hits are staged in the scope's
         working memory; retrieval counts as a review of each returned memory.
         Memories that newer ones replaced, and facts no longer valid, are left out
-        unless ``include_superseded`` (their history stays: ``history``, ``as_of``)."""
+        unless ``include_superseded`` (their history stays: ``history``, ``as_of``).
+        ``banks`` keeps only memories of those banks (seed 000: world, experience,
+        opinion, observation)."""
         result = await self.recall(
             query,
             limit=limit,
             mode=mode,
             kinds=kinds,
+            banks=banks,
             time_range=time_range,
             entity=entity,
             tags=tags,
@@ -94,6 +98,7 @@ class Retrieval(EngineBase):
         reference_time: float | None = None,
         explain: bool = False,
         kinds: Sequence[MemoryKind | str] | None = None,
+        banks: Sequence[Bank | str] | None = None,
         time_range: tuple[float, float] | None = None,
         entity: str | None = None,
         tags: Sequence[str] | None = None,
@@ -116,7 +121,7 @@ class Retrieval(EngineBase):
         cascade path and a ``low_confidence`` flag to abstain on. ``explain``
         adds the plan and per-hit channel scores to ``result.explanation``.
         Superseded memories and expired facts are left out unless
-        ``include_superseded``.
+        ``include_superseded``. ``banks`` keeps only memories of those banks.
         """
         scope = self._scope(user_id, agent_id)
         cfg = self.config
@@ -169,6 +174,7 @@ class Retrieval(EngineBase):
             tags=[t.lower() for t in check_strings(tags, "tags")] or None,
             time_range=_time_range(time_range),
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
+            banks=_banks(banks),
             drop_entity_terms="entity" in cfg.retrieval.channels,
             embed_names=cfg.retrieval.embed_names,
         )
@@ -332,3 +338,12 @@ class Retrieval(EngineBase):
                 continue
             prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
         return prepared
+
+
+def _banks(banks: Sequence[Bank | str] | None) -> list[Bank] | None:
+    """The banks asked for, checked; None (or empty) for every bank."""
+    if banks is None:
+        return None
+    if isinstance(banks, str | bytes) or not isinstance(banks, Sequence):
+        raise ValidationError("banks must be a list of bank names")
+    return [_enum(Bank, b, "banks") for b in banks] or None

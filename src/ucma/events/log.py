@@ -10,7 +10,8 @@ counts). Two sources append them:
   schema does it with triggers, so no write path can forget;
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
-  statistics, procedure status changes) and of conflict resolution (detected, resolved, superseded).
+  statistics, procedure status changes), of conflict resolution (detected, resolved, superseded)
+  and of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -65,6 +66,10 @@ class EventType(StrEnum):
     CONFLICT_RESOLVED = "conflict.resolved"
     FACT_SUPERSEDED = "fact.superseded"
     MEMORY_SUPERSEDED = "memory.superseded"
+    OPINION_FORMED = "opinion.formed"
+    OPINION_REINFORCED = "opinion.reinforced"
+    OPINION_WEAKENED = "opinion.weakened"
+    OPINION_REPLACED = "opinion.replaced"
 
 
 @dataclass(frozen=True, slots=True)

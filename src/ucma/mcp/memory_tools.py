@@ -8,7 +8,7 @@ word means one operation in Python, REST, MCP and the CLI.
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
@@ -16,9 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ucma import serialization
 from ucma.engine import AsyncMemory
-from ucma.types import MemoryKind, Observation
+from ucma.types import Bank, MemoryKind, Observation
 
-__all__ = ["MEMORY_TOOL_NAMES", "add_memory_tools"]
+__all__ = ["MEMORY_TOOL_NAMES", "add_memory_tools", "observation_to_tool"]
 
 Scope = Callable[[Context], Awaitable[dict[str, str]]]
 Guard = Callable[[], Any]
@@ -70,7 +70,7 @@ class Message(BaseModel):
     name: str | None = Field(default=None, description="The speaker's name, if known.")
 
 
-def _observation(observation: Observation) -> dict[str, Any]:
+def observation_to_tool(observation: Observation) -> dict[str, Any]:
     if observation.merged_into is not None:
         note = "merged into an existing memory that said nearly the same (reinforced it)"
     elif observation.stored:
@@ -118,6 +118,27 @@ def add_memory_tools(
                 '"billing"}.'
             ),
         ] = None,
+        content_type: Annotated[
+            Literal["fact", "preference", "event", "goal", "observation"] | None,
+            Field(description="What it is, when you know: sets how long it lasts."),
+        ] = None,
+        temporal_level: Annotated[
+            int | None,
+            Field(
+                ge=1,
+                le=4,
+                description="How long it matters: 1 this session, 2 this project, 3 a "
+                "season, 4 for good (identity, lasting preferences).",
+            ),
+        ] = None,
+        salience: Annotated[
+            float | None,
+            Field(ge=0.0, le=1.0, description="How important: 1 stated by the user, 0.2 aside."),
+        ] = None,
+        bank: Annotated[
+            Bank | None,
+            Field(description="world, experience, opinion or observation (default: guessed)."),
+        ] = None,
     ) -> dict[str, Any]:
         with told():
             given: Any = (
@@ -125,8 +146,17 @@ def add_memory_tools(
                 if isinstance(messages, str)
                 else [m.model_dump(exclude_none=True) for m in messages]
             )
-            found = await memory.add(given, run_id=run_id, metadata=metadata, **await scope(ctx))
-            return {"results": [_observation(o) for o in found]}
+            found = await memory.add(
+                given,
+                run_id=run_id,
+                metadata=metadata,
+                content_type=content_type,
+                temporal_level=temporal_level,
+                salience=salience,
+                bank=bank,
+                **await scope(ctx),
+            )
+            return {"results": [observation_to_tool(o) for o in found]}
 
     async def search(
         query: Annotated[str, Field(description="What you are looking for, in words.")],

@@ -26,6 +26,10 @@ tool                           what it does (``AsyncMemory`` method of that name
                                of a period, the working context (knowledge_tools)
 ``trace`` ...                  decisions, influence, salience history, events,
                                replay, patterns, retention, sources (loop_tools)
+``retain`` ...                 banks and opinions: find, list, reinforce, weaken,
+                               history (opinion_tools)
+``learn_from_trajectory`` ...  strategies: learn from a trajectory, strategies_for,
+                               has_strategy_for (strategy_tools)
 =============================  ================================================
 
 Python's ``remember`` is ``search`` without filters under the seed's name; MCP offers
@@ -54,6 +58,7 @@ from ucma.learning.records import OutcomeSignal
 from ucma.mcp.knowledge_tools import KNOWLEDGE_TOOL_NAMES, add_knowledge_tools
 from ucma.mcp.loop_tools import LOOP_TOOL_NAMES, add_loop_tools
 from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
+from ucma.mcp.opinion_tools import OPINION_TOOL_NAMES, add_opinion_tools
 from ucma.mcp.strategy_tools import STRATEGY_TOOL_NAMES, add_strategy_tools
 from ucma.types import Conflict, Hit, LearningType
 
@@ -75,6 +80,7 @@ TOOL_NAMES = (
     *KNOWLEDGE_TOOL_NAMES,
     *LOOP_TOOL_NAMES,
     *STRATEGY_TOOL_NAMES,
+    *OPINION_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -91,6 +97,9 @@ Long-term memory for this user, kept across conversations.
 - Before a multi-step task, `strategies_for` gives what worked for similar tasks and the
   pitfalls to avoid; afterwards `learn_from_trajectory` keeps what you did and how it
   ended, and `record_procedure_outcome` reports how a strategy you followed went.
+- `find_opinion` says what the user prefers on a topic now; `retain` into the `opinion`
+  bank records a preference with a confidence, `reinforce_opinion` / `weaken_opinion`
+  report evidence for or against one.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
   `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
@@ -472,4 +481,5 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     add_knowledge_tools(server, memory, scope, _told_to_the_agent, _conflicts)
     add_loop_tools(server, memory, scope, _told_to_the_agent)
     add_strategy_tools(server, memory, scope, _told_to_the_agent)
+    add_opinion_tools(server, memory, scope, _told_to_the_agent)
     return server

@@ -1,2 +1,3 @@
-"""Seed 000's paradigms: the declarative, procedural and predictive pieces and the flows
-between them (pure parts; the engine wires them)."""
+"""Seed 000's paradigms: the declarative banks and opinions (``opinions``, ``evidence``),
+the procedural strategies (``procedural``, ``distillation``), and the flows between them
+(pure parts; the engine wires them; docs/paradigms.md)."""

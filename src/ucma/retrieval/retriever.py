@@ -175,6 +175,13 @@ class Retriever:
             self._session_prior(relevance, candidates, briefs)
         if cfg.context_window > 0 and kinds_include(kinds, MemoryKind.EPISODIC):
             self._context(scope, relevance, candidates)
+        if plan.banks is not None:
+            # A bank filter applies before the pool is cut, so the pool holds the
+            # best of the banks asked for rather than what is left of the best overall.
+            banked = self._storage.memories.get_many(scope, list(relevance))
+            relevance = {
+                i: r for i, r in relevance.items() if i in banked and banked[i].bank in plan.banks
+            }
         pool = max(limit * cfg.rank_pool_factor, _MIN_POOL)
         relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
         if include_graph_neighbors and cfg.graph_expansion:
@@ -187,6 +194,7 @@ class Retriever:
             if i in records
             and (deep or records[i].archived_at is None)
             and (kinds is None or records[i].kind in kinds)
+            and (plan.banks is None or records[i].bank in plan.banks)
             # Seed 003's floor: a memory below it is noise until outcomes lift it.
             and records[i].effective_salience >= cfg.min_salience
         }

@@ -28,7 +28,7 @@ from ucma.people import without_relations
 from ucma.retrieval.names import NameIndex, find_names, name_pattern, remove_names
 from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
-from ucma.types import MemoryKind, QueryMode
+from ucma.types import Bank, MemoryKind, QueryMode
 
 __all__ = [
     "PRIMARY_LAYER",
@@ -241,6 +241,8 @@ class QueryPlan:
     time_filter: bool = False
     time_anchor: TimeAnchor | None = None
     kinds: tuple[MemoryKind, ...] | None = None
+    # The banks (seed 000) the caller asked for; None: every bank.
+    banks: tuple[Bank, ...] | None = None
     # The query without the names the entity channel already matches (a name
     # dominates a short sentence's embedding and pulls in greetings that address
     # the person rather than what was said); empty: the text itself.
@@ -334,6 +336,7 @@ def route(
     tags: Sequence[str] | None = None,
     time_range: tuple[float, float] | None = None,
     kinds: Sequence[MemoryKind] | None = None,
+    banks: Sequence[Bank] | None = None,
     drop_entity_terms: bool = True,
     embed_names: bool = False,
 ) -> QueryPlan:
@@ -396,6 +399,7 @@ def route(
         time_filter=time_range is not None,
         time_anchor=anchor,
         kinds=tuple(kinds) if kinds else None,
+        banks=tuple(banks) if banks else None,
         semantic_text=semantic_text,
         names=names,
         answer_terms=answer_terms,

@@ -43,9 +43,11 @@ __all__ = [
     "Page",
     "ResultLimit",
     "ScopedBody",
+    "TemporalLevel",
     "Text",
     "TextQuery",
     "UserQuery",
+    "Weight",
     "page_of",
     "scope_of",
 ]
@@ -96,6 +98,10 @@ Flag = Annotated[bool, Strict()]
 ResultLimit = Annotated[int, Field(ge=1, le=100), BeforeValidator(_not_a_boolean)]
 #: A number in [0, 1], never a boolean.
 Fraction = Annotated[float, Field(ge=0.0, le=1.0), BeforeValidator(_not_a_boolean)]
+#: The weight of a piece of evidence, in (0, 1], never a boolean.
+Weight = Annotated[float, Field(gt=0.0, le=1.0), BeforeValidator(_not_a_boolean)]
+#: A temporal level (seed 003 R1: 1 immediate to 4 identity), never a boolean.
+TemporalLevel = Annotated[int, Field(ge=1, le=4), BeforeValidator(_not_a_boolean)]
 #: How many cascade layers to search (0 to 10), never a boolean.
 CascadeDepth = Annotated[int, Field(ge=0, le=10), BeforeValidator(_not_a_boolean)]
 

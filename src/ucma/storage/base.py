@@ -36,6 +36,7 @@ from ucma.events.log import Event
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.types import (
     ApiKey,
+    Bank,
     Conflict,
     ConflictStatus,
     DuplicateAttempt,
@@ -50,6 +51,8 @@ from ucma.types import (
     MemoryRecord,
     MemorySource,
     MemoryVitals,
+    Opinion,
+    OpinionStatus,
     Procedure,
     ProcedureType,
     RetentionInfo,
@@ -73,6 +76,7 @@ __all__ = [
     "LearningStore",
     "LifecycleStore",
     "MemoryCatalog",
+    "OpinionStore",
     "ProceduralStore",
     "RetentionStore",
     "ScoredId",
@@ -209,6 +213,10 @@ class MemoryCatalog(ABC):
     def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
         """Overwrite one record's unit vector (after its content changed) so every later
         search ranks it by the new text. False if the record is not in the scope."""
+
+    @abstractmethod
+    def set_bank(self, scope: Scope, memory_ids: Sequence[str], bank: Bank) -> int:
+        """Move memories of the scope to ``bank``; returns how many exist."""
 
     @abstractmethod
     def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
@@ -958,6 +966,54 @@ class ErasureStore(ABC):
         False where another connection kept the database busy."""
 
 
+class OpinionStore(ABC):
+    """Opinions (seed 000's opinion bank), current and replaced, per scope.
+
+    An opinion's history is its chain of replaced predecessors (``replaces``);
+    every change is also an event, written by the engine in the same transaction.
+    """
+
+    @abstractmethod
+    def put(self, opinions: Sequence[Opinion]) -> None:
+        """Insert or overwrite opinions (by id; an id held by another scope is refused
+        with ``ValidationError``)."""
+
+    @abstractmethod
+    def get(self, scope: Scope, opinion_id: str) -> Opinion | None: ...
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        status: OpinionStatus | None = None,
+        below: float | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Opinion]:
+        """Opinions of the scope, newest change first, optionally of one status or with
+        a confidence below ``below``."""
+
+    @abstractmethod
+    def current(
+        self,
+        scope: Scope,
+        *,
+        topic_key: str | None = None,
+        holder_key: str | None = None,
+        stance_key: str | None = None,
+        memory_ids: Sequence[str] | None = None,
+        limit: int = 1000,
+    ) -> builtins.list[Opinion]:
+        """Current opinions of the scope matching every given key (``opinion_key``
+        of the topic, holder or stance) or stated by one of ``memory_ids``,
+        newest change first."""
+
+    @abstractmethod
+    def count(self, scope: Scope) -> int:
+        """How many opinions (current and replaced) the scope holds."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -976,6 +1032,7 @@ class Storage(ABC):
     lifecycle: LifecycleStore
     vault: VaultStore
     erasure: ErasureStore
+    opinions: OpinionStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

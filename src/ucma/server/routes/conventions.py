@@ -12,7 +12,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 from ucma import serialization
 from ucma.engine.conventions import MAX_FILTER_KEYS
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.routes.memories import MemoryId, ObservationResponse
+from ucma.server.routes.memories import MemoryId, ObservationResponse, StoreStep
 from ucma.server.schemas import AgentQuery, Identifier, JsonObject, ScopedBody, Text, UserQuery
 
 __all__ = ["router"]
@@ -42,7 +42,7 @@ class Message(BaseModel):
     name: Identifier | None = Field(default=None, description="The speaker's name, if known.")
 
 
-class AddRequest(ScopedBody):
+class AddRequest(ScopedBody, StoreStep):
     """A conversation (or one text) to remember."""
 
     model_config = ConfigDict(
@@ -135,6 +135,7 @@ async def add(body: AddRequest, engine: Engine, key: Caller) -> AddResponse:
         messages,
         run_id=body.run_id,
         metadata=body.metadata,
+        **body.store_step(),
         **scope_for(key, body.user_id, body.agent_id),
     )
     return AddResponse(results=[ObservationResponse(**dataclasses.asdict(o)) for o in observations])

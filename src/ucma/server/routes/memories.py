@@ -2,7 +2,7 @@
 themselves (get, list a page at a time, delete, episodes in a time range)."""
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -13,6 +13,7 @@ from ucma.server.schemas import (
     MAX_ID_CHARS,
     AgentQuery,
     Flag,
+    Fraction,
     Identifier,
     JsonObject,
     Moment,
@@ -21,20 +22,59 @@ from ucma.server.schemas import (
     Page,
     ResultLimit,
     ScopedBody,
+    TemporalLevel,
     Text,
     UserQuery,
     page_of,
 )
-from ucma.types import MemoryKind, Provenance, QueryMode
+from ucma.types import Bank, MemoryKind, Provenance, QueryMode
 
-__all__ = ["MemoryId", "router"]
+#: Seed 003 R1's content types.
+ContentType = Literal["fact", "preference", "event", "goal", "observation"]
+
+__all__ = ["MemoryId", "StoreStep", "router"]
 
 router = APIRouter(prefix="/v1", tags=["memory"])
 
 MemoryId = Annotated[str, Path(min_length=1, max_length=MAX_ID_CHARS, description="Memory id.")]
 
 
-class Observation(BaseModel):
+class StoreStep(BaseModel):
+    """How the store step treats an input, where the caller knows better than the
+    heuristics: its kind, how long it lasts, how salient it is, its bank. Every field
+    is optional."""
+
+    content_type: ContentType | None = Field(
+        default=None,
+        description="What it is (fact, preference, event, goal, observation): read for the "
+        "temporal level (how long it lasts); default: heuristics.",
+    )
+    temporal_level: TemporalLevel | None = Field(
+        default=None, description="1 immediate, 2 situational, 3 seasonal, 4 identity."
+    )
+    salience: Fraction | None = Field(
+        default=None,
+        description="Starting salience in [0, 1]: 1 stated by the user, 0.8 strong evidence, 0.6 "
+        "inferred, 0.4 a guess; default: heuristics.",
+    )
+    bank: Bank | None = Field(
+        default=None,
+        description="world, experience, opinion or observation; default: opinion for a stated "
+        "preference, else experience.",
+    )
+
+    def store_step(self) -> dict[str, Any]:
+        """The given fields as engine keyword arguments."""
+        data = {
+            "content_type": self.content_type,
+            "temporal_level": self.temporal_level,
+            "salience": self.salience,
+            "bank": self.bank.value if self.bank is not None else None,
+        }
+        return {k: v for k, v in data.items() if v is not None}
+
+
+class Observation(StoreStep):
     """One input: what was said or seen, by whom, when."""
 
     model_config = ConfigDict(extra="forbid")
@@ -126,6 +166,10 @@ class RememberRequest(ScopedBody):
     limit: ResultLimit | None = Field(default=None, description="Most results (default 10).")
     mode: QueryMode | None = Field(default=None, description="Force a retrieval strategy.")
     kinds: list[MemoryKind] | None = None
+    banks: list[Bank] | None = Field(
+        default=None,
+        description="Only memories of these banks (world, experience, opinion, observation).",
+    )
     time_range: tuple[Moment, Moment] | None = Field(
         default=None, description="[start, end] in epoch seconds; only memories in it."
     )
@@ -152,6 +196,7 @@ def _observation_fields(item: Observation) -> dict[str, Any]:
     data = item.model_dump(exclude_none=True)
     if "provenance" in data:
         data["provenance"] = data["provenance"].value
+    data.update(item.store_step())
     return data
 
 
@@ -192,6 +237,7 @@ async def remember(body: RememberRequest, engine: Engine, key: Caller) -> Rememb
         limit=body.limit,
         mode=body.mode,
         kinds=body.kinds,
+        banks=body.banks,
         time_range=body.time_range,
         entity=body.entity,
         tags=body.tags,

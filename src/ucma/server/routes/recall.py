@@ -82,6 +82,7 @@ async def recall(body: RecallRequest, engine: Engine, key: Caller) -> RecallResp
         explain=body.explain,
         mode=body.mode,
         kinds=body.kinds,
+        banks=body.banks,
         time_range=body.time_range,
         entity=body.entity,
         tags=body.tags,

@@ -22,7 +22,7 @@ from ucma.storage.sqlite.codec import (
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import check_vector
 from ucma.storage.sqlite.vectors import VectorIndex
-from ucma.types import MemoryKind, MemoryRecord, Scope
+from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
 
 __all__ = ["SQLiteMemoryCatalog"]
 
@@ -136,6 +136,20 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             )
             self._index.revectored(conn, scope)
         return True
+
+    def set_bank(self, scope: Scope, memory_ids: Sequence[str], bank: Bank) -> int:
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return 0
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                """
+                UPDATE memories SET bank = ?
+                WHERE id IN (SELECT value FROM json_each(?)) AND +user_id = ? AND +agent_id = ?
+                """,
+                (Bank(bank).value, ids_param(ids), scope.user_id, scope.agent_id),
+            )
+        return cursor.rowcount
 
     def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
         ids = list(dict.fromkeys(memory_ids))

@@ -22,6 +22,7 @@ import numpy as np
 
 from ucma.errors import ScopeError, ValidationError
 from ucma.types import (
+    Bank,
     Condition,
     Episode,
     Fact,
@@ -138,13 +139,13 @@ INSERT_MEMORY = """
 INSERT INTO memories (
     seq, id, kind, user_id, agent_id, content, provenance, temporal_level,
     base_salience, outcome_adjustment, created_at, updated_at, access_count,
-    last_accessed, archived_at, metadata, search_context
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    last_accessed, archived_at, metadata, search_context, bank
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 
 UPDATE_MEMORY = """
 UPDATE memories SET content = ?, provenance = ?, temporal_level = ?, base_salience = ?,
-    outcome_adjustment = ?, updated_at = ?, metadata = ?
+    outcome_adjustment = ?, updated_at = ?, metadata = ?, bank = ?
 WHERE seq = ?
 """
 
@@ -174,13 +175,15 @@ def memory_row(record: MemoryRecord, seq: int, search_context: str = "") -> tupl
         optional_real(record.archived_at, "archived_at"),
         dumps(record.metadata, "metadata"),
         search_context,
+        _enum_value(Bank, record.bank, "bank"),
     )
 
 
 def memory_update_row(record: MemoryRecord, seq: int) -> tuple[Any, ...]:
     row = memory_row(record, seq)
-    # content, provenance, temporal_level, base_salience, outcome_adjustment, updated_at, metadata
-    return (row[5], row[6], row[7], row[8], row[9], row[11], row[15], seq)
+    # content, provenance, temporal_level, base_salience, outcome_adjustment, updated_at,
+    # metadata, bank
+    return (row[5], row[6], row[7], row[8], row[9], row[11], row[15], row[17], seq)
 
 
 def episode_fields(episode: Episode) -> tuple[Any, ...]:
@@ -276,8 +279,8 @@ def learning_fields(learning: Learning) -> tuple[Any, ...]:
 
 _COMMON = """m.seq, m.id, m.user_id, m.agent_id, m.content, m.provenance, m.temporal_level,
     m.base_salience, m.outcome_adjustment, m.created_at, m.updated_at, m.access_count,
-    m.last_accessed, m.archived_at, m.metadata"""
-_N_COMMON = 15
+    m.last_accessed, m.archived_at, m.metadata, m.bank"""
+_N_COMMON = 16
 
 SELECT_EPISODES = f"""
 SELECT {_COMMON}, t.session_id, t.timestamp, t.source, t.participants, t.tags, t.summary, t.tier
@@ -324,6 +327,7 @@ def _common(row: Sequence[Any]) -> dict[str, Any]:
         "last_accessed": row[12],
         "archived_at": row[13],
         "metadata": json.loads(row[14]),
+        "bank": Bank(row[15]),
     }
 
 

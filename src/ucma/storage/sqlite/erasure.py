@@ -124,6 +124,11 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ),
     ),
     "review_flags": ("review_flags", "rowid", ("reason",)),
+    "opinions": (
+        "opinions",
+        "id",
+        ("topic", "topic_key", "stance", "stance_key", "holder", "holder_key", "evidence"),
+    ),
     "decision_traces": (
         "decisions",
         "rowid",

@@ -782,6 +782,59 @@ def add_erasures(conn: sqlite3.Connection) -> None:
     )
 
 
+# -- migrations 11 and 12: banks and opinions (issue 15) ---------------------------
+
+
+@migrations.migration(11)
+def add_banks(conn: sqlite3.Connection) -> None:
+    """Every memory carries a bank (seed 000's four networks). Existing rows take
+    their kind's default (``ucma.types.DEFAULT_BANK``): episodes and procedures
+    ``experience``, facts ``world``, lessons ``observation``."""
+    conn.execute(
+        "ALTER TABLE memories ADD COLUMN bank TEXT NOT NULL DEFAULT 'world' "
+        "CHECK (bank IN ('world', 'experience', 'opinion', 'observation'))"
+    )
+    conn.execute(
+        "UPDATE memories SET bank = CASE kind WHEN 'episodic' THEN 'experience' "
+        "WHEN 'procedural' THEN 'experience' WHEN 'learning' THEN 'observation' "
+        "ELSE 'world' END"
+    )
+
+
+@migrations.migration(12)
+def add_opinions(conn: sqlite3.Connection) -> None:
+    """Opinions (issue 15): a topic, a stance and a confidence per row, current or
+    replaced (history); ``evidence`` is a JSON list. ``memory_id`` is the memory
+    that states the opinion: deleting that memory leaves the opinion (its evidence
+    keeps the text), so the id is not a foreign key."""
+    conn.execute(
+        """
+        CREATE TABLE opinions (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            topic_key TEXT NOT NULL,
+            stance TEXT NOT NULL,
+            stance_key TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            holder_key TEXT NOT NULL,
+            confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+            status TEXT NOT NULL CHECK (status IN ('current', 'replaced')),
+            evidence TEXT NOT NULL,
+            memory_id TEXT,
+            replaces TEXT,
+            replaced_by TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE INDEX opinions_scope ON opinions (user_id, agent_id, status, confidence)")
+    conn.execute("CREATE INDEX opinions_topic ON opinions (user_id, agent_id, topic_key)")
+    conn.execute("CREATE INDEX opinions_memory ON opinions (user_id, agent_id, memory_id)")
+
+
 # -- migration 13: strategies (issue 15) ------------------------------------------
 #
 # Strategies and pitfalls are procedures (one kind, one store): the columns below say

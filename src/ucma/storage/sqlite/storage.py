@@ -22,6 +22,7 @@ from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
+from ucma.storage.sqlite.opinions import SQLiteOpinionStore
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
@@ -80,6 +81,7 @@ class SQLiteStorage(Storage):
         self.lifecycle = SQLiteLifecycleStore(self._db)
         self.vault = SQLiteVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
+        self.opinions = SQLiteOpinionStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
