@@ -46,7 +46,9 @@ def wilson_lower_bound(successes: int, trials: int, z: float = 1.96) -> float:
     z2 = z * z
     centre = p + z2 / (2 * trials)
     margin = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, (centre - margin) / (1 + z2 / trials))
+    # In exact arithmetic the bound lies in [0, p]; rounding can leave it a hair
+    # outside (6e-18 for 0 of 47), so it is clamped to what it means.
+    return min(p, max(0.0, (centre - margin) / (1 + z2 / trials)))
 
 
 def strategy_score(relevance: float, lower_bound: float) -> float:

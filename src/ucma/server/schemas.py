@@ -121,10 +121,13 @@ FactId = Annotated[
     StringConstraints(min_length=6, max_length=MAX_ID_CHARS, pattern=r"^fact_[^\x00]*$"),
     AfterValidator(_encodable),
 ]
-#: Free text given in a query string: not blank, no NUL, within the content limit.
+#: Free text given in a query string: not blank, no NUL, at most 1,000 characters. The
+#: HTTP server refuses a request line and headers over 16 KiB before the app sees them
+#: (h11's limit; ``max_header_bytes``), and percent-encoded a character takes up to 12
+#: bytes: 1,000 always fit. Longer text goes in a request body.
 TextQuery = Annotated[
     str,
-    Query(min_length=1, max_length=32_000, pattern=IDENTIFIER_PATTERN),
+    Query(min_length=1, max_length=1_000, pattern=IDENTIFIER_PATTERN),
     AfterValidator(_encodable),
 ]
 Text = Annotated[
