@@ -15,7 +15,7 @@ from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
 from ucma.errors import UCMAError, ValidationError
 from ucma.people import without_people
 from ucma.retrieval.cascade import RecallResult
-from ucma.retrieval.directives import Instructions, condition, conditions_in
+from ucma.retrieval.directives import Instructions, conditions_in, conditions_of
 from ucma.retrieval.name_free import naming
 from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, QueryPlan, route
@@ -34,7 +34,7 @@ __all__ = ["Retrieval"]
 
 logger = logging.getLogger(__name__)
 
-_NAME_SCOPES = 10_000  # scopes whose participant names are kept for routing
+_NAME_SCOPES = 10_000  # scopes whose names (and standing instructions) are kept for routing
 
 
 class Retrieval(EngineBase):
@@ -256,8 +256,7 @@ class Retrieval(EngineBase):
         if instructions is None:
             found = await self._run(conditions_in, storage, scope)
             instructions = Instructions()
-            if found:
-                instructions.add(list(found), list(await self._embed_queries(list(found.values()))))
+            await self._add_instructions(instructions, found)
             if len(self._instructions) >= _NAME_SCOPES:
                 self._instructions.clear()
             self._instructions[scope] = instructions
@@ -270,7 +269,10 @@ class Retrieval(EngineBase):
         instructions = self._instructions.get(scope)
         if instructions is None or not self.config.retrieval.directive_conditions:
             return
-        found = {i: c for i, c in ((i, condition(text)) for i, text in episodes) if c is not None}
+        await self._add_instructions(instructions, conditions_of(episodes))
+
+    async def _add_instructions(self, instructions: Instructions, found: dict[str, str]) -> None:
+        """Embed the conditions ``found`` (episode id -> condition) into ``instructions``."""
         if found:
             instructions.add(list(found), list(await self._embed_queries(list(found.values()))))
 

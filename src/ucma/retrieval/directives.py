@@ -22,7 +22,7 @@ discuss money my sister always gets nervous" a story.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +30,7 @@ import numpy as np
 from ucma.storage.base import Storage
 from ucma.types import MemoryKind, Scope
 
-__all__ = ["MAX_CONDITION_CHARS", "Instructions", "condition", "conditions_in"]
+__all__ = ["MAX_CONDITION_CHARS", "Instructions", "condition", "conditions_in", "conditions_of"]
 
 _PAGE = 2_000
 
@@ -82,6 +82,12 @@ def condition(text: str) -> str | None:
     return None
 
 
+def conditions_of(texts: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """The conditions of the ``(id, text)`` pairs that hold a standing instruction."""
+    found = ((memory_id, condition(text)) for memory_id, text in texts)
+    return {memory_id: applies for memory_id, applies in found if applies is not None}
+
+
 def conditions_in(storage: Storage, scope: Scope) -> dict[str, str]:
     """The conditions of the scope's live episodes that hold a standing
     instruction, by episode id (one pass over the scope; storage thread)."""
@@ -89,10 +95,7 @@ def conditions_in(storage: Storage, scope: Scope) -> dict[str, str]:
     offset = 0
     while True:
         page = storage.memories.list(scope, kind=MemoryKind.EPISODIC, limit=_PAGE, offset=offset)
-        for record in page:
-            applies = condition(record.content)
-            if applies is not None:
-                found[record.id] = applies
+        found |= conditions_of((record.id, record.content) for record in page)
         if len(page) < _PAGE:
             return found
         offset += _PAGE
