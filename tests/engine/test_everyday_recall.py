@@ -185,3 +185,42 @@ async def test_a_question_about_the_asker_prefers_lines_about_them(
     # By match alone, the other person's line leads; it still answers about them.
     assert await top(1.0, "What genre should you queue up for me?") == theirs
     assert await top(0.7, "What genre does my flatmate Sofia like?") == theirs
+
+
+async def test_a_later_change_goes_above_the_value_it_changes(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    old = "Flamenco is my favourite music."
+    new = "These days it's all baroque on my playlists."
+    question = "What kind of songs do I enjoy most?"
+
+    async def top(window: int) -> list[str]:
+        config = UCMAConfig(retrieval=dataclasses.replace(RetrievalConfig(), changes_window=window))
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            result = await m.recall(question)
+            scores = [hit.score for hit in result.hits]
+            assert scores == sorted(scores, reverse=True)
+            return [hit.content for hit in result.hits[:2]]
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe(old, timestamp=1_700_000_000.0)
+        await mem.observe("I run 8 km most days.", timestamp=1_700_300_000.0)
+        await mem.observe(new, timestamp=1_700_600_000.0)
+    assert await top(3) == [new, old]
+    # By match alone the old favourite leads.
+    assert await top(0) == [old, new]
+
+
+async def test_a_later_change_about_someone_else_stays_below(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    mine = "Flamenco is my favourite music."
+    # A wide margin, so that only whom the two are about keeps the order.
+    config = UCMAConfig(retrieval=dataclasses.replace(RetrievalConfig(), changes_margin=0.2))
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as mem:
+        await mem.observe(mine, timestamp=1_700_000_000.0)
+        await mem.observe(
+            "These days my flatmate Sofia's favourite music is baroque.", timestamp=1_700_600_000.0
+        )
+        result = await mem.recall("What kind of songs do I enjoy most?")
+    assert result.hits[0].content == mine

@@ -61,6 +61,7 @@ __all__ = [
     "retired_words",
     "same_frame",
     "shared_people",
+    "short_statement",
     "states_lasting",
 ]
 
@@ -220,6 +221,13 @@ class Replacement:
 def marks_change(text: str) -> bool:
     """Whether ``text`` marks something as changed ("now", "switched", "these days" ...)."""
     return _CUE.search(text) is not None
+
+
+def short_statement(text: str) -> bool:
+    """Whether ``text`` states something in at most ``MAX_WORDS`` content words:
+    a statement of one value, not a document or an explanation."""
+    said = _said(text, set())
+    return bool(said) and len(_words(" ".join(said))) <= MAX_WORDS
 
 
 def shared_people(text: str, other: str, people: Iterable[str] = ()) -> list[str]:

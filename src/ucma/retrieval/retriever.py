@@ -34,10 +34,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.config import UCMAConfig
+from ucma.conflicts.statements import marks_change, short_statement
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
-from ucma.people import about_someone_else, asks_about_speaker, speaks_to_listener
+from ucma.people import (
+    about_someone_else,
+    asks_about_speaker,
+    known_people,
+    speaks_to_listener,
+    subjects_in,
+)
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion
 from ucma.retrieval.name_free import blend
@@ -548,7 +555,51 @@ class Retriever:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
+        hits = self._changes_before_old_values(hits)
         return self._said_before_replies(scope, hits)
+
+    def _changes_before_old_values(self, hits: list[Hit]) -> list[Hit]:
+        """A later statement marking a change ("Omar switched to Northwind Freight
+        recently") placed above an earlier statement about the same people (or the
+        speaker) among the best ``changes_window`` hits, when it answers the query
+        about as well (its cosine, read without shared names, at least
+        ``changes_min_cosine`` and at most ``changes_margin`` below the earlier
+        one's): a value said to be new is the current one. Only
+        short statements take part; a long message mentioning "now" is no change
+        of one value. Scores stay in place, so they still descend."""
+        cfg = self._config.retrieval
+        top = hits[: cfg.changes_window]
+        if len(top) < 2:
+            return hits
+        names = known_people(h.content for h in top)
+        order = list(hits)
+        for position in range(1, len(top)):
+            later = order[position]
+            if (
+                self._closeness(later) < cfg.changes_min_cosine
+                or not marks_change(later.content)
+                or not short_statement(later.content)
+            ):
+                continue
+            subject = subjects_in(later.content, names)
+            # The earlier one may answer better by at most the margin.
+            ceiling = self._closeness(later) + cfg.changes_margin
+            for above in range(position):
+                earlier = order[above]
+                if (
+                    event_time(earlier.memory) < event_time(later.memory)
+                    and subjects_in(earlier.content, names) == subject
+                    and self._closeness(earlier) <= ceiling
+                    and short_statement(earlier.content)
+                ):
+                    order.insert(above, order.pop(position))
+                    break
+        return _keep_scores(order, hits)
+
+    def _closeness(self, hit: Hit) -> float:
+        """How well a hit answers the query by meaning: its cosine with the names
+        both hold put as a pronoun when that was compared (name_free.py)."""
+        return self._name_free.get(hit.id, hit.channels.get("cosine", 0.0))
 
     def _said_before_replies(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
         """Each assistant reply among ``hits`` preceded by the turn it answers, when
@@ -589,12 +640,7 @@ class Retriever:
                 and order[found].source not in _INHERITED
             ):
                 order.insert(position, order.pop(found))
-        if order == hits:
-            return hits
-        return [
-            hit if hit is original else dataclasses.replace(hit, score=original.score)
-            for hit, original in zip(order, hits, strict=True)
-        ]
+        return _keep_scores(order, hits)
 
     def _shared_name_shift(self, memory_id: str) -> float:
         """The confidence scale's shift for a memory holding a name the query
@@ -695,6 +741,17 @@ def record_access(
         storage.memories.touch(scope, memory_ids, now)
         states = storage.retention.get_many(scope, memory_ids)
         storage.retention.put_many(scope, [reviewed(s, now, boost_base) for s in states.values()])
+
+
+def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:
+    """``hits`` reordered as ``order``, each place keeping its score, so that
+    scores still descend."""
+    if order == hits:
+        return hits
+    return [
+        hit if hit is original else dataclasses.replace(hit, score=original.score)
+        for hit, original in zip(order, hits, strict=True)
+    ]
 
 
 def _without_restatements(
