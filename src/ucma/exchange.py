@@ -130,9 +130,12 @@ class ExportPage:
 
 
 def export_page(storage: Storage, scope: Scope, offset: int, size: int = CHUNK) -> ExportPage:
-    """Lines for the records ``[offset, offset + size)`` of the scope (archived included)."""
+    """Lines for the records ``[offset, offset + size)`` of the scope (archived included),
+    in the order the store received them, which an import then repeats."""
     with storage.transaction():  # one consistent view of the records and their vectors
-        records = storage.memories.list(scope, limit=size, offset=offset, include_archived=True)
+        records = storage.memories.list(
+            scope, limit=size, offset=offset, include_archived=True, in_insertion_order=True
+        )
         ids = [r.id for r in records]
         vectors = storage.memories.vectors(scope, ids)
         states = storage.retention.get_many(scope, ids)
