@@ -348,6 +348,11 @@ class EpisodicStore(ABC):
         """Episodes of one session, oldest first."""
 
     @abstractmethod
+    def last_of_session(self, scope: Scope, session_id: str) -> str | None:
+        """The id of the session's newest live episode (latest timestamp, then the
+        last stored), None when the session has none."""
+
+    @abstractmethod
     def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
         """Session, time and participants of live episodes by id (others absent)."""
 
