@@ -1,4 +1,5 @@
-"""``ucma add | search | get | get-all | update | delete | delete-all | history``: the
+"""``ucma add | search | get | get-all | update | delete | delete-all | archive | restore |
+history``: the
 calls users know from other memory libraries, one command each, named like the Python
 methods (``AsyncMemory.add`` ...) they call."""
 
@@ -287,6 +288,43 @@ def delete_all(
     stdout().print(f"deleted {_memories(count)}", markup=False)
 
 
+def archive(
+    memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
+    user: UserOption,
+    agent: AgentOption = "default",
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Archive one memory: it leaves search and recall, is kept, and restore brings it back."""
+    _archive_state(memory_id, True, user=user, agent=agent, home=home, as_json=as_json)
+
+
+def restore(
+    memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
+    user: UserOption,
+    agent: AgentOption = "default",
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Bring an archived memory back into search and recall."""
+    _archive_state(memory_id, False, user=user, agent=agent, home=home, as_json=as_json)
+
+
+def _archive_state(
+    memory_id: str, archived: bool, *, user: str, agent: str, home: Any, as_json: bool
+) -> None:
+    record = with_memory(
+        database(home),
+        lambda memory: memory.archive(memory_id) if archived else memory.restore(memory_id),
+        user=user,
+        agent=agent,
+    )
+    if as_json:
+        print_json({"id": record.id, "archived_at": record.archived_at})
+        return
+    stdout().print(f"{'archived' if archived else 'restored'} {record.id}", markup=False)
+
+
 def history(
     memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
     user: UserOption,
@@ -325,5 +363,16 @@ def history(
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in (add, search, get, get_all, update, delete, delete_all, history):
+    for function in (
+        add,
+        search,
+        get,
+        get_all,
+        update,
+        delete,
+        delete_all,
+        archive,
+        restore,
+        history,
+    ):
         app.command(function.__name__.replace("_", "-"))(function)

@@ -197,12 +197,17 @@ class MemoryCatalog(ABC):
         limit: int = 100,
         offset: int = 0,
         include_archived: bool = False,
+        bank: Bank | None = None,
     ) -> list[MemoryRecord]:
-        """Records ordered by creation time (oldest first), then id."""
+        """Records ordered by creation time (oldest first), then id; of one ``bank``
+        when given."""
 
     @abstractmethod
-    def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
-        """Number of records per kind (every kind present, zero if none)."""
+    def count(
+        self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
+    ) -> dict[MemoryKind, int]:
+        """Number of records per kind (every kind present, zero if none); of one
+        ``bank`` when given."""
 
     @abstractmethod
     def delete(self, scope: Scope, memory_id: str) -> bool:

@@ -1,5 +1,6 @@
 """Sleep consolidation and forgetting for the caller's scope (issue 4), and what they
-work from: a memory's retention, the occurrences merged into it, the duplicate log.
+work from: a memory's retention, the occurrences merged into it, the duplicate log;
+archiving and restoring one memory by hand.
 
 The gardener runs its jobs over every scope, so it is an administration command
 (``ucma gardener run``, and the scheduler inside ``ucma serve``), not a route.
@@ -53,10 +54,20 @@ async def forget(engine: Engine, key: Caller, body: ForgetRequest | None = None)
     return report.to_dict()
 
 
+class CurvePoint(BaseModel):
+    days: float = Field(description="Days from now.")
+    retention: float = Field(ge=0.0, le=1.0)
+
+
 class RetentionResponse(BaseModel):
     memory_id: str
     retention: float = Field(
         ge=0.0, le=1.0, description="How much of the memory is retained now (forgetting curve)."
+    )
+    curve: list[CurvePoint] | None = Field(
+        default=None,
+        description="With days_ahead: the curve from now to that many days ahead (one point "
+        "a day, at most 61 points) if nothing reviews the memory before.",
     )
 
 
@@ -79,11 +90,25 @@ async def retention(
     key: Caller,
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
+    days_ahead: Annotated[
+        int | None, Query(ge=1, le=3650, description="Also draw the curve this far ahead.")
+    ] = None,
 ) -> RetentionResponse:
     """How much of a memory is retained now, in [0, 1], on its forgetting curve (it
-    rises when the memory is recalled or helps a decision); 404 for an unknown id."""
-    value = await engine.retention(memory_id, **scope_for(key, user_id, agent_id))
-    return RetentionResponse(memory_id=memory_id, retention=round(value, 4))
+    rises when the memory is recalled or helps a decision); with ``days_ahead``, the
+    curve ahead too. 404 for an unknown id."""
+    steps = min(days_ahead or 0, 60)
+    days = [(days_ahead or 0) * i / steps for i in range(steps + 1)] if steps else [0.0]
+    values = await engine.retention_curve(memory_id, days, **scope_for(key, user_id, agent_id))
+    curve = (
+        [
+            CurvePoint(days=round(d, 3), retention=round(v, 4))
+            for d, v in zip(days, values, strict=True)
+        ]
+        if days_ahead
+        else None
+    )
+    return RetentionResponse(memory_id=memory_id, retention=round(values[0], 4), curve=curve)
 
 
 @router.get("/memories/{memory_id}/sources")
@@ -119,3 +144,24 @@ async def duplicates(
     found = await engine.duplicates(limit=offset + limit + 1, **scope_for(key, user_id, agent_id))
     items = [serialization.duplicate_to_dict(d) for d in found[offset : offset + limit]]
     return page_of(items, limit, offset, more=len(found) > offset + limit)
+
+
+@router.post("/memories/{memory_id}/archive")
+async def archive(
+    memory_id: MemoryId, engine: Engine, key: Caller, body: OptionalScope = None
+) -> dict[str, Any]:
+    """Archive one memory: it leaves search, recall and listings (listed with
+    ``include_archived``) and its history records the request; restore undoes it.
+    404 if it is not in this scope."""
+    record = await engine.archive(memory_id, **scope_of(key, body))
+    return serialization.record_to_api_dict(record)
+
+
+@router.post("/memories/{memory_id}/restore")
+async def restore(
+    memory_id: MemoryId, engine: Engine, key: Caller, body: OptionalScope = None
+) -> dict[str, Any]:
+    """Bring an archived memory back into search and listings; 404 if it is not in this
+    scope."""
+    record = await engine.restore(memory_id, **scope_of(key, body))
+    return serialization.record_to_api_dict(record)
