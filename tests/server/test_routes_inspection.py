@@ -135,3 +135,17 @@ async def test_retention_with_its_curve_ahead(local: httpx.AsyncClient) -> None:
             f"/v1/memories/{memory_id}/retention", params={**A, "days_ahead": bad}
         )
         assert response.status_code == 422, bad
+
+
+async def test_latest_events_newest_first(local: httpx.AsyncClient) -> None:
+    for n in range(3):
+        await _observe(local, f"Release {n} of the billing service shipped on time.", **A)
+    latest = (
+        await local.get("/v1/events", params={**A, "newest_first": "true", "limit": 2})
+    ).json()
+    seqs = [e["seq"] for e in latest["items"]]
+    every = (await local.get("/v1/events", params={**A, "limit": 1000})).json()["items"]
+    assert seqs == [e["seq"] for e in every][::-1][:2]
+    assert latest["next_after_seq"] is None
+    newer = (await local.get("/v1/events", params={**A, "after_seq": seqs[0]})).json()
+    assert newer["items"] == []

@@ -831,8 +831,10 @@ class EventStore(ABC):
         after_seq: int = 0,
         types: Sequence[str] | None = None,
         limit: int | None = None,
+        newest_first: bool = False,
     ) -> list[Event]:
-        """A scope's events with ``seq > after_seq``, in ``seq`` order."""
+        """A scope's events with ``seq > after_seq``, in ``seq`` order; ``newest_first``
+        reverses it (with ``limit``: the latest events)."""
 
     @abstractmethod
     def after(self, position: int, limit: int) -> builtins.list[Event]:

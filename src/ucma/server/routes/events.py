@@ -39,10 +39,22 @@ async def events(
         Query(description='Only these event types, e.g. "outcome.observed".'),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    newest_first: Annotated[
+        bool,
+        Query(
+            description="The latest events, newest first; follow new ones with after_seq = "
+            "the first item's seq (next_after_seq is then null)."
+        ),
+    ] = False,
 ) -> EventPage:
-    """This scope's events in order (every state change: writes, outcomes, conflicts)."""
+    """This scope's events in order (every state change: writes, outcomes, conflicts);
+    ``newest_first``: the latest ``limit`` of them, newest first."""
     found = await engine.events(
-        after_seq=after_seq, types=types, limit=limit + 1, **scope_for(key, user_id, agent_id)
+        after_seq=after_seq,
+        types=types,
+        limit=limit + 1,
+        newest_first=newest_first,
+        **scope_for(key, user_id, agent_id),
     )
     page = found[:limit]
     more = len(found) > limit
@@ -50,7 +62,7 @@ async def events(
         items=[e.to_dict() for e in page],
         limit=limit,
         after_seq=after_seq,
-        next_after_seq=page[-1].seq if more and page else None,
+        next_after_seq=page[-1].seq if more and page and not newest_first else None,
     )
 
 
