@@ -106,7 +106,7 @@ OPERATIONS: list[Op] = [
     Op("delete_all", "DELETE /v1/memories", "delete_all", "delete-all"),
     Op("history", "GET /v1/memories/{memory_id}/history", "history", "history"),
     Op("archive", "POST /v1/memories/{memory_id}/archive", "archive", "archive"),
-    Op("restore", "POST /v1/memories/{memory_id}/restore", "restore", "restore"),
+    Op("unarchive", "POST /v1/memories/{memory_id}/unarchive", "unarchive", "unarchive"),
     Op("list", OLD_LIST, OLD_LIST, OLD_LIST),
     # The seeds' names.
     Op("observe", "POST /v1/observe", SEED_NAME, "observe"),

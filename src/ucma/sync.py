@@ -189,7 +189,7 @@ class Memory:
     run_gardener = _blocking(AsyncMemory.run_gardener)
     history = _blocking(AsyncMemory.history)
     archive = _blocking(AsyncMemory.archive)
-    restore = _blocking(AsyncMemory.restore)
+    unarchive = _blocking(AsyncMemory.unarchive)
     sources = _blocking(AsyncMemory.sources)
     duplicates = _blocking(AsyncMemory.duplicates)
     retention = _blocking(AsyncMemory.retention)

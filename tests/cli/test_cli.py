@@ -42,6 +42,8 @@ COMMANDS = [
     "update",
     "delete",
     "delete-all",
+    "archive",
+    "unarchive",
     "history",
     "retention",
     "sources",

@@ -1,4 +1,4 @@
-"""The operations the memory inspector added to the engine: archive and restore one
+"""The operations the memory inspector added to the engine: archive and unarchive one
 memory, and a memory's forgetting curve ahead, on a real SQLite file with a simulated
 clock."""
 
@@ -20,7 +20,7 @@ T0 = 1_700_000_000.0
 NOTE = "The staging database listens on port 5433 since the upgrade."
 
 
-async def test_archive_and_restore_one_memory(
+async def test_archive_and_unarchive_one_memory(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:
     async with AsyncMemory(
@@ -33,7 +33,7 @@ async def test_archive_and_restore_one_memory(
         assert (await memory.get_all()).total == 0
         assert (await memory.get_all(include_archived=True)).total == 1
         assert (await memory.archive(stored.id)).archived_at == archived.archived_at
-        restored = await memory.restore(stored.id)
+        restored = await memory.unarchive(stored.id)
         assert restored.archived_at is None
         assert stored.id in [h.id for h in await memory.remember("staging database port")]
         events = [e.event for e in await memory.history(stored.id)]
@@ -41,7 +41,7 @@ async def test_archive_and_restore_one_memory(
         with pytest.raises(NotFoundError):
             await memory.archive("ep_nowhere")
         with pytest.raises(NotFoundError):
-            await memory.restore(stored.id, user_id="bob")
+            await memory.unarchive(stored.id, user_id="bob")
 
 
 async def test_retention_curve_follows_the_forgetting_curve(

@@ -484,7 +484,7 @@ probes(
     MEMORY_KINDS,
     Probe("PUT", "/v1/memories/{X}", body={"text": "Bob rewrote this memory completely."}),
 )
-for action in ("archive", "restore"):
+for action in ("archive", "unarchive"):
     probes(
         "POST",
         f"/v1/memories/{{memory_id}}/{action}",
@@ -1018,7 +1018,7 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "update": [(MEMORY_KINDS, {"memory_id": "{X}", "text": "Bob rewrote this memory."})],
     "delete": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "archive": [(MEMORY_KINDS, {"memory_id": "{X}"})],
-    "restore": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "unarchive": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "history": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "related": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "resolve_conflict": [

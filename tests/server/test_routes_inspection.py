@@ -1,5 +1,5 @@
 """The routes the memory inspector needs beyond the rest of the API, over the ASGI
-transport: the scopes a caller may look at, and archiving and restoring one memory."""
+transport: the scopes a caller may look at, and archiving and unarchiving one memory."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ async def _observe(client: httpx.AsyncClient, content: str, **scope: str) -> str
     return str(response.json()["id"])
 
 
-async def test_archive_hides_a_memory_and_restore_brings_it_back(
+async def test_archive_hides_a_memory_and_unarchive_brings_it_back(
     local: httpx.AsyncClient,
 ) -> None:
     memory_id = await _observe(local, NOTE, **A)
@@ -38,7 +38,7 @@ async def test_archive_hides_a_memory_and_restore_brings_it_back(
     again = await local.post(f"/v1/memories/{memory_id}/archive", json=A)
     assert again.json()["archived_at"] == archived.json()["archived_at"]
 
-    restored = await local.post(f"/v1/memories/{memory_id}/restore", json=A)
+    restored = await local.post(f"/v1/memories/{memory_id}/unarchive", json=A)
     assert restored.status_code == 200 and restored.json()["archived_at"] is None
     found = (await local.post("/v1/memories/search", json={**A, "query": "staging port"})).json()
     assert memory_id in [hit["id"] for hit in found["results"]]
@@ -52,7 +52,7 @@ async def test_archive_hides_a_memory_and_restore_brings_it_back(
 
 
 async def test_archive_of_an_unknown_memory_is_not_found(local: httpx.AsyncClient) -> None:
-    for action in ("archive", "restore"):
+    for action in ("archive", "unarchive"):
         response = await local.post(f"/v1/memories/ep_nowhere/{action}", json=A)
         assert response.status_code == 404
         assert error_of(response)["code"] == "not_found"

@@ -1,4 +1,4 @@
-"""``ucma add | search | get | get-all | update | delete | delete-all | archive | restore |
+"""``ucma add | search | get | get-all | update | delete | delete-all | archive | unarchive |
 history``: the
 calls users know from other memory libraries, one command each, named like the Python
 methods (``AsyncMemory.add`` ...) they call."""
@@ -295,11 +295,11 @@ def archive(
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Archive one memory: it leaves search and recall, is kept, and restore brings it back."""
+    """Archive one memory: it leaves search and recall, is kept, and unarchive brings it back."""
     _archive_state(memory_id, True, user=user, agent=agent, home=home, as_json=as_json)
 
 
-def restore(
+def unarchive(
     memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
     user: UserOption,
     agent: AgentOption = "default",
@@ -315,14 +315,14 @@ def _archive_state(
 ) -> None:
     record = with_memory(
         database(home),
-        lambda memory: memory.archive(memory_id) if archived else memory.restore(memory_id),
+        lambda memory: memory.archive(memory_id) if archived else memory.unarchive(memory_id),
         user=user,
         agent=agent,
     )
     if as_json:
         print_json({"id": record.id, "archived_at": record.archived_at})
         return
-    stdout().print(f"{'archived' if archived else 'restored'} {record.id}", markup=False)
+    stdout().print(f"{'archived' if archived else 'unarchived'} {record.id}", markup=False)
 
 
 def history(
@@ -372,7 +372,7 @@ def register(app: typer.Typer) -> None:
         delete,
         delete_all,
         archive,
-        restore,
+        unarchive,
         history,
     ):
         app.command(function.__name__.replace("_", "-"))(function)

@@ -246,13 +246,13 @@ class Lifecycle(EngineBase):
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> MemoryRecord:
         """Archive one memory by hand: it leaves search, recall and listings (listed again
-        with ``include_archived``), keeps everything else, and ``restore`` brings it
+        with ``include_archived``), keeps everything else, and ``unarchive`` brings it
         back. Its history records the request (event ``archived``, reason
         ``requested``); archiving an archived memory changes nothing. The forgetting
         engine purges archives after ``archive_retention_days`` like its own."""
         return await self._set_archived(memory_id, True, user_id, agent_id)
 
-    async def restore(
+    async def unarchive(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> MemoryRecord:
         """Bring an archived memory back into search and listings (history event
@@ -285,7 +285,7 @@ class Lifecycle(EngineBase):
             return changed
 
         record = await self._run(write)
-        logger.info("%s %s", "archive" if archived else "restore", key)
+        logger.info("%s %s", "archive" if archived else "unarchive", key)
         return record
 
     async def history(

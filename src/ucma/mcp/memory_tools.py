@@ -1,5 +1,5 @@
 """MCP tools for the records themselves and the memory's upkeep: add, search, get,
-get_all, update, delete, delete_all, archive, restore, history, related, new_session,
+get_all, update, delete, delete_all, archive, unarchive, history, related, new_session,
 resolve_conflict, add_procedure, find_procedures, record_procedure_outcome, sleep, forget.
 
 Each tool has the name of the Python method it calls (``AsyncMemory.<name>``), so one
@@ -32,7 +32,7 @@ MEMORY_TOOL_NAMES = (
     "delete",
     "delete_all",
     "archive",
-    "restore",
+    "unarchive",
     "history",
     "related",
     "new_session",
@@ -226,9 +226,9 @@ def add_memory_tools(
             record = await memory.archive(memory_id, **await scope(ctx))
             return {"id": record.id, "archived_at": record.archived_at}
 
-    async def restore(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
+    async def unarchive(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
         with told():
-            record = await memory.restore(memory_id, **await scope(ctx))
+            record = await memory.unarchive(memory_id, **await scope(ctx))
             return {"id": record.id, "archived_at": record.archived_at}
 
     async def history(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
@@ -415,11 +415,11 @@ def add_memory_tools(
         (
             archive,
             "Archive one memory the user no longer wants used: it leaves search and recall "
-            "but is kept, and restore brings it back.",
+            "but is kept, and unarchive brings it back.",
             writes,
         ),
         (
-            restore,
+            unarchive,
             "Bring an archived memory back into search and recall.",
             writes,
         ),

@@ -4,15 +4,20 @@ that rebuilds state from it to check the live records."""
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import AgentQuery, Identifier, UserQuery
+from ucma.server.schemas import AgentQuery, UserQuery
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["events"])
+
+#: An event type: dotted lower-case words ("memory.stored", "outcome.observed").
+EventType = Annotated[
+    str, StringConstraints(max_length=100, pattern=r"^[a-z][a-z_]*(\.[a-z][a-z_]*)+$")
+]
 
 
 class EventPage(BaseModel):
@@ -35,7 +40,7 @@ async def events(
         int, Query(ge=0, le=2**62, description="Only events after this sequence number.")
     ] = 0,
     types: Annotated[
-        list[Identifier] | None,
+        list[EventType] | None,
         Query(description='Only these event types, e.g. "outcome.observed".'),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,

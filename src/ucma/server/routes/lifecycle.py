@@ -1,6 +1,6 @@
 """Sleep consolidation and forgetting for the caller's scope (issue 4), and what they
 work from: a memory's retention, the occurrences merged into it, the duplicate log;
-archiving and restoring one memory by hand.
+archiving and unarchiving one memory by hand.
 
 The gardener runs its jobs over every scope, so it is an administration command
 (``ucma gardener run``, and the scheduler inside ``ucma serve``), not a route.
@@ -151,17 +151,17 @@ async def archive(
     memory_id: MemoryId, engine: Engine, key: Caller, body: OptionalScope = None
 ) -> dict[str, Any]:
     """Archive one memory: it leaves search, recall and listings (listed with
-    ``include_archived``) and its history records the request; restore undoes it.
+    ``include_archived``) and its history records the request; unarchive undoes it.
     404 if it is not in this scope."""
     record = await engine.archive(memory_id, **scope_of(key, body))
     return serialization.record_to_api_dict(record)
 
 
-@router.post("/memories/{memory_id}/restore")
-async def restore(
+@router.post("/memories/{memory_id}/unarchive")
+async def unarchive(
     memory_id: MemoryId, engine: Engine, key: Caller, body: OptionalScope = None
 ) -> dict[str, Any]:
     """Bring an archived memory back into search and listings; 404 if it is not in this
     scope."""
-    record = await engine.restore(memory_id, **scope_of(key, body))
+    record = await engine.unarchive(memory_id, **scope_of(key, body))
     return serialization.record_to_api_dict(record)

@@ -1,6 +1,6 @@
 // One memory: what it says, its versions and lifecycle history, supersession and
 // conflicts (facts), retention curve, salience history with the outcomes that moved it,
-// and the actions: edit (episodes, lessons), correct (facts), archive / restore, delete.
+// and the actions: edit (episodes, lessons), correct (facts), archive / unarchive, delete.
 import { api, get, post } from "../api.js";
 import {
   badge, confirmAction, facts, fixed, guarded, h, lineChart, link, load, replace, table, td, toast, when,
@@ -85,11 +85,11 @@ function drawActions(actions, editor, memory, go) {
     buttons.push(h("button", {
       type: "button",
       onclick: guarded(async () => {
-        await post(`${base}/restore`);
-        toast("Restored.", { undo: async () => { await post(`${base}/archive`); go("memory", id); } });
+        await post(`${base}/unarchive`);
+        toast("Unarchived: back in search.", { undo: async () => { await post(`${base}/archive`); go("memory", id); } });
         go("memory", id);
       }),
-    }, "Restore"));
+    }, "Unarchive"));
   } else {
     buttons.push(h("button", {
       type: "button",
@@ -101,7 +101,7 @@ function drawActions(actions, editor, memory, go) {
         });
         if (!ok) return;
         await post(`${base}/archive`);
-        toast("Archived.", { undo: async () => { await post(`${base}/restore`); go("memory", id); } });
+        toast("Archived.", { undo: async () => { await post(`${base}/unarchive`); go("memory", id); } });
         go("memory", id);
       }),
     }, "Archive"));
