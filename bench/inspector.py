@@ -233,6 +233,7 @@ def views(
         "strategies": [("GET", "/v1/memories", {**u, "kind": "procedural", "limit": 50})],
         "opinions": [("GET", "/v1/opinions", {**u, "limit": 50})],
         "sleep & gardener": [
+            ("GET", "/v1/gardener", {}),
             (
                 "GET",
                 "/v1/events",

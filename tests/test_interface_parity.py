@@ -186,6 +186,9 @@ OPERATIONS: list[Op] = [
     Op("sleep_all", GARDENER, GARDENER, GARDENER),
     Op("forget", "POST /v1/forget", "forget", "forget"),
     Op("run_gardener", OPERATOR, OPERATOR, "gardener run"),
+    Op("gardener_schedule", "GET /v1/gardener", Absent(
+        "an agent has no use for the maintenance schedule of the whole database; people read "
+        "it in the inspector and the shell"), "gardener schedule"),
     Op("retention", "GET /v1/memories/{memory_id}/retention", "retention", "retention"),
     Op("retention_curve", "GET /v1/memories/{memory_id}/retention", CURVE, CURVE),
     Op("sources", "GET /v1/memories/{memory_id}/sources", "sources", "sources"),

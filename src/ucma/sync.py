@@ -187,6 +187,7 @@ class Memory:
     sleep_all = _blocking(AsyncMemory.sleep_all)
     forget = _blocking(AsyncMemory.forget)
     run_gardener = _blocking(AsyncMemory.run_gardener)
+    gardener_schedule = _blocking(AsyncMemory.gardener_schedule)
     history = _blocking(AsyncMemory.history)
     archive = _blocking(AsyncMemory.archive)
     unarchive = _blocking(AsyncMemory.unarchive)

@@ -199,6 +199,8 @@ def local_site(tmp_path_factory: pytest.TempPathFactory, live_server: LiveServer
     app = create_app(home=home, require_keys=False, mcp=False, maintenance=False)
     with live_server(app) as url, httpx.Client(base_url=url, timeout=120) as client:
         ids = seed(client, "alice", ("Alice", "Lisbon", "Kestrel"))
+        with Memory(home / "ucma.db") as operator:  # what ucma serve's scheduler does
+            operator.run_gardener()
         yield Site(url, ids)
 
 

@@ -171,3 +171,19 @@ def test_delete_a_memory_and_it_is_gone_from_search(page: Page, local_site: Site
     expect(page.locator("main .card").first).to_contain_text("cascade path")
     expect(page.locator("main")).not_to_contain_text("4471")
     expect(page.locator("main")).not_to_contain_text("parking garage")
+
+
+def test_gardener_schedule_and_a_sleep_cycle_from_the_page(page: Page, local_site: Site) -> None:
+    choose_scope(page, local_site)
+    page.goto(f"{local_site.url}/#/upkeep")
+    settle(page)
+    decay = page.locator("main tr", has_text="decay")
+    expect(decay).to_contain_text("scopes 1")
+    expect(decay).not_to_contain_text("never")
+    page.get_by_role("button", name="Run sleep cycle…").click()
+    dialog = page.locator("#confirm")
+    expect(dialog).to_contain_text("Run a sleep cycle now?")
+    dialog.get_by_role("button", name="Run sleep").click()
+    expect(page.locator("#toasts")).to_contain_text("Sleep cycle done")
+    expect(page.locator("main h3", has_text="Cycles run from this page")).to_be_visible()
+    expect(page.locator("main tr", has_text="compress, abstract")).to_have_count(1)

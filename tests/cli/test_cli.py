@@ -95,6 +95,7 @@ SUBCOMMANDS = [
     ("events", "publish"),
     ("events", "list"),
     ("gardener", "run"),
+    ("gardener", "schedule"),
 ]
 
 runner = CliRunner()

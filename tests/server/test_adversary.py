@@ -725,6 +725,7 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/health"),
     Probe("GET", "/v1/stats"),
     Probe("GET", "/v1/scopes"),
+    Probe("GET", "/v1/gardener"),
     Probe("GET", "/v1/scopes", params={"limit": 1000, "offset": 0}),
     Probe(
         "POST",

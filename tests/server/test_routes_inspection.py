@@ -6,6 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from ucma.engine import AsyncMemory
+
 from .conftest import KeyedClient, error_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -149,3 +151,21 @@ async def test_latest_events_newest_first(local: httpx.AsyncClient) -> None:
     assert latest["next_after_seq"] is None
     newer = (await local.get("/v1/events", params={**A, "after_seq": seqs[0]})).json()
     assert newer["items"] == []
+
+
+async def test_the_gardener_schedule_hides_cross_user_sums_from_a_key(
+    engine: AsyncMemory, local: httpx.AsyncClient, keyed: KeyedClient
+) -> None:
+    await _observe(local, NOTE, **A)
+    before = (await local.get("/v1/gardener")).json()["jobs"]
+    assert [j["job"] for j in before] == ["decay", "consolidate", "prune", "identity"]
+    assert all(j["last_run_at"] is None and not j["running"] for j in before)
+    await engine.run_gardener("decay")
+    after = {j["job"]: j for j in (await local.get("/v1/gardener")).json()["jobs"]}
+    decay = after["decay"]
+    assert decay["last_run_at"] is not None and decay["period_days"] == 1.0
+    assert decay["next_due_at"] == pytest.approx(decay["last_run_at"] + 86_400)
+    assert decay["last_summary"]["scopes"] == 1
+    seen_by_key = (await (await keyed("bob")).get("/v1/gardener")).json()["jobs"]
+    assert {j["job"]: j["last_run_at"] for j in seen_by_key}["decay"] == decay["last_run_at"]
+    assert all(j["last_summary"] is None for j in seen_by_key)

@@ -13,7 +13,12 @@ from ucma.engine.base import EngineBase
 from ucma.errors import NotFoundError, ValidationError
 from ucma.lifecycle.consolidation import PHASES, SleepCycle, SleepReport
 from ucma.lifecycle.forgetting import ForgettingReport, forgetting_pass
-from ucma.lifecycle.gardener import Gardener, GardenerReport, promote_identity_patterns
+from ucma.lifecycle.gardener import (
+    JOB_PERIODS,
+    Gardener,
+    GardenerReport,
+    promote_identity_patterns,
+)
 from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
@@ -287,6 +292,32 @@ class Lifecycle(EngineBase):
         record = await self._run(write)
         logger.info("%s %s", "archive" if archived else "unarchive", key)
         return record
+
+    async def gardener_schedule(self) -> list[dict[str, Any]]:
+        """The gardener's jobs (database-wide, ``ucma.lifecycle.gardener``): each
+        one's period, last run, when it is next due, whether a gardener is running it
+        now, and the summary of its last run (summed over every scope)."""
+        storage = await self._ready()
+        runs = await self._run(storage.lifecycle.job_runs)
+        now = self.clock.now()
+        schedule = []
+        for job, period in JOB_PERIODS.items():
+            run = runs.get(job)
+            last = run.last_run_at if run is not None else None
+            running = (
+                run is not None and run.locked_by is not None and (run.lock_expires_at or 0.0) > now
+            )
+            schedule.append(
+                {
+                    "job": job,
+                    "period_days": period / SECONDS_PER_DAY,
+                    "last_run_at": last,
+                    "next_due_at": now if last is None else max(now, last + period),
+                    "running": running,
+                    "last_summary": dict(run.last_summary) if run is not None else {},
+                }
+            )
+        return schedule
 
     async def history(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None

@@ -2,13 +2,15 @@
 work from: a memory's retention, the occurrences merged into it, the duplicate log;
 archiving and unarchiving one memory by hand.
 
-The gardener runs its jobs over every scope, so it is an administration command
-(``ucma gardener run``, and the scheduler inside ``ucma serve``), not a route.
+The gardener runs its jobs over every scope, so running it is an administration command
+(``ucma gardener run``, and the scheduler inside ``ucma serve``), not a route; its
+schedule is readable (``GET /v1/gardener``), without the summaries of what it did across
+every user when the caller holds a key.
 """
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, Field
 
 from ucma import serialization
@@ -165,3 +167,32 @@ async def unarchive(
     scope."""
     record = await engine.unarchive(memory_id, **scope_of(key, body))
     return serialization.record_to_api_dict(record)
+
+
+class GardenerJob(BaseModel):
+    job: str = Field(description="decay, consolidate, prune or identity.")
+    period_days: float
+    last_run_at: float | None = Field(description="Epoch seconds; null if it never ran.")
+    next_due_at: float
+    running: bool = Field(description="A gardener holds the job now.")
+    last_summary: dict[str, Any] | None = Field(
+        description="What its last run did, summed over every scope; local mode only "
+        "(null with a key: the sums cover other users)."
+    )
+
+
+class GardenerSchedule(BaseModel):
+    jobs: list[GardenerJob]
+
+
+@router.get("/gardener")
+async def gardener_schedule(engine: Engine, key: Caller, request: Request) -> GardenerSchedule:
+    """The gardener's scheduled jobs (run inside ucma serve for every scope): period,
+    last run, next due, running now; in local mode also what each last run did."""
+    local = key is None and not await request.app.state.access.keys_required()
+    jobs = await engine.gardener_schedule()
+    return GardenerSchedule(
+        jobs=[
+            GardenerJob(**{**j, "last_summary": j["last_summary"] if local else None}) for j in jobs
+        ]
+    )

@@ -1,6 +1,7 @@
-// Sleep and the gardener: what upkeep changed lately (the event log's archive, restore
-// and supersession events), a forgetting preview (what would be archived and why), the
-// near-duplicates merged, and a sleep cycle run on demand (confirmed).
+// Sleep and the gardener: the gardener's schedule (last run, next due, what it did), what
+// upkeep changed lately in this scope (the event log's archive, unarchive and supersession
+// events), a forgetting preview (what would be archived and why), the near-duplicates
+// merged, and a sleep cycle run on demand (confirmed).
 import { get, post } from "../api.js";
 import { badge, confirmAction, fixed, guarded, h, link, load, replace, table, toast, when } from "../dom.js";
 
@@ -13,7 +14,7 @@ function phaseSummary(report) {
 
 export async function render(root, { go }) {
   const runs = JSON.parse(sessionStorage.getItem(RUNS) || "[]");
-  const recent = h("div"), preview = h("div"), merged = h("div");
+  const recent = h("div"), preview = h("div"), merged = h("div"), schedule = h("div");
   const runButton = h("button", {
     type: "button",
     class: "primary",
@@ -34,7 +35,10 @@ export async function render(root, { go }) {
   }, "Run sleep cycle…");
   replace(root,
     h("h2", {}, "Sleep and gardener"),
-    h("p", { class: "muted" }, "The gardener runs decay, consolidation, pruning and identity jobs on a schedule inside ucma serve; its changes show below as events."),
+    h("h3", {}, "Gardener schedule"),
+    h("p", { class: "muted" }, "ucma serve runs these jobs for every scope; what they change here shows below as events."),
+    schedule,
+    h("h3", {}, "Sleep"),
     h("div", { class: "actions", style: "justify-content:flex-start" }, runButton),
     runs.length ? [h("h3", {}, "Cycles run from this page"), table(["when", "phases", "what changed"], runs.map((r) => [
       when(r.at), (r.report.phases || []).join(", "), h("span", { class: "wrap" }, r.report.error ? badge(r.report.error, "bad") : phaseSummary(r.report)),
@@ -44,6 +48,11 @@ export async function render(root, { go }) {
       h("section", { class: "card" }, h("h3", {}, "Forgetting preview (dry run)"), preview),
       h("section", { class: "card" }, h("h3", {}, "Near-duplicates merged"), merged)));
   await Promise.all([
+    load(schedule, get("/v1/gardener", {}), (answer) => table(["job", "every", "last run", "next due", "last run did (all scopes)"], answer.jobs.map((j) => [
+      j.job, `${j.period_days} d`, j.last_run_at ? when(j.last_run_at) : "never",
+      j.running ? badge("running now", "warn") : when(j.next_due_at),
+      j.last_summary ? h("span", { class: "wrap" }, Object.entries(j.last_summary).map(([k, v]) => `${k} ${v}`).join(", ")) : h("span", { class: "muted" }, "shown in local mode only"),
+    ]), { widths: ["8rem", "4rem", "11.5rem", "11.5rem", ""] })),
     load(recent, get("/v1/events", { types: UPKEEP_EVENTS, newest_first: true, limit: 50 }), (page) => (page.items.length
       ? table(["when", "event", "memory", "details"], page.items.map((e) => [
         when(e.occurred_at), badge(e.type),
