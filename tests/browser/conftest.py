@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 pytest.importorskip(
-    "playwright", reason="the browser tests need the browser extra (make test-browser)"
+    "playwright", reason="the browser tests need the ui-tests extra (make test-browser installs it)"
 )
 
 from playwright.sync_api import Page, expect  # noqa: E402

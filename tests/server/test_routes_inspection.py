@@ -159,7 +159,9 @@ async def test_the_gardener_schedule_hides_cross_user_sums_from_a_key(
     await _observe(local, NOTE, **A)
     before = (await local.get("/v1/gardener")).json()["jobs"]
     assert [j["job"] for j in before] == ["decay", "consolidate", "prune", "identity"]
-    assert all(j["last_run_at"] is None and not j["running"] for j in before)
+    assert all(
+        j["last_run_at"] is None and j["next_due_at"] is None and not j["running"] for j in before
+    )
     await engine.run_gardener("decay")
     after = {j["job"]: j for j in (await local.get("/v1/gardener")).json()["jobs"]}
     decay = after["decay"]

@@ -703,7 +703,7 @@ def gardener_schedule(home: HomeOption = None, as_json: JsonOption = False) -> N
             job["job"],
             f"{job['period_days']:g} d",
             iso_time(job["last_run_at"]) or "never",
-            "running now" if job["running"] else iso_time(job["next_due_at"]) or "",
+            "running now" if job["running"] else iso_time(job["next_due_at"]) or "next tick",
             ", ".join(f"{k} {_shown(v)}" for k, v in job["last_summary"].items()),
         )
     stdout().print(table)

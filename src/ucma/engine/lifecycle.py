@@ -295,8 +295,9 @@ class Lifecycle(EngineBase):
 
     async def gardener_schedule(self) -> list[dict[str, Any]]:
         """The gardener's jobs (database-wide, ``ucma.lifecycle.gardener``): each
-        one's period, last run, when it is next due, whether a gardener is running it
-        now, and the summary of its last run (summed over every scope)."""
+        one's period, last run, when it is next due (None: it never ran, so at the next
+        tick; a past moment: overdue), whether a gardener is running it now, and the
+        summary of its last run (summed over every scope)."""
         storage = await self._ready()
         runs = await self._run(storage.lifecycle.job_runs)
         now = self.clock.now()
@@ -312,7 +313,7 @@ class Lifecycle(EngineBase):
                     "job": job,
                     "period_days": period / SECONDS_PER_DAY,
                     "last_run_at": last,
-                    "next_due_at": now if last is None else max(now, last + period),
+                    "next_due_at": None if last is None else last + period,
                     "running": running,
                     "last_summary": dict(run.last_summary) if run is not None else {},
                 }

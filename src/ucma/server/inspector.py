@@ -63,4 +63,6 @@ class _Assets(StaticFiles):
     ) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers.update(_HEADERS)
+        if os.fspath(full_path).endswith(".js"):  # not left to the system's MIME table
+            response.headers["content-type"] = "text/javascript; charset=utf-8"
         return response

@@ -173,7 +173,10 @@ class GardenerJob(BaseModel):
     job: str = Field(description="decay, consolidate, prune or identity.")
     period_days: float
     last_run_at: float | None = Field(description="Epoch seconds; null if it never ran.")
-    next_due_at: float
+    next_due_at: float | None = Field(
+        description="Last run plus the period (past: overdue); null: it never ran, so the "
+        "scheduler's next tick runs it."
+    )
     running: bool = Field(description="A gardener holds the job now.")
     last_summary: dict[str, Any] | None = Field(
         description="What its last run did, summed over every scope; local mode only "

@@ -50,7 +50,7 @@ export async function render(root, { go }) {
   await Promise.all([
     load(schedule, get("/v1/gardener", {}), (answer) => table(["job", "every", "last run", "next due", "last run did (all scopes)"], answer.jobs.map((j) => [
       j.job, `${j.period_days} d`, j.last_run_at ? when(j.last_run_at) : "never",
-      j.running ? badge("running now", "warn") : when(j.next_due_at),
+      j.running ? badge("running now", "warn") : j.next_due_at === null ? "next tick" : when(j.next_due_at),
       j.last_summary ? h("span", { class: "wrap" }, Object.entries(j.last_summary).map(([k, v]) => `${k} ${v}`).join(", ")) : h("span", { class: "muted" }, "shown in local mode only"),
     ]), { widths: ["8rem", "4rem", "11.5rem", "11.5rem", ""] })),
     load(recent, get("/v1/events", { types: UPKEEP_EVENTS, newest_first: true, limit: 50 }), (page) => (page.items.length
