@@ -3,18 +3,19 @@ many bytes the page downloads before its first view.
 
 A scope of 100,000 memories (default ``--size``) is written straight through the storage
 layer's batch path (episodes with vectors, retention states, session-order edges, in
-chunks of 5,000: minutes, not the hours 100,000 HTTP observes would take). Its vectors
+chunks of 5,000: seconds, not the hours 100,000 HTTP observes would take). Its vectors
 are the packaged model's embeddings of 2,048 distinct synthetic texts, each reused with
 a little noise (the search does the same work on them as on 100,000 distinct
 embeddings). Then, through the public API like any client, it adds what the other views
-show (facts with a pending conflict, decisions with outcomes, a strategy, opinions, a
-sleep cycle), starts the real service (uvicorn, loopback HTTP) and, for every view,
-issues the requests the page issues (``src/ucma/server/static/views/*.js``), ``--repeat``
-times: per call and per view (its calls one after another, an upper bound of what the
-page waits for, since the page sends a view's independent calls together), the median
-and 95th percentile. The first-view bytes follow the page's module graph from ``/``
-(HTML, style sheet, the modules ``main.js`` imports and the first view's module) plus
-the JSON of the first view's calls.
+show (facts with a pending conflict, decisions with outcomes, a strategy, opinions; no
+sleep cycle, which would archive most of three months of synthetic episodes), starts
+the real service (uvicorn, loopback HTTP) and, for every view, issues the requests the
+page issues (``src/ucma/server/static/views/*.js``), ``--repeat`` times: per call and
+per view (its calls one after another, an upper bound of what the page waits for, since
+the page sends a view's independent calls together), the median and 95th percentile.
+The first-view bytes follow the page's module graph from ``/`` (HTML, style sheet, the
+modules ``main.js`` imports and the first view's module) plus the JSON of the first
+view's calls.
 
 Usage: ``python bench/inspector.py [--size 100000] [--repeat 20]
 [--out bench/results/inspector.json]``
@@ -176,11 +177,12 @@ async def seed_api(client: httpx.AsyncClient, episode: str) -> dict[str, str]:
 
 
 def views(
-    ids: dict[str, str], now: float, size: int
+    ids: dict[str, str], now: float, live: int
 ) -> dict[str, list[tuple[str, str, dict[str, Any]]]]:
-    """Each view's API calls as the page makes them: (method, path, params or body)."""
+    """Each view's API calls as the page makes them: (method, path, params or body);
+    ``live``: the memories the list shows (the last page starts at its last 100)."""
     u = {"user_id": USER}
-    last_page = max(0, size - 100)
+    last_page = max(0, (live - 1) // 100 * 100)
     ep, fact, decision = ids["episode"], ids["fact"], ids["decision"]
     related = [("GET", f"/v1/memories/{ep}/related", {**u, "max_hops": 1})] + [
         ("GET", f"/v1/memories/{ep}/related", {**u, "max_hops": 1, "edge_types": t})
@@ -251,9 +253,9 @@ def views(
                     "limit": 50,
                 },
             ),
-            ("POST", "/v1/forget", {**u, "dry_run": True}),
             ("GET", "/v1/duplicates", {**u, "limit": 50}),
         ],
+        "forgetting preview (button)": [("POST", "/v1/forget", {**u, "dry_run": True})],
         "live events": [("GET", "/v1/events", {**u, "newest_first": "true", "limit": 100})],
         "stats": [("GET", "/v1/stats", u)],
     }
@@ -315,8 +317,15 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             base = f"http://127.0.0.1:{port}"
             async with httpx.AsyncClient(base_url=base, timeout=120) as client:
                 ids = await seed_api(client, f"ep_bench{args.size - 10:07d}")
-                await client.post("/v1/sleep", json={"user_id": USER})
-                results = await time_views(client, views(ids, time.time(), args.size), args.repeat)
+                listed = ok(await client.get("/v1/memories", params={"user_id": USER, "limit": 1}))
+                every = ok(
+                    await client.get(
+                        "/v1/memories",
+                        params={"user_id": USER, "limit": 1, "include_archived": "true"},
+                    )
+                )
+                live = int(listed["total"])
+                results = await time_views(client, views(ids, time.time(), live), args.repeat)
                 first = await first_view_bytes(client)
         finally:
             server.should_exit = True
@@ -327,6 +336,8 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         "size": args.size,
         "seed_seconds": round(seed_seconds, 1),
         "search_index": prepared,
+        "memories_listed": live,
+        "memories_with_archived": int(every["total"]),
         "repeat": args.repeat,
         "views": results,
         "first_view": first,
@@ -402,7 +413,9 @@ def markdown(result: dict[str, Any]) -> str:
         "# Memory inspector on a large scope",
         "",
         f"{result['size']:,} memories in one scope (seeded through the storage batch path in "
-        f"{result['seed_seconds']} s), the real service over loopback HTTP, each view's API "
+        f"{result['seed_seconds']} s; {result['memories_listed']:,} live memories listed, "
+        f"{result['memories_with_archived']:,} with archived ones), the real service "
+        "over loopback HTTP, each view's API "
         f"calls issued one after another {result['repeat']} times (after one warm-up). "
         "Times are the sum of a view's calls: an upper bound of what the page waits for.",
         "",

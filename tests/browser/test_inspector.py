@@ -180,6 +180,8 @@ def test_gardener_schedule_and_a_sleep_cycle_from_the_page(page: Page, local_sit
     decay = page.locator("main tr", has_text="decay")
     expect(decay).to_contain_text("scopes 1")
     expect(decay).not_to_contain_text("never")
+    page.get_by_role("button", name="Preview forgetting").click()
+    expect(page.locator("main .card", has_text="Forgetting preview")).to_contain_text("Examined")
     page.get_by_role("button", name="Run sleep cycle…").click()
     dialog = page.locator("#confirm")
     expect(dialog).to_contain_text("Run a sleep cycle now?")

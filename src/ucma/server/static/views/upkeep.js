@@ -60,7 +60,15 @@ export async function render(root, { go }) {
         h("code", { class: "wrap" }, JSON.stringify(e.payload)),
       ]), { widths: ["10.5rem", "11rem", "", ""] })
       : h("p", { class: "empty" }, "No upkeep has changed anything yet."))),
-    load(preview, post("/v1/forget", { dry_run: true }), (report) => {
+    loadMerged(merged),
+  ]);
+  // The preview assesses every live memory (about a second at 100,000): on demand.
+  replace(preview, h("p", { class: "muted" }, "What the forgetting pass would archive now, and why; changes nothing."),
+    h("button", { type: "button", onclick: guarded(() => showPreview(preview)) }, "Preview forgetting"));
+}
+
+async function showPreview(preview) {
+  await load(preview, post("/v1/forget", { dry_run: true }), (report) => {
       const rows = report.archived || [];
       return [
         h("p", {}, `Examined ${report.examined ?? "?"} memories: ${rows.length} would be archived, ${(report.purged || []).length} purged.`),
@@ -68,11 +76,13 @@ export async function render(root, { go }) {
           link(`#/memory/${encodeURIComponent(v.memory_id)}`, h("code", {}, v.memory_id)), v.reason, fixed(v.retention, 3),
         ]), { widths: ["", "", "6rem"] }) : "",
       ];
-    }),
-    load(merged, get("/v1/duplicates", { limit: 50 }), (page) => (page.items.length
+  });
+}
+
+function loadMerged(merged) {
+  return load(merged, get("/v1/duplicates", { limit: 50 }), (page) => (page.items.length
       ? table(["text", "merged into", { text: "similarity", num: true }], page.items.map((d) => [
         h("span", { class: "wrap" }, d.content), link(`#/memory/${encodeURIComponent(d.existing_id)}`, h("code", {}, d.existing_id)), fixed(d.similarity, 3),
       ]), { widths: ["", "", "6rem"] })
-      : h("p", { class: "empty" }, "No near-duplicates so far."))),
-  ]);
+      : h("p", { class: "empty" }, "No near-duplicates so far.")));
 }
