@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -288,41 +289,40 @@ def delete_all(
     stdout().print(f"deleted {_memories(count)}", markup=False)
 
 
-def archive(
-    memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Archive one memory: it leaves search and recall, is kept, and unarchive brings it back."""
-    _archive_state(memory_id, True, user=user, agent=agent, home=home, as_json=as_json)
+def _archive_command(archived: bool, name: str, summary: str) -> Callable[..., None]:
+    """``ucma archive`` or ``ucma unarchive``: one body, the state it sets."""
+
+    def command(
+        memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
+        user: UserOption,
+        agent: AgentOption = "default",
+        home: HomeOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        record = with_memory(
+            database(home),
+            lambda memory: memory.archive(memory_id) if archived else memory.unarchive(memory_id),
+            user=user,
+            agent=agent,
+        )
+        if as_json:
+            print_json({"id": record.id, "archived_at": record.archived_at})
+            return
+        stdout().print(f"{name}d {record.id}", markup=False)
+
+    command.__name__ = name
+    command.__doc__ = summary
+    return command
 
 
-def unarchive(
-    memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Bring an archived memory back into search and recall."""
-    _archive_state(memory_id, False, user=user, agent=agent, home=home, as_json=as_json)
-
-
-def _archive_state(
-    memory_id: str, archived: bool, *, user: str, agent: str, home: Any, as_json: bool
-) -> None:
-    record = with_memory(
-        database(home),
-        lambda memory: memory.archive(memory_id) if archived else memory.unarchive(memory_id),
-        user=user,
-        agent=agent,
-    )
-    if as_json:
-        print_json({"id": record.id, "archived_at": record.archived_at})
-        return
-    stdout().print(f"{'archived' if archived else 'unarchived'} {record.id}", markup=False)
+archive = _archive_command(
+    True,
+    "archive",
+    "Archive one memory: it leaves search and recall, is kept, and unarchive brings it back.",
+)
+unarchive = _archive_command(
+    False, "unarchive", "Bring an archived memory back into search and recall."
+)
 
 
 def history(
