@@ -3,9 +3,11 @@ SQLite, the packaged embedder), a store seeded through the public REST API, and
 Playwright driving the system's headless Chromium at 1400x900.
 
 Chromium comes from the system (``apt-get install chromium``; ``make test-browser`` and
-``.ci/run`` install it when missing), never from ``playwright install``. Screenshots of
-each view are written to ``.artifacts/inspector/`` (gitignored; ``UCMA_SCREENSHOTS``
-moves it); docs/inspector/ holds copies.
+``.ci/run`` install it when missing), never from ``playwright install``. The fixtures
+are this folder's own (no pytest-playwright): its plugin would claim every test with an
+argument named ``page`` and keep Playwright's event loop running for the whole session.
+Screenshots of each view are written to ``.artifacts/inspector/`` (gitignored;
+``UCMA_SCREENSHOTS`` moves it); docs/inspector/ holds copies.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ pytest.importorskip(
     "playwright", reason="the browser tests need the ui-tests extra (make test-browser installs it)"
 )
 
-from playwright.sync_api import Page, expect  # noqa: E402
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
 from ucma.server import create_app  # noqa: E402
 from ucma.sync import Memory  # noqa: E402
@@ -41,36 +43,41 @@ VIEWPORT = {"width": 1400, "height": 900}
 CANARIES = ("Zephyrine", "Quokkaville", "Marrowfield")
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args() -> dict[str, Any]:
-    """pytest-playwright's launch options: the system Chromium, headless, quiet."""
+#: Chromium's switches for these machines: no sandbox (root), no GPU, nothing fetched.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """The system Chromium, headless, for one test module: Playwright's sync API runs its
+    own event loop, stopped at the module's end, before any other (async) test runs."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run make test-browser (installs it)")
-    return {
-        "executable_path": CHROMIUM,
-        "headless": True,
-        "args": [
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            "--disable-quic",
-        ],
-    }
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
 
 
-@pytest.fixture(scope="session")
-def browser_context_args() -> dict[str, Any]:
-    return {"viewport": VIEWPORT, "locale": "en-GB", "timezone_id": "UTC"}
-
-
-@pytest.fixture(autouse=True)
-def _expect_timeout() -> None:
-    # Auto-waiting expectations, generous for a loaded 2-core machine (never a sleep).
-    expect.set_options(timeout=30_000)
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser context (no stored key or scope) at 1400x900."""
+    context = browser.new_context(viewport=VIEWPORT, locale="en-GB", timezone_id="UTC")
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 @dataclass
