@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test bench lint clean
+.PHONY: run test test-browser chromium bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,26 @@ run: $(PY)
 	$(PIP) install -q -e '.[server,mcp]'
 	$(VENV)/bin/ucma serve
 
-## test: install the dev extra and run the whole test suite
-test: $(PY)
+## test: install the dev extra (and Chromium for the browser tests) and run the whole test suite
+test: $(PY) chromium
 	$(PIP) install -q -e '.[dev]'
 	$(PY) -m pytest -q
+
+## test-browser: only the memory inspector's browser tests (headless Chromium via Playwright);
+## screenshots of each view land in .artifacts/inspector/
+test-browser: $(PY) chromium
+	$(PIP) install -q -e '.[dev]'
+	$(PY) -m pytest -q tests/browser
+
+## chromium: the system Chromium the browser tests drive (Debian package; installed with
+## apt-get when missing and run as root, as in CI). Playwright never downloads a browser.
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; \
+	else \
+		echo "make: Chromium is missing: install the chromium package (as root: apt-get install chromium)" >&2; exit 1; \
+	fi
 
 ## bench: run the core and import benchmarks, writing bench/results/{core,import}.json
 bench: $(PY)

@@ -80,6 +80,10 @@ ACROSS_USERS = Absent(
 SAME_AS_CONTEXT = Absent(
     "the facade's second name for context (the same text): this interface shows one name"
 )
+CURVE = Absent(
+    "the curve ahead is for drawing (the inspector page); agents and the shell read the value "
+    "now with retention"
+)
 FUNCTION = Absent("a module function (ucma.restore_backup): it works on a closed database")
 
 
@@ -101,6 +105,8 @@ OPERATIONS: list[Op] = [
     Op("delete", "DELETE /v1/memories/{memory_id}", "delete", "delete"),
     Op("delete_all", "DELETE /v1/memories", "delete_all", "delete-all"),
     Op("history", "GET /v1/memories/{memory_id}/history", "history", "history"),
+    Op("archive", "POST /v1/memories/{memory_id}/archive", "archive", "archive"),
+    Op("unarchive", "POST /v1/memories/{memory_id}/unarchive", "unarchive", "unarchive"),
     Op("list", OLD_LIST, OLD_LIST, OLD_LIST),
     # The seeds' names.
     Op("observe", "POST /v1/observe", SEED_NAME, "observe"),
@@ -180,7 +186,11 @@ OPERATIONS: list[Op] = [
     Op("sleep_all", GARDENER, GARDENER, GARDENER),
     Op("forget", "POST /v1/forget", "forget", "forget"),
     Op("run_gardener", OPERATOR, OPERATOR, "gardener run"),
+    Op("gardener_schedule", "GET /v1/gardener", Absent(
+        "an agent has no use for the maintenance schedule of the whole database; people read "
+        "it in the inspector and the shell"), "gardener schedule"),
     Op("retention", "GET /v1/memories/{memory_id}/retention", "retention", "retention"),
+    Op("retention_curve", "GET /v1/memories/{memory_id}/retention", CURVE, CURVE),
     Op("sources", "GET /v1/memories/{memory_id}/sources", "sources", "sources"),
     Op("duplicates", "GET /v1/duplicates", "duplicates", "duplicates"),
     Op("prepare_search", OPERATOR, OPERATOR, OPERATOR),
@@ -204,7 +214,9 @@ OPERATIONS: list[Op] = [
     Op("revoke_key", KEYS, KEYS, "keys revoke"),
     Op("count_keys", KEYS, KEYS, Absent("ucma keys list shows them")),
     Op("authenticate", Absent("every request with a key does it"), KEYS, KEYS),
-    Op("scopes", Absent("the local-mode page at / lists them"), OPERATOR, OPERATOR),
+    Op("scopes", "GET /v1/scopes", Absent(
+        "an agent works in the one scope its key or its session names; the list of scopes is "
+        "for the people and tools that look at the memory (the inspector page)"), OPERATOR),
     # The service and the command line themselves.
     Op("close", Absent("the process's end closes it"), SERVICE_ONLY, SERVICE_ONLY),
     Op(SERVICE_ONLY, "GET /v1/health", "health", Absent("ucma stats answers when it works")),

@@ -42,6 +42,8 @@ COMMANDS = [
     "update",
     "delete",
     "delete-all",
+    "archive",
+    "unarchive",
     "history",
     "retention",
     "sources",
@@ -93,6 +95,7 @@ SUBCOMMANDS = [
     ("events", "publish"),
     ("events", "list"),
     ("gardener", "run"),
+    ("gardener", "schedule"),
 ]
 
 runner = CliRunner()

@@ -1,4 +1,5 @@
-"""``ucma sleep``, ``ucma gardener run`` and ``ucma forget`` through Typer's runner."""
+"""``ucma sleep``, ``ucma gardener run``, ``ucma gardener schedule`` and ``ucma forget``
+through Typer's runner."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from ucma.cli.main import app
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("command", [["sleep"], ["gardener", "run"], ["forget"]])
+@pytest.mark.parametrize(
+    "command", [["sleep"], ["gardener", "run"], ["gardener", "schedule"], ["forget"]]
+)
 def test_help(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.stdout
@@ -33,6 +36,12 @@ def test_gardener_and_forget_commands(tmp_path: Path) -> None:
     assert set(json.loads(first.stdout)["ran"]) == {"decay", "consolidate", "prune", "identity"}
     second = runner.invoke(app, ["gardener", "run", "--home", home])
     assert second.exit_code == 0 and "skipped decay: not due" in second.stdout
+    schedule = runner.invoke(app, ["gardener", "schedule", "--home", home, "--json"])
+    assert schedule.exit_code == 0, schedule.stderr
+    jobs = {j["job"]: j for j in json.loads(schedule.stdout)["jobs"]}
+    assert jobs["decay"]["last_summary"]["scopes"] == 1 and not jobs["decay"]["running"]
+    table = runner.invoke(app, ["gardener", "schedule", "--home", home])
+    assert table.exit_code == 0 and "identity" in table.stdout and "30 d" in table.stdout
     forced = runner.invoke(app, ["gardener", "run", "--job", "decay", "--home", home])
     assert forced.exit_code == 0 and "ran decay" in forced.stdout
     bad = runner.invoke(app, ["gardener", "run", "--job", "weed", "--home", home])

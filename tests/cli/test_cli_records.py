@@ -1,5 +1,6 @@
-"""``ucma add / search / get / get-all / update / history / delete / delete-all`` through
-Typer's runner on a real SQLite file: what each prints, in words and as JSON."""
+"""``ucma add / search / get / get-all / update / history / delete / delete-all / archive /
+unarchive`` through Typer's runner on a real SQLite file: what each prints, in words and as
+JSON."""
 
 from __future__ import annotations
 
@@ -61,3 +62,21 @@ def test_the_record_commands_end_to_end(tmp_path: Path) -> None:
     assert json.loads(out)["deleted"] >= 1
     code, out, _ = run(tmp_path, "get-all", "--json")
     assert json.loads(out)["total"] == 0
+
+
+def test_archive_and_unarchive(tmp_path: Path) -> None:
+    code, out, err = run(tmp_path, "add", "The office wifi password rotates monthly.", "--json")
+    assert code == 0, err
+    [memory_id] = [r["id"] for r in json.loads(out)["results"]]
+    code, out, err = run(tmp_path, "archive", memory_id)
+    assert code == 0, err
+    assert out.strip() == f"archived {memory_id}"
+    code, out, _ = run(tmp_path, "search", "wifi password", "--json")
+    assert memory_id not in [r["id"] for r in json.loads(out)["results"]]
+    code, out, err = run(tmp_path, "unarchive", memory_id, "--json")
+    assert code == 0, err
+    assert json.loads(out) == {"id": memory_id, "archived_at": None}
+    code, out, _ = run(tmp_path, "search", "wifi password", "--json")
+    assert memory_id in [r["id"] for r in json.loads(out)["results"]]
+    code, _, err = run(tmp_path, "archive", "ep_nowhere")
+    assert code == 1 and "ep_nowhere" in err

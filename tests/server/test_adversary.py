@@ -484,6 +484,14 @@ probes(
     MEMORY_KINDS,
     Probe("PUT", "/v1/memories/{X}", body={"text": "Bob rewrote this memory completely."}),
 )
+for action in ("archive", "unarchive"):
+    probes(
+        "POST",
+        f"/v1/memories/{{memory_id}}/{action}",
+        MEMORY_KINDS,
+        Probe("POST", f"/v1/memories/{{X}}/{action}"),
+        Probe("POST", f"/v1/memories/{{X}}/{action}", body={"agent_id": "default"}),
+    )
 probes(
     "GET",
     "/v1/memories/{memory_id}/history",
@@ -716,6 +724,9 @@ for form, kinds in (
 SEARCHES: list[Probe] = [
     Probe("GET", "/v1/health"),
     Probe("GET", "/v1/stats"),
+    Probe("GET", "/v1/scopes"),
+    Probe("GET", "/v1/gardener"),
+    Probe("GET", "/v1/scopes", params={"limit": 1000, "offset": 0}),
     Probe(
         "POST",
         "/v1/observe/batch",
@@ -1007,6 +1018,8 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "get": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "update": [(MEMORY_KINDS, {"memory_id": "{X}", "text": "Bob rewrote this memory."})],
     "delete": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "archive": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "unarchive": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "history": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "related": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "resolve_conflict": [

@@ -292,16 +292,18 @@ async def test_engine_errors_map_to_json(
     assert body == {"code": error.code, "message": str(error)}
 
 
-async def test_root_page_lists_scope_stats(client: httpx.AsyncClient) -> None:
-    page = await client.get("/")
+async def test_root_page_is_the_inspector_shell(client: httpx.AsyncClient) -> None:
+    page = await client.get("/", params={"user_id": "<alice>"})
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
-    assert "/docs" in page.text
-
-    scoped = await client.get("/", params={"user_id": "<alice>"})
-    assert scoped.status_code == 200
-    assert "&lt;alice&gt;" in scoped.text
-    assert "<alice>" not in scoped.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert '<script type="module" src="/inspector/main.js">' in page.text
+    assert "/docs" in page.text and "alice" not in page.text
+    script = await client.get("/inspector/main.js")
+    assert script.status_code == 200
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert (await client.get("/inspector/views/memory.js")).status_code == 200
+    assert (await client.get("/inspector/../inspector.py")).status_code == 404
 
 
 async def test_openapi_documents_the_routes(client: httpx.AsyncClient) -> None:

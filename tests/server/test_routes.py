@@ -533,14 +533,3 @@ async def test_openapi_documents_every_route_with_examples(local: httpx.AsyncCli
     ):
         assert bodies[name].get("examples"), name
     assert (await local.get("/docs")).status_code == 200
-
-
-async def test_root_page_lists_the_scopes_held(local: httpx.AsyncClient) -> None:
-    await observe_all(local, NOTES[:2])
-    await local.post("/v1/observe", json={"user_id": "<bob>", "content": NOTES[3]})
-    page = await local.get("/")
-    assert page.status_code == 200
-    assert "alice / default" in page.text and "&lt;bob&gt; / default" in page.text
-    assert "<bob>" not in page.text
-    scoped = await local.get("/", params=A)
-    assert "Scope alice / default" in scoped.text

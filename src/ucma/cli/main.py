@@ -689,6 +689,29 @@ def gardener_run(
         fail("; ".join(f"{name}: {error}" for name, error in report.failed.items()))
 
 
+@gardener_app.command("schedule")
+def gardener_schedule(home: HomeOption = None, as_json: JsonOption = False) -> None:
+    """The gardener's jobs: period, last run, next due, and what the last run did."""
+    from ucma.serialization import iso_time
+
+    jobs = with_memory(database(home), lambda memory: memory.gardener_schedule())
+    if as_json:
+        print_json({"jobs": jobs})
+        return
+    table = Table(title="gardener", title_justify="left")
+    for column in ("job", "every", "last run", "next due", "last run did"):
+        table.add_column(column, overflow="fold")
+    for job in jobs:
+        table.add_row(
+            job["job"],
+            f"{job['period_days']:g} d",
+            iso_time(job["last_run_at"]) or "never",
+            "running now" if job["running"] else iso_time(job["next_due_at"]) or "next tick",
+            ", ".join(f"{k} {_shown(v)}" for k, v in job["last_summary"].items()),
+        )
+    stdout().print(table)
+
+
 @app.command()
 def forget(
     user: UserOption,

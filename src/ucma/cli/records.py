@@ -1,4 +1,5 @@
-"""``ucma add | search | get | get-all | update | delete | delete-all | history``: the
+"""``ucma add | search | get | get-all | update | delete | delete-all | archive | unarchive |
+history``: the
 calls users know from other memory libraries, one command each, named like the Python
 methods (``AsyncMemory.add`` ...) they call."""
 
@@ -6,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -287,6 +289,42 @@ def delete_all(
     stdout().print(f"deleted {_memories(count)}", markup=False)
 
 
+def _archive_command(archived: bool, name: str, summary: str) -> Callable[..., None]:
+    """``ucma archive`` or ``ucma unarchive``: one body, the state it sets."""
+
+    def command(
+        memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
+        user: UserOption,
+        agent: AgentOption = "default",
+        home: HomeOption = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        record = with_memory(
+            database(home),
+            lambda memory: memory.archive(memory_id) if archived else memory.unarchive(memory_id),
+            user=user,
+            agent=agent,
+        )
+        if as_json:
+            print_json({"id": record.id, "archived_at": record.archived_at})
+            return
+        stdout().print(f"{name}d {record.id}", markup=False)
+
+    command.__name__ = name
+    command.__doc__ = summary
+    return command
+
+
+archive = _archive_command(
+    True,
+    "archive",
+    "Archive one memory: it leaves search and recall, is kept, and unarchive brings it back.",
+)
+unarchive = _archive_command(
+    False, "unarchive", "Bring an archived memory back into search and recall."
+)
+
+
 def history(
     memory_id: Annotated[str, typer.Argument(help="A memory id.", show_default=False)],
     user: UserOption,
@@ -325,5 +363,16 @@ def history(
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in (add, search, get, get_all, update, delete, delete_all, history):
+    for function in (
+        add,
+        search,
+        get,
+        get_all,
+        update,
+        delete,
+        delete_all,
+        archive,
+        unarchive,
+        history,
+    ):
         app.command(function.__name__.replace("_", "-"))(function)

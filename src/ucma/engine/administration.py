@@ -322,14 +322,27 @@ class Administration(PrivacyGuard):
         logger.info("revoked API key %s", key.id)
         return key
 
-    async def scopes(self, *, limit: int = 1000) -> list[tuple[Scope, dict[str, int]]]:
-        """Scopes that hold memories, with their counts per kind (administration: this
-        lists every user, so only local tools and the local-mode inspector call it)."""
+    async def scopes(
+        self, *, limit: int = 1000, user_id: str | None = None, agent_id: str | None = None
+    ) -> list[tuple[Scope, dict[str, int]]]:
+        """Scopes that hold memories, with their counts per kind, ordered by user and
+        agent. Without ``user_id`` this lists every user (administration: local tools
+        and local mode only); with it, that user's agents (only ``agent_id`` if given)."""
         storage = await self._ready()
         maximum = check_limit(limit, 100_000)
+        user = None if user_id is None else check_id(user_id, "user_id")
+        agent = None if agent_id is None else check_id(agent_id, "agent_id")
 
         def gather() -> list[tuple[Scope, dict[str, int]]]:
-            found = sorted(storage.memories.scopes(), key=lambda s: (s.user_id, s.agent_id))
+            found = sorted(
+                (
+                    s
+                    for s in storage.memories.scopes()
+                    if (user is None or s.user_id == user)
+                    and (agent is None or s.agent_id == agent)
+                ),
+                key=lambda s: (s.user_id, s.agent_id),
+            )
             return [
                 (scope, {k.value: n for k, n in storage.memories.count(scope).items()})
                 for scope in found[:maximum]

@@ -188,27 +188,31 @@ class Conventions(EngineBase):
         limit: int = 100,
         offset: int = 0,
         include_archived: bool = False,
+        bank: Bank | str | None = None,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> MemoryPage:
         """One page of the scope's memories, oldest first, with the total: never cut
         short without saying so. ``page.next_offset`` (None on the last page) is the
-        ``offset`` of the next call; ``filters`` / ``run_id`` as in ``search``.
-        At most 1000 records a page."""
+        ``offset`` of the next call; ``filters`` / ``run_id`` as in ``search``;
+        ``kind`` and ``bank`` keep one kind, one bank. At most 1000 records a page."""
         scope = self._scope(user_id, agent_id)
         wanted = _filters(filters, run_id)
         size = check_limit(limit, MAX_PAGE)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise ValidationError("offset must be an integer >= 0")
         chosen = _enum(MemoryKind, kind, "kind") if kind is not None else None
+        in_bank = _enum(Bank, bank, "bank") if bank is not None else None
         storage = await self._ready()
 
         def read() -> MemoryPage:
             if wanted:
-                every = _matching(storage, scope, wanted, chosen, include_archived)
+                every = _matching(storage, scope, wanted, chosen, include_archived, in_bank)
                 return MemoryPage(every[offset : offset + size], len(every), offset, size)
             with storage.transaction():  # one state for the page and its total
-                counts = storage.memories.count(scope, include_archived=include_archived)
+                counts = storage.memories.count(
+                    scope, include_archived=include_archived, bank=in_bank
+                )
                 total = counts[chosen] if chosen is not None else sum(counts.values())
                 items = storage.memories.list(
                     scope,
@@ -216,6 +220,7 @@ class Conventions(EngineBase):
                     limit=size,
                     offset=offset,
                     include_archived=include_archived,
+                    bank=in_bank,
                 )
             return MemoryPage(items, total, offset, size)
 
@@ -378,6 +383,7 @@ def _matching(
     wanted: Mapping[str, Any],
     kind: MemoryKind | None,
     include_archived: bool,
+    bank: Bank | None = None,
 ) -> list[MemoryRecord]:
     """Every record of the scope (of ``kind``) whose metadata matches, oldest first
     (storage thread; read a page at a time, all of it)."""
@@ -391,6 +397,7 @@ def _matching(
                 limit=_SCAN_PAGE,
                 offset=offset,
                 include_archived=include_archived,
+                bank=bank,
             )
             found += [r for r in page if matches_filters(r.metadata, wanted)]
             if len(page) < _SCAN_PAGE:

@@ -196,10 +196,12 @@ class LearningLoop(PrivacyGuard):
         after_seq: int = 0,
         types: Sequence[str] | None = None,
         limit: int = 1000,
+        newest_first: bool = False,
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> list[Event]:
-        """The scope's event log after ``after_seq``, in order (event sourcing)."""
+        """The scope's event log after ``after_seq``, in order (event sourcing);
+        ``newest_first`` gives the latest ``limit`` events, newest first."""
         scope = self._scope(user_id, agent_id)
         if isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0:
             raise ValidationError("after_seq must be an integer >= 0")
@@ -212,6 +214,7 @@ class LearningLoop(PrivacyGuard):
                 after_seq=after_seq,
                 types=wanted,
                 limit=check_limit(limit, 1_000_000),
+                newest_first=newest_first is True,
             )
         )
 

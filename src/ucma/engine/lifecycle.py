@@ -10,20 +10,32 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ucma.engine.base import EngineBase
-from ucma.errors import NotFoundError
+from ucma.errors import NotFoundError, ValidationError
 from ucma.lifecycle.consolidation import PHASES, SleepCycle, SleepReport
 from ucma.lifecycle.forgetting import ForgettingReport, forgetting_pass
-from ucma.lifecycle.gardener import Gardener, GardenerReport, promote_identity_patterns
+from ucma.lifecycle.gardener import (
+    JOB_PERIODS,
+    Gardener,
+    GardenerReport,
+    promote_identity_patterns,
+)
 from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
 from ucma.storage.base import Storage
-from ucma.types import DuplicateAttempt, HistoryEntry, MemorySource, Scope
+from ucma.types import DuplicateAttempt, HistoryEntry, MemoryRecord, MemorySource, Scope
 from ucma.validation import check_id, check_limit
 
-__all__ = ["Lifecycle"]
+__all__ = ["Lifecycle", "check_days"]
 
 logger = logging.getLogger(__name__)
+
+
+def check_days(value: object) -> float:
+    """A number of days ahead: finite, >= 0, at most 100 years."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 36_500:
+        raise ValidationError(f"days_ahead must hold numbers from 0 to 36500, got {value!r}")
+    return float(value)
 
 
 class Lifecycle(EngineBase):
@@ -235,6 +247,79 @@ class Lifecycle(EngineBase):
         self._interrupt.clear()
         return await gardener.run(job)
 
+    async def archive(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryRecord:
+        """Archive one memory by hand: it leaves search, recall and listings (listed again
+        with ``include_archived``), keeps everything else, and ``unarchive`` brings it
+        back. Its history records the request (event ``archived``, reason
+        ``requested``); archiving an archived memory changes nothing. The forgetting
+        engine purges archives after ``archive_retention_days`` like its own."""
+        return await self._set_archived(memory_id, True, user_id, agent_id)
+
+    async def unarchive(
+        self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
+    ) -> MemoryRecord:
+        """Bring an archived memory back into search and listings (history event
+        ``restored``); restoring a live memory changes nothing."""
+        return await self._set_archived(memory_id, False, user_id, agent_id)
+
+    async def _set_archived(
+        self, memory_id: str, archived: bool, user_id: str | None, agent_id: str | None
+    ) -> MemoryRecord:
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        key = check_id(memory_id)
+        now = self.clock.now()
+
+        def write() -> MemoryRecord:
+            with storage.transaction():
+                record = storage.memories.get(scope, key)
+                if record is None:
+                    raise NotFoundError("memory", key)
+                if (record.archived_at is not None) == archived:
+                    return record
+                storage.memories.set_archived(scope, [key], now if archived else None)
+                event = "archived" if archived else "restored"
+                storage.lifecycle.add_history(
+                    scope, [HistoryEntry(key, event, now, {"reason": "requested"})]
+                )
+            changed = storage.memories.get(scope, key)
+            if changed is None:  # deleted by another writer since the transaction
+                raise NotFoundError("memory", key)
+            return changed
+
+        record = await self._run(write)
+        logger.info("%s %s", "archive" if archived else "unarchive", key)
+        return record
+
+    async def gardener_schedule(self) -> list[dict[str, Any]]:
+        """The gardener's jobs (database-wide, ``ucma.lifecycle.gardener``): each
+        one's period, last run, when it is next due (None: it never ran, so at the next
+        tick; a past moment: overdue), whether a gardener is running it now, and the
+        summary of its last run (summed over every scope)."""
+        storage = await self._ready()
+        runs = await self._run(storage.lifecycle.job_runs)
+        now = self.clock.now()
+        schedule = []
+        for job, period in JOB_PERIODS.items():
+            run = runs.get(job)
+            last = run.last_run_at if run is not None else None
+            running = (
+                run is not None and run.locked_by is not None and (run.lock_expires_at or 0.0) > now
+            )
+            schedule.append(
+                {
+                    "job": job,
+                    "period_days": period / SECONDS_PER_DAY,
+                    "last_run_at": last,
+                    "next_due_at": None if last is None else last + period,
+                    "running": running,
+                    "last_summary": dict(run.last_summary) if run is not None else {},
+                }
+            )
+        return schedule
+
     async def history(
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> list[HistoryEntry]:
@@ -267,13 +352,31 @@ class Lifecycle(EngineBase):
         self, memory_id: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> float:
         """Current Ebbinghaus retention of a memory, in [0, 1], at the engine's clock."""
+        [now] = await self.retention_curve(memory_id, [0.0], user_id=user_id, agent_id=agent_id)
+        return now
+
+    async def retention_curve(
+        self,
+        memory_id: str,
+        days_ahead: Sequence[float],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[float]:
+        """The forgetting curve of a memory ahead of now: its retention ``d`` days from
+        now for each ``d`` of ``days_ahead`` (numbers >= 0, at most 1,000 of them) if
+        nothing reviews it before; recalling it or an outcome resets the curve."""
         scope = self._scope(user_id, agent_id)
+        if not isinstance(days_ahead, list | tuple):
+            raise ValidationError("days_ahead must be a list of numbers >= 0")
+        if len(days_ahead) > 1_000:
+            raise ValidationError("days_ahead holds at most 1,000 numbers")
+        offsets = [check_days(d) for d in days_ahead]
         storage = await self._ready()
         key = check_id(memory_id)
         states = await self._run(storage.retention.get_many, scope, [key])
         if key not in states:
             raise NotFoundError("memory", key)
         state = states[key]
-        return retention(
-            state.stability, (self.clock.now() - state.last_reviewed) / SECONDS_PER_DAY
-        )
+        elapsed = (self.clock.now() - state.last_reviewed) / SECONDS_PER_DAY
+        return [retention(state.stability, elapsed + d) for d in offsets]

@@ -84,10 +84,17 @@ def add_loop_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, told: G
             list[str] | None, Field(description='Only these types, e.g. ["outcome.observed"].')
         ] = None,
         limit: Limit = 50,
+        newest_first: Annotated[
+            bool, Field(description="The latest events, newest first: what happened lately.")
+        ] = False,
     ) -> dict[str, Any]:
         with told():
             found = await memory.events(
-                after_seq=after_seq, types=types, limit=limit, **await scope(ctx)
+                after_seq=after_seq,
+                types=types,
+                limit=limit,
+                newest_first=newest_first,
+                **await scope(ctx),
             )
             return {"results": [e.to_dict() for e in found]}
 

@@ -1,6 +1,6 @@
 """MCP tools for the records themselves and the memory's upkeep: add, search, get,
-get_all, update, delete, delete_all, history, related, new_session, resolve_conflict,
-add_procedure, find_procedures, record_procedure_outcome, sleep, forget.
+get_all, update, delete, delete_all, archive, unarchive, history, related, new_session,
+resolve_conflict, add_procedure, find_procedures, record_procedure_outcome, sleep, forget.
 
 Each tool has the name of the Python method it calls (``AsyncMemory.<name>``), so one
 word means one operation in Python, REST, MCP and the CLI.
@@ -31,6 +31,8 @@ MEMORY_TOOL_NAMES = (
     "update",
     "delete",
     "delete_all",
+    "archive",
+    "unarchive",
     "history",
     "related",
     "new_session",
@@ -219,6 +221,16 @@ def add_memory_tools(
             count = await memory.delete_all(confirm=confirm, run_id=run_id, **await scope(ctx))
             return {"deleted": count}
 
+    async def archive(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
+        with told():
+            record = await memory.archive(memory_id, **await scope(ctx))
+            return {"id": record.id, "archived_at": record.archived_at}
+
+    async def unarchive(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
+        with told():
+            record = await memory.unarchive(memory_id, **await scope(ctx))
+            return {"id": record.id, "archived_at": record.archived_at}
+
     async def history(memory_id: MemoryId, ctx: Context) -> dict[str, Any]:
         with told():
             entries = await memory.history(memory_id, **await scope(ctx))
@@ -399,6 +411,17 @@ def add_memory_tools(
             "Delete every memory of this user (or of one run). Only when the user asked for "
             "it explicitly; confirm must be true. It cannot be undone.",
             changes,
+        ),
+        (
+            archive,
+            "Archive one memory the user no longer wants used: it leaves search and recall "
+            "but is kept, and unarchive brings it back.",
+            writes,
+        ),
+        (
+            unarchive,
+            "Bring an archived memory back into search and recall.",
+            writes,
         ),
         (
             history,

@@ -16,14 +16,13 @@ import asyncio
 import dataclasses
 import importlib.util
 import logging
-import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import FastAPI, Query, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 from starlette.routing import Route
 
@@ -36,11 +35,10 @@ from ucma.errors import AuthenticationError, ConfigError
 from ucma.lifecycle.gardener import maintenance_loop
 from ucma.server.auth import Access, authenticate, scope_for
 from ucma.server.errors import error_response, install_error_handlers
-from ucma.server.inspector import render_page
+from ucma.server.inspector import mount_inspector
 from ucma.server.limits import RequestLimits
 from ucma.server.openapi import describe_errors, require_user_id
 from ucma.server.routes import ROUTERS
-from ucma.server.schemas import MAX_ID_CHARS
 
 __all__ = ["DOCS_ASSETS", "ServiceConfig", "create_app"]
 
@@ -206,28 +204,7 @@ def create_app(
         endpoint = StreamableHTTPASGIApp(mcp_server.session_manager)
         app.router.routes.append(Route("/mcp", endpoint=_KeyGate(endpoint, access)))
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def inspector(
-        user_id: Annotated[str | None, Query(max_length=MAX_ID_CHARS)] = None,
-        agent_id: Annotated[str | None, Query(max_length=MAX_ID_CHARS)] = None,
-    ) -> HTMLResponse:
-        """What this service holds (local mode), and where to go next."""
-        if await access.keys_required():
-            return HTMLResponse(render_page(database=None))
-        stats = None
-        if user_id:
-            stats = await engine.stats(**scope_for(None, user_id, agent_id or None))
-        scopes = [(s.user_id, s.agent_id, counts) for s, counts in await engine.scopes(limit=200)]
-        return HTMLResponse(
-            render_page(
-                database=os.fspath(engine.path),
-                user_id=user_id or "",
-                agent_id=agent_id or "",
-                scopes=scopes,
-                stats=stats,
-            )
-        )
-
+    mount_inspector(app)
     return app
 
 

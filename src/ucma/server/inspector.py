@@ -1,102 +1,68 @@
-"""The root page: what the service is, what it holds, and where to go next.
+"""The memory inspector: a web page at ``/`` where a person sees, searches and corrects
+what an agent remembers.
 
-In local mode it lists every scope in the database with its memory counts and, for a
-chosen scope, every statistic. With API keys it shows no data at all (a browser sends no
-key), only the service's version and links.
+The page is static (``static/``: one HTML shell, a style sheet and plain JavaScript
+modules, shipped in the package; no CDN, no build step). It reads and changes memory
+only through the public REST API under ``/v1``, with the API key a person enters once in
+the page (kept in that browser tab), or none in local mode: it can see exactly what that
+key can, and nothing is rendered on the server, so no data reaches a browser that did not
+ask with a valid key. ``main.js`` lists the views; each is a module in ``static/views/``,
+loaded when first shown, so the first view downloads only the shell and its own module.
 """
 
-import html
-import json
-from typing import Any
+import os
+from pathlib import Path
 
-import ucma
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.responses import Response
+from starlette.types import Scope
 
-__all__ = ["render_page"]
+__all__ = ["ASSETS", "STATIC", "mount_inspector"]
 
+STATIC = Path(__file__).with_name("static")
+"""The page's files."""
 
-def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        rows: list[tuple[str, Any]] = []
-        for key, item in value.items():
-            rows.extend(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
-        return rows
-    return [(prefix, value)]
+ASSETS = "/inspector"
+"""Where the page's scripts and styles are served."""
 
-
-def _scopes_table(scopes: list[tuple[str, str, dict[str, int]]]) -> str:
-    if not scopes:
-        return "<p>The database holds no memories yet.</p>"
-    kinds = list(scopes[0][2])
-    head = "".join(f"<th>{html.escape(k)}</th>" for k in kinds)
-    rows = "".join(
-        "<tr>"
-        f'<td><a href="/?user_id={html.escape(user, quote=True)}'
-        f'&amp;agent_id={html.escape(agent, quote=True)}">'
-        f"{html.escape(user)} / {html.escape(agent)}</a></td>"
-        + "".join(f"<td>{counts.get(k, 0)}</td>" for k in kinds)
-        + "</tr>"
-        for user, agent, counts in scopes
-    )
-    return f"<h2>Scopes</h2><table><tr><th>user / agent</th>{head}</tr>{rows}</table>"
+_HEADERS = {
+    # Scripts and styles from this service only; style attributes set by the scripts.
+    "content-security-policy": (
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-cache",
+}
 
 
-def _stats_table(stats: dict[str, Any]) -> str:
-    scope = html.escape(f"{stats.get('user_id')} / {stats.get('agent_id')}")
-    counts = stats.get("memories") or {}
-    count_rows = "".join(
-        f"<tr><td>{html.escape(str(kind))}</td><td>{html.escape(str(n))}</td></tr>"
-        for kind, n in counts.items()
-    )
-    detail_rows = "".join(
-        f"<tr><td>{html.escape(key)}</td><td>{html.escape(json.dumps(value))}</td></tr>"
-        for key, value in _flatten({k: v for k, v in stats.items() if k != "memories"})
-    )
-    return (
-        f"<h2>Scope {scope}</h2>"
-        f"<table><tr><th>kind</th><th>memories</th></tr>{count_rows}</table>"
-        f"<details><summary>All statistics</summary><table>{detail_rows}</table></details>"
-    )
+def mount_inspector(app: FastAPI) -> None:
+    """Serve the page at ``/`` and its files under ``ASSETS``."""
+
+    @app.get("/", include_in_schema=False)
+    async def inspector() -> FileResponse:
+        """The memory inspector (its data comes from /v1 with the reader's own key)."""
+        return FileResponse(STATIC / "index.html", media_type="text/html", headers=_HEADERS)
+
+    app.mount(ASSETS, _Assets(directory=STATIC), name="inspector")
 
 
-def render_page(
-    *,
-    database: str | None,
-    user_id: str = "",
-    agent_id: str = "",
-    scopes: list[tuple[str, str, dict[str, int]]] | None = None,
-    stats: dict[str, Any] | None = None,
-) -> str:
-    """The page; ``database`` None means keys are required and nothing is shown."""
-    if database is None:
-        body = (
-            "<p>This service requires API keys: send <code>Authorization: Bearer &lt;key&gt;"
-            "</code> to the API (create keys with <code>ucma keys create --user ...</code>).</p>"
-        )
-    else:
-        body = (
-            f"<p>Database <code>{html.escape(database)}</code> (local mode: bound to this "
-            "machine, no API keys).</p>"
-            '<form method="get" action="/">'
-            f'<label>user_id <input name="user_id" value="{html.escape(user_id, quote=True)}" '
-            "required></label> "
-            f'<label>agent_id <input name="agent_id" value="{html.escape(agent_id, quote=True)}"'
-            ' placeholder="default"></label> <button type="submit">Show</button></form>'
-            + (_stats_table(stats) if stats is not None else "")
-            + _scopes_table(scopes or [])
-        )
-    return _PAGE.format(version=html.escape(ucma.__version__), body=body)
+class _Assets(StaticFiles):
+    """The page's files with the page's security headers (and revalidated on each load,
+    so an upgraded service never runs an old script against a new API)."""
 
-
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>UCMA memory</title>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; }}
-table {{ border-collapse: collapse; margin: .5rem 0; }}
-td, th {{ border: 1px solid #ccc; padding: .2rem .6rem; text-align: left; }}
-</style></head><body>
-<h1>UCMA memory service</h1>
-<p>Version {version}. REST API under <code>/v1</code>, docs at <a href="/docs">/docs</a>,
-health at <a href="/v1/health">/v1/health</a>, MCP (streamable HTTP) at <code>/mcp</code>.</p>
-{body}
-</body></html>
-"""
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers.update(_HEADERS)
+        if os.fspath(full_path).endswith(".js"):  # not left to the system's MIME table
+            response.headers["content-type"] = "text/javascript; charset=utf-8"
+        return response

@@ -198,15 +198,19 @@ class MemoryCatalog(ABC):
         offset: int = 0,
         include_archived: bool = False,
         in_insertion_order: bool = False,
+        bank: Bank | None = None,
     ) -> list[MemoryRecord]:
         """Records ordered by creation time (oldest first), then id; with
         ``in_insertion_order``, in the order the store received them (what an export
         follows, so an import writes them in the same order: equal timestamps then
-        break ties the same way in both stores)."""
+        break ties the same way in both stores); of one ``bank`` when given."""
 
     @abstractmethod
-    def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
-        """Number of records per kind (every kind present, zero if none)."""
+    def count(
+        self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
+    ) -> dict[MemoryKind, int]:
+        """Number of records per kind (every kind present, zero if none); of one
+        ``bank`` when given."""
 
     @abstractmethod
     def delete(self, scope: Scope, memory_id: str) -> bool:
@@ -835,8 +839,10 @@ class EventStore(ABC):
         after_seq: int = 0,
         types: Sequence[str] | None = None,
         limit: int | None = None,
+        newest_first: bool = False,
     ) -> list[Event]:
-        """A scope's events with ``seq > after_seq``, in ``seq`` order."""
+        """A scope's events with ``seq > after_seq``, in ``seq`` order; ``newest_first``
+        reverses it (with ``limit``: the latest events)."""
 
     @abstractmethod
     def after(self, position: int, limit: int) -> builtins.list[Event]:

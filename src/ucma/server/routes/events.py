@@ -4,15 +4,20 @@ that rebuilds state from it to check the live records."""
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import AgentQuery, Identifier, UserQuery
+from ucma.server.schemas import AgentQuery, UserQuery
 
 __all__ = ["router"]
 
 router = APIRouter(prefix="/v1", tags=["events"])
+
+#: An event type: dotted lower-case words ("memory.stored", "outcome.observed").
+EventType = Annotated[
+    str, StringConstraints(max_length=100, pattern=r"^[a-z][a-z_]*(\.[a-z][a-z_]*)+$")
+]
 
 
 class EventPage(BaseModel):
@@ -35,14 +40,26 @@ async def events(
         int, Query(ge=0, le=2**62, description="Only events after this sequence number.")
     ] = 0,
     types: Annotated[
-        list[Identifier] | None,
+        list[EventType] | None,
         Query(description='Only these event types, e.g. "outcome.observed".'),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    newest_first: Annotated[
+        bool,
+        Query(
+            description="The latest events, newest first; follow new ones with after_seq = "
+            "the first item's seq (next_after_seq is then null)."
+        ),
+    ] = False,
 ) -> EventPage:
-    """This scope's events in order (every state change: writes, outcomes, conflicts)."""
+    """This scope's events in order (every state change: writes, outcomes, conflicts);
+    ``newest_first``: the latest ``limit`` of them, newest first."""
     found = await engine.events(
-        after_seq=after_seq, types=types, limit=limit + 1, **scope_for(key, user_id, agent_id)
+        after_seq=after_seq,
+        types=types,
+        limit=limit + 1,
+        newest_first=newest_first,
+        **scope_for(key, user_id, agent_id),
     )
     page = found[:limit]
     more = len(found) > limit
@@ -50,7 +67,7 @@ async def events(
         items=[e.to_dict() for e in page],
         limit=limit,
         after_seq=after_seq,
-        next_after_seq=page[-1].seq if more and page else None,
+        next_after_seq=page[-1].seq if more and page and not newest_first else None,
     )
 
 

@@ -269,10 +269,13 @@ async def list_memories(
         str | None,
         Query(min_length=1, max_length=MAX_ID_CHARS, description="Only this run's memories."),
     ] = None,
+    bank: Annotated[Bank | None, Query(description="Only this bank's memories.")] = None,
 ) -> MemoryListPage:
-    """The scope's memories, oldest first, a page at a time, with the total."""
+    """The scope's memories, oldest first, a page at a time, with the total (of the
+    kind and bank asked for)."""
     page = await engine.get_all(
         kind=kind,
+        bank=bank,
         limit=limit,
         offset=offset,
         include_archived=include_archived,

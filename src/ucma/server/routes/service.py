@@ -1,14 +1,14 @@
-"""Health and statistics."""
+"""Health, statistics and the scopes a caller may look at."""
 
 import os
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
 import ucma
 from ucma.server.auth import Caller, Engine, scope_for
-from ucma.server.schemas import AgentQuery, UserQuery
+from ucma.server.schemas import AgentQuery, Offset, Page, UserQuery, page_of
 
 __all__ = ["router"]
 
@@ -53,3 +53,27 @@ async def stats(
     if key is None and not await request.app.state.access.keys_required():
         result["process"] = engine.process_stats()
     return result
+
+
+@router.get("/scopes", tags=["memory"])
+async def scopes(
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Offset = 0,
+) -> Page:
+    """The scopes (user and agent) that hold memories, with their memory counts per kind,
+    ordered by user and agent. With a key: the key's user's agents (only the key's agent
+    when the key names one). In local mode: the given user's agents, or without
+    ``user_id`` every scope of the database."""
+    if key is None and user_id is None:
+        chosen: dict[str, str] = {}
+    else:
+        chosen = scope_for(key, user_id, None)
+    found = await engine.scopes(limit=offset + limit + 1, **chosen)
+    items = [
+        {"user_id": scope.user_id, "agent_id": scope.agent_id, "memories": counts}
+        for scope, counts in found[offset : offset + limit]
+    ]
+    return page_of(items, limit, offset, more=len(found) > offset + limit)

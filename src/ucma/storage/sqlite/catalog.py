@@ -82,6 +82,7 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         offset: int = 0,
         include_archived: bool = False,
         in_insertion_order: bool = False,
+        bank: Bank | None = None,
     ) -> builtins.list[MemoryRecord]:
         if limit <= 0:
             return []
@@ -90,6 +91,9 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         if kind is not None:
             sql.append("AND kind = ?")
             params.append(MemoryKind(kind).value)
+        if bank is not None:
+            sql.append("AND bank = ?")
+            params.append(Bank(bank).value)
         if not include_archived:
             sql.append("AND archived_at IS NULL")
         sql.append("ORDER BY seq" if in_insertion_order else "ORDER BY created_at, id")
@@ -100,14 +104,20 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             records = _typed(conn, rows, order=[row[1] for row in rows])
         return list(records.values())
 
-    def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
+    def count(
+        self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
+    ) -> dict[MemoryKind, int]:
         archived = "" if include_archived else "AND archived_at IS NULL"
+        in_bank = "" if bank is None else "AND bank = ?"
+        params: tuple[str, ...] = (scope.user_id, scope.agent_id)
+        if bank is not None:
+            params += (Bank(bank).value,)
         counts = dict.fromkeys(MemoryKind, 0)
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT kind, count(*) FROM memories WHERE user_id = ? AND agent_id = ? "
-                f"{archived} GROUP BY kind",
-                (scope.user_id, scope.agent_id),
+                f"{archived} {in_bank} GROUP BY kind",
+                params,
             ).fetchall()
         for kind, number in rows:
             counts[MemoryKind(kind)] = number

@@ -77,13 +77,14 @@ class SQLiteEventStore(EventStore):
         after_seq: int = 0,
         types: Sequence[str] | None = None,
         limit: int | None = None,
+        newest_first: bool = False,
     ) -> builtins.list[Event]:
         sql = [f"SELECT {_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
         if types:
             sql.append("AND type IN (SELECT value FROM json_each(?))")
             params.append(ids_param(types))
-        sql.append("ORDER BY seq")
+        sql.append("ORDER BY seq DESC" if newest_first else "ORDER BY seq")
         if limit is not None:
             sql.append("LIMIT ?")
             params.append(max(int(limit), 0))
