@@ -4,6 +4,8 @@ replaced by the evolution rule, from typed calls and from plain observe."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ucma.engine import AsyncMemory
@@ -42,7 +44,16 @@ async def test_observed_preference_change_ends_with_one_current_opinion(
     # One event per change, and the log rebuilds the opinions.
     kinds = [e.type for e in await memory.events() if e.type.startswith("opinion.")]
     assert kinds == ["opinion.formed", "opinion.weakened", "opinion.replaced", "opinion.formed"]
-    assert (await memory.replay()).mismatches == {}
+    replayed = await memory.replay()
+    assert replayed.mismatches == {} and replayed.opinions == 2
+    # A change written without its event is what replay reports.
+    storage = await memory._ready()
+    with storage.transaction():
+        storage.opinions.put([replace(current, confidence=0.9)])
+    mismatch = (await memory.replay()).mismatches[current.id]
+    assert (mismatch.field, mismatch.replayed, mismatch.live) == ("confidence", 0.6, 0.9)
+    with storage.transaction():
+        storage.opinions.put([current])
     # The statement of the current opinion is in the opinion bank.
     hits = await memory.remember("which theme does Alice use?", banks=["opinion"])
     assert [h.id for h in hits] == [switched.id]

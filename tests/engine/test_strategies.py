@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -312,7 +313,49 @@ async def test_replay_of_the_events_equals_the_live_strategies(
             assert state.preconditions == [list(c.key()) for c in live.preconditions]
             assert state.failure_modes == live.failure_modes
         assert projection[a.id].application_count == 7
+        assert projection[a.id].status == "active"
         assert len(projection[a.id].source_trajectories) == 2
+        replayed = await memory.replay()
+        assert replayed.matches_live, replayed.mismatches
+        assert replayed.strategies == 2
+
+
+async def test_replay_names_a_strategy_changed_without_its_event(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with _memory(tmp_path / "m.db", local_embedder) as memory:
+        [strategy] = (
+            await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
+        ).items
+        await memory.record_procedure_outcome(strategy.id, True)
+        storage = await memory._ready()
+        live = await memory.get(strategy.id)
+        with storage.transaction():  # a write that forgets its event
+            storage.procedures.update(replace(live, success_count=0))
+        replayed = await memory.replay()
+        assert not replayed.matches_live
+        mismatch = replayed.mismatches[strategy.id]
+        assert (mismatch.field, mismatch.replayed, mismatch.live) == ("success_count", 1, 0)
+
+
+async def test_replay_after_import_equals_the_imported_strategies(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with _memory(tmp_path / "a.db", local_embedder) as memory:
+        [strategy] = (
+            await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
+        ).items
+        for ok in (True, True, True, False):
+            await memory.record_procedure_outcome(strategy.id, ok)
+        await memory.learn_from_trajectory("Back up", ["copy files"], False, "locked")
+        lines = [line async for line in memory.export_lines()]
+    async with _memory(tmp_path / "b.db", local_embedder) as copy:
+        await copy.import_lines(lines)
+        replayed = await copy.replay()
+        assert replayed.matches_live, replayed.mismatches
+        assert replayed.strategies == 2
+        imported = await copy.get(strategy.id)
+        assert (imported.execution_count, imported.success_count) == (4, 3)
 
 
 async def test_export_then_import_reproduces_the_strategies(

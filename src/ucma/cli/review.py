@@ -170,8 +170,8 @@ def replay(
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Rebuild salience from the event log alone and compare it with the live records
-    (changes nothing)."""
+    """Rebuild salience, opinions and learned strategies from the event log alone and
+    compare them with the live records (changes nothing)."""
     from ucma.serialization import replay_to_dict
 
     async def work(memory: AsyncMemory) -> dict[str, Any]:
