@@ -20,6 +20,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ucma.errors import UCMAError
+from ucma.memory.levels import ContentType
+from ucma.types import Bank
 
 if TYPE_CHECKING:
     from ucma.config import UCMAConfig
@@ -29,8 +31,12 @@ __all__ = [
     "DATABASE_NAME",
     "LOCAL_HOST",
     "AgentOption",
+    "BankOption",
+    "ContentTypeOption",
     "HomeOption",
     "JsonOption",
+    "SalienceOption",
+    "TemporalLevelOption",
     "UserOption",
     "database",
     "fail",
@@ -66,6 +72,33 @@ UserOption = Annotated[
 ]
 AgentOption = Annotated[str, typer.Option("--agent", "-a", help="agent_id within that user.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+# The store step where the caller knows better than the heuristics (seed 003 R1, R2).
+ContentTypeOption = Annotated[
+    ContentType | None,
+    typer.Option(help="What it is: read for how long it lasts [default: heuristics]."),
+]
+TemporalLevelOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=4,
+        help="1 immediate, 2 situational, 3 seasonal, 4 identity [default: heuristics].",
+    ),
+]
+SalienceOption = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Starting salience: 1 stated by the user, 0.8 strong, 0.6 inferred, 0.4 a guess "
+        "[default: heuristics].",
+    ),
+]
+BankOption = Annotated[
+    Bank | None,
+    typer.Option(help="[default: opinion for a stated preference, else experience]."),
+]
 
 
 def stdout() -> Console:
