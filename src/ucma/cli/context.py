@@ -7,8 +7,10 @@ error prints one red line on stderr and exits with status 1.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import typing
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,10 +46,12 @@ __all__ = [
     "plural",
     "print_json",
     "reported_errors",
+    "scoped_command",
     "show",
     "show_work",
     "stderr",
     "stdout",
+    "store_step",
     "json_option",
     "with_memory",
 ]
@@ -99,6 +103,22 @@ BankOption = Annotated[
     Bank | None,
     typer.Option(help="[default: opinion for a stated preference, else experience]."),
 ]
+
+
+def store_step(
+    content_type: ContentType | None,
+    temporal_level: int | None,
+    salience: float | None,
+    bank: Bank | None,
+) -> dict[str, Any]:
+    """The store-step options given, as the engine's keyword arguments."""
+    given = {
+        "content_type": content_type,
+        "temporal_level": temporal_level,
+        "salience": salience,
+        "bank": bank,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def stdout() -> Console:
@@ -221,6 +241,54 @@ def show_work(
     """Run ``work`` on the engine of ``home`` in the scope ``user``/``agent`` and
     ``show`` the dictionary it returns."""
     show(with_memory(database(home), work, user=user, agent=agent), as_json)
+
+
+_SCOPE_PARAMETERS = (
+    inspect.Parameter("user", inspect.Parameter.KEYWORD_ONLY, annotation=UserOption),
+    inspect.Parameter(
+        "agent", inspect.Parameter.KEYWORD_ONLY, default="default", annotation=AgentOption
+    ),
+    inspect.Parameter("home", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=HomeOption),
+    inspect.Parameter(
+        "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption
+    ),
+)
+
+
+def scoped_command(
+    work: Callable[..., Awaitable[dict[str, Any]]],
+) -> Callable[..., None]:
+    """The command of ``work(memory, **arguments)``, an async function that calls one
+    method of the engine and returns what to show: the command takes ``work``'s
+    arguments and options (after ``memory``, as ``work`` declares them) between the
+    scope's (``--user``, ``--agent``) and ``--home`` and ``--json``, runs ``work`` in
+    that scope and ``show``s its answer. Name and help are ``work``'s."""
+    # Only the command's own annotations are read: ``memory``'s type is for mypy alone.
+    own = list(inspect.signature(work).parameters.values())[1:]
+    hints = typing.get_type_hints(work, include_extras=True, localns={"AsyncMemory": object})
+    parameters = [
+        _SCOPE_PARAMETERS[0],
+        _SCOPE_PARAMETERS[1],
+        *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name]) for p in own),
+        *_SCOPE_PARAMETERS[2:],
+    ]
+
+    def command(*, user: str, agent: str, home: Path | None, as_json: bool, **given: Any) -> None:
+        show_work(
+            lambda memory: work(memory, **given),
+            user=user,
+            agent=agent,
+            home=home,
+            as_json=as_json,
+        )
+
+    command.__name__ = work.__name__
+    command.__qualname__ = work.__qualname__
+    command.__doc__ = work.__doc__
+    command.__module__ = work.__module__
+    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command
 
 
 def json_option(raw: str | None, option: str) -> Any:

@@ -40,6 +40,7 @@ from ucma.cli.context import (
     reported_errors,
     stderr,
     stdout,
+    store_step,
     with_memory,
 )
 from ucma.cli.erasure import (
@@ -416,10 +417,7 @@ def observe(
             text,
             source=source,
             session_id=session,
-            content_type=content_type,
-            temporal_level=temporal_level,
-            salience=salience,
-            bank=bank,
+            **store_step(content_type, temporal_level, salience, bank),
         ),
         user=user,
         agent=agent,

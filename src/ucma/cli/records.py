@@ -25,6 +25,7 @@ from ucma.cli.context import (
     fail,
     print_json,
     stdout,
+    store_step,
     with_memory,
 )
 
@@ -117,10 +118,7 @@ def add(
             messages,
             run_id=run,
             metadata=extra,
-            content_type=content_type,
-            temporal_level=temporal_level,
-            salience=salience,
-            bank=bank,
+            **store_step(content_type, temporal_level, salience, bank),
         ),
         user=user,
         agent=agent,
