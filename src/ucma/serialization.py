@@ -341,9 +341,11 @@ def strategy_match_to_dict(match: StrategyMatch) -> dict[str, Any]:
 
 
 def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
-    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids."""
+    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids,
+    and the ids of the pitfalls it refuted."""
     return {
         "trajectory_id": learning.trajectory_id,
         "items": [record_to_api_dict(p) for p in learning.items],
         "merged_ids": list(learning.merged_ids),
+        "refuted_ids": list(learning.refuted_ids),
     }

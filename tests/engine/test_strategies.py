@@ -19,7 +19,7 @@ from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.providers.base import Providers
 from ucma.providers.openai import OpenAIChatProvider
 from ucma.providers.testing import FAKE_BASE_URL, FakeOpenAIServer
-from ucma.types import Fact, ProcedureStatus, ProcedureType, RiskLevel
+from ucma.types import Fact, ProcedureStatus, ProcedureType, RiskLevel, TrajectoryLearning
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -148,6 +148,68 @@ async def test_near_duplicates_merge_and_keep_the_preconditions_both_had(
         p3 = await memory.learn_from_trajectory("t", steps, False, reason, context=[ONE_PAGE])
         assert p2.merged_ids == (p1.items[0].id,)
         assert p3.merged_ids == ()
+
+
+async def test_pitfalls_generalise_over_one_differing_condition_and_a_success_refutes_them(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    def site(layout: str, rate: str, login: str) -> list[dict[str, str]]:
+        return [
+            {"subject": "results list", "predicate": "layout", "object": layout},
+            {"subject": "site", "predicate": "rate limit", "object": rate},
+            {"subject": "site", "predicate": "login", "object": login},
+        ]
+
+    reason = "'download the sitemap dump' failed: request rejected"
+    steps = ["download the sitemap dump", "parse the items"]
+
+    async def fail(memory: AsyncMemory, context: list[dict[str, str]]) -> TrajectoryLearning:
+        return await memory.learn_from_trajectory(
+            "Scrape the shop", steps, False, reason, domain="scraping", context=context
+        )
+
+    async with _memory(tmp_path / "m.db", local_embedder) as memory:
+        first = (await fail(memory, site("paginated", "strict", "required"))).items[0]
+        # The same step fails where only the layout differs: the warning is about what
+        # both situations share, whatever the layout.
+        second = await fail(memory, site("single page", "strict", "required"))
+        assert second.merged_ids == (first.id,)
+        merged = second.items[0]
+        assert {c.object for c in merged.preconditions} == {"strict", "required"}
+        # A failure two conditions away stays a warning of its own.
+        apart = await fail(memory, site("single page", "lenient", "optional"))
+        assert apart.merged_ids == ()
+        for fact in site("infinite scroll", "strict", "required"):
+            await memory.assert_fact(fact["subject"], fact["predicate"], fact["object"])
+        found = await memory.strategies_for("Scrape the shop", domain="scraping", limit=10)
+        [applies] = [m for m in found if m.procedure.id == first.id]
+        assert applies.is_pitfall and applies.grounding == "met"  # a layout never seen
+        # The step working under the pitfall's conditions refutes it: deprecated, out of
+        # the ranking, logged, and later failures start a new warning.
+        worked = await memory.learn_from_trajectory(
+            "Scrape the shop",
+            steps,
+            True,
+            domain="scraping",
+            context=site("infinite scroll", "strict", "required"),
+        )
+        assert worked.refuted_ids == (first.id,)
+        refuted = await memory.get(first.id)
+        assert refuted.status is ProcedureStatus.DEPRECATED
+        found = await memory.strategies_for("Scrape the shop", domain="scraping", limit=10)
+        assert first.id not in {m.procedure.id for m in found}
+        kept = await memory.get(apart.items[0].id)  # its conditions did not hold
+        assert kept.status is ProcedureStatus.DRAFT
+        [change] = [
+            e
+            for e in await memory.events(types=["procedure.status_changed"])
+            if e.payload["memory_id"] == first.id
+        ]
+        assert change.payload["to"] == "deprecated"
+        assert change.payload["trajectory_id"] == worked.trajectory_id
+        again = await fail(memory, site("paginated", "strict", "required"))
+        assert again.merged_ids == () and again.items[0].id != first.id
+        assert (await memory.replay()).matches_live
 
 
 async def test_ranking_uses_the_lower_bound_so_one_of_one_does_not_beat_45_of_50(
