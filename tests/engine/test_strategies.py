@@ -19,7 +19,14 @@ from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.providers.base import Providers
 from ucma.providers.openai import OpenAIChatProvider
 from ucma.providers.testing import FAKE_BASE_URL, FakeOpenAIServer
-from ucma.types import Fact, ProcedureStatus, ProcedureType, RiskLevel, TrajectoryLearning
+from ucma.types import (
+    Fact,
+    Procedure,
+    ProcedureStatus,
+    ProcedureType,
+    RiskLevel,
+    TrajectoryLearning,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -382,14 +389,21 @@ async def test_replay_of_the_events_equals_the_live_strategies(
         assert replayed.strategies == 2
 
 
+async def _applied(memory: AsyncMemory, *outcomes: bool) -> Procedure:
+    """A strategy learned from one success, then applied with these outcomes."""
+    [strategy] = (
+        await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
+    ).items
+    for ok in outcomes:
+        strategy = await memory.record_procedure_outcome(strategy.id, ok)
+    return strategy
+
+
 async def test_replay_names_a_strategy_changed_without_its_event(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:
     async with _memory(tmp_path / "m.db", local_embedder) as memory:
-        [strategy] = (
-            await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
-        ).items
-        await memory.record_procedure_outcome(strategy.id, True)
+        strategy = await _applied(memory, True)
         storage = await memory._ready()
         live = await memory.get(strategy.id)
         with storage.transaction():  # a write that forgets its event
@@ -404,11 +418,7 @@ async def test_replay_after_import_equals_the_imported_strategies(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:
     async with _memory(tmp_path / "a.db", local_embedder) as memory:
-        [strategy] = (
-            await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
-        ).items
-        for ok in (True, True, True, False):
-            await memory.record_procedure_outcome(strategy.id, ok)
+        strategy = await _applied(memory, True, True, True, False)
         await memory.learn_from_trajectory("Back up", ["copy files"], False, "locked")
         lines = [line async for line in memory.export_lines()]
     async with _memory(tmp_path / "b.db", local_embedder) as copy:
