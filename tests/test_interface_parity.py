@@ -323,3 +323,41 @@ def test_every_exception_says_why() -> None:
             if isinstance(value, Absent):
                 assert len(value.reason) > 15, op
         assert any(not isinstance(v, Absent) for v in (op.python, op.rest, op.mcp, op.cli)), op
+
+
+# The store-step overrides of seed 003 R1/R2 (content type, temporal level, starting
+# salience, bank): every interface of observe and add takes all of them.
+STORE_STEP = {"content_type", "temporal_level", "salience", "bank"}
+
+
+def _rest_body_fields(app_schema: dict, route: str) -> set[str]:
+    method, path = route.split(" ", 1)
+    body = app_schema["paths"][path][method.lower()]["requestBody"]["content"]
+    reference = body["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    return set(app_schema["components"]["schemas"][reference]["properties"])
+
+
+@pytest.mark.anyio
+async def test_store_step_overrides_reach_every_interface(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    schema = create_app(home=tmp_path, require_keys=False, mcp=False).openapi()
+    async with (
+        AsyncMemory(tmp_path / "ucma.db", embedder=local_embedder) as memory,
+        Client(create_mcp_server(memory, fixed_scope("alice"))) as client,
+    ):
+        listed = (await client.list_tools()).tools
+    tools = {t.name: set(t.input_schema["properties"]) for t in listed}
+    commands = typer.main.get_command(cli_app).commands  # type: ignore[attr-defined]
+    checked = 0
+    for op in OPERATIONS:
+        if op.python not in ("observe", "add"):
+            continue
+        assert set(inspect.signature(getattr(Memory, op.python)).parameters) >= STORE_STEP, op
+        assert isinstance(op.rest, str) and _rest_body_fields(schema, op.rest) >= STORE_STEP, op
+        if isinstance(op.mcp, str):
+            assert tools[op.mcp] >= STORE_STEP, op
+        assert isinstance(op.cli, str)
+        assert {p.name for p in commands[op.cli].params} >= STORE_STEP, op
+        checked += 1
+    assert checked == 2

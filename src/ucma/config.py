@@ -576,8 +576,10 @@ class OpinionConfig:
     # change replaces one held below 0.7, a firmer one needs a second.
     plain_weight: float = 0.5
     change_weight: float = 1.0
-    # find_opinion: the least cosine between the topic asked and an opinion's
-    # "topic: stance", and how many current opinions it compares.
+    # find_opinion: the least cosine between the topic asked and the statement of an
+    # opinion, and how many memories nearest the topic (the vector index's) it looks
+    # up for opinions they state; also how many current opinions an observed
+    # statement is checked against for supersession.
     min_topic_cosine: float = 0.55
     max_candidates: int = 500
 

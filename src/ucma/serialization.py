@@ -307,21 +307,21 @@ def duplicate_to_dict(attempt: DuplicateAttempt) -> dict[str, Any]:
     }
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 def replay_to_dict(projection: SalienceProjection) -> dict[str, Any]:
-    """A replay's summary: how many events and memories it rebuilt, and each memory whose
-    rebuilt adjustment differs from the live one (null where one side has none)."""
+    """A replay's summary: how many events it applied and how many memories, opinions
+    and learned strategies it rebuilt, and for each record whose rebuilt state differs
+    from the live one the first field that does, with both values (null on the side
+    that has no such record)."""
     return {
         "events_applied": projection.events_applied,
         "last_seq": projection.last_seq,
         "memories": len(projection.adjustments),
+        "opinions": projection.opinions,
+        "strategies": projection.strategies,
         "matches_live": projection.matches_live,
         "mismatches": {
-            memory_id: {"replayed": _finite(replayed), "live": _finite(live)}
-            for memory_id, (replayed, live) in projection.mismatches.items()
+            record_id: {"field": m.field, "replayed": m.replayed, "live": m.live}
+            for record_id, m in projection.mismatches.items()
         },
     }
 
@@ -341,9 +341,11 @@ def strategy_match_to_dict(match: StrategyMatch) -> dict[str, Any]:
 
 
 def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
-    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids."""
+    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids,
+    and the ids of the pitfalls it refuted."""
     return {
         "trajectory_id": learning.trajectory_id,
         "items": [record_to_api_dict(p) for p in learning.items],
         "merged_ids": list(learning.merged_ids),
+        "refuted_ids": list(learning.refuted_ids),
     }

@@ -24,8 +24,12 @@ from ucma.cli.context import (
     DATABASE_NAME,
     LOCAL_HOST,
     AgentOption,
+    BankOption,
+    ContentTypeOption,
     HomeOption,
     JsonOption,
+    SalienceOption,
+    TemporalLevelOption,
     UserOption,
     database,
     engine_config,
@@ -36,6 +40,7 @@ from ucma.cli.context import (
     reported_errors,
     stderr,
     stdout,
+    store_step,
     with_memory,
 )
 from ucma.cli.erasure import (
@@ -395,15 +400,25 @@ def observe(
     session: Annotated[
         str | None, typer.Option(help="Session id [default: the current one].")
     ] = None,
+    content_type: ContentTypeOption = None,
+    temporal_level: TemporalLevelOption = None,
+    salience: SalienceOption = None,
+    bank: BankOption = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Observe one input: it is stored, merged into a near-duplicate memory, or skipped
-    as chit-chat (not important enough to keep); the answer says which."""
+    as chit-chat (not important enough to keep); the answer says which. The options
+    after --session steer the store step where you know better than its heuristics."""
     path = database(home)
     observation = with_memory(
         path,
-        lambda memory: memory.observe(text, source=source, session_id=session),
+        lambda memory: memory.observe(
+            text,
+            source=source,
+            session_id=session,
+            **store_step(content_type, temporal_level, salience, bank),
+        ),
         user=user,
         agent=agent,
     )

@@ -988,11 +988,12 @@ class OpinionStore(ABC):
         *,
         status: OpinionStatus | None = None,
         below: float | None = None,
+        memory_ids: Sequence[str] | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Opinion]:
-        """Opinions of the scope, newest change first, optionally of one status or with
-        a confidence below ``below``."""
+        """Opinions of the scope, newest change first, optionally of one status, with
+        a confidence below ``below``, or stated by one of ``memory_ids``."""
 
     @abstractmethod
     def current(
