@@ -249,6 +249,11 @@ class Administration(PrivacyGuard):
         for opinion in records.opinions:
             fields += [(opinion, name) for name in ("topic", "stance", "holder")]
             fields += [(entry, "text") for entry in opinion.evidence]
+        fields += [(t, name) for t in records.transitions for name in ("action", "outcome")]
+        for competence in records.competences:
+            fields.append((competence, "capability"))
+            fields += [(mode, "mode") for mode in competence.failure_modes]
+            fields += [(entry, "reason") for entry in competence.evidence]
         present = [(obj, name) for obj, name in fields if getattr(obj, name)]
         texts = [str(getattr(obj, name)) for obj, name in present]
         where = [f"imported {type(obj).__name__.lower()} {name}" for obj, name in present]
@@ -274,6 +279,15 @@ class Administration(PrivacyGuard):
             supersessions=[moved(s) for s in records.supersessions],
             opinions=[
                 replace(moved(o), evidence=[moved(e) for e in o.evidence]) for o in records.opinions
+            ],
+            transitions=[moved(t) for t in records.transitions],
+            competences=[
+                replace(
+                    moved(c),
+                    failure_modes=[moved(m) for m in c.failure_modes],
+                    evidence=[moved(e) for e in c.evidence],
+                )
+                for c in records.competences
             ],
         )
 

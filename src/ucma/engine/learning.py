@@ -23,6 +23,11 @@ from ucma.learning.decisions import (
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
 from ucma.paradigms.evidence import replay_opinions
+from ucma.paradigms.predictive_evidence import (
+    check_prediction_metadata,
+    live_states,
+    replay_predictive,
+)
 from ucma.storage.base import Storage
 from ucma.types import Scope
 from ucma.validation import (
@@ -66,6 +71,13 @@ class LearningLoop(PrivacyGuard):
         ``retrieval_id`` (from ``recall``) must be one of its recalls.
         ``summary`` says what was decided, without personal data. Returns the
         trace; pass its ``id`` to ``outcome`` once the result is known.
+
+        The outcome also teaches the world model and the self-model (seed 000):
+        ``metadata["capability"]`` (default ``decision_type``) is the capability
+        attempted, predicted to succeed at ``confidence`` (or
+        ``metadata["predicted_success"]``); ``metadata["action"]`` (default the
+        capability) done while ``metadata["context"]`` (conditions to values) held
+        leads to success or failure.
         """
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
@@ -92,6 +104,7 @@ class LearningLoop(PrivacyGuard):
             created_at=self._clock(),
             metadata=check_metadata(metadata, limits),
         )
+        check_prediction_metadata(trace.metadata)
         storage = await self._ready()
         await self._run(track_decision, storage, scope, trace)
         logger.info("decide: %s (%d memories, %s)", trace.id, len(ids), trace.decision_type)
@@ -138,6 +151,7 @@ class LearningLoop(PrivacyGuard):
             self._clock(),
             self.config.procedures,
             self.config.forgetting.outcome_stability_gain,
+            self.config.predictive,
         )
         logger.info(
             "outcome: %s quality %+.2f (%s), %d salience updates",
@@ -219,9 +233,12 @@ class LearningLoop(PrivacyGuard):
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> SalienceProjection:
         """Rebuild the scope's salience projection (every memory's outcome
-        adjustment) and its opinions (confidence, status, successor) from its
-        events alone, and compare them with the live records: ``mismatches`` maps
-        a memory or opinion id to its (replayed, live) adjustment or confidence."""
+        adjustment), its opinions (confidence, status, successor), its world-model
+        transitions (confirmations, errors, promotion) and its competences (attempts,
+        successes, predictions, failure modes) from its events alone, and compare them
+        with the live records: ``mismatches`` maps a memory, opinion, transition or
+        competence id to its (replayed, live) adjustment, confidence, confirmations or
+        attempts."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
@@ -237,6 +254,7 @@ class LearningLoop(PrivacyGuard):
                     o.id: (o.confidence, o.status.value, o.replaced_by)
                     for o in storage.opinions.list(scope, limit=2**62)
                 }
+                live_transitions, live_competences = live_states(storage, scope)
             for memory_id in projection.adjustments.keys() | live.keys():
                 replayed = projection.adjustments.get(memory_id, float("nan"))
                 current = live.get(memory_id, float("nan"))
@@ -248,6 +266,21 @@ class LearningLoop(PrivacyGuard):
                 was, now = rebuilt.get(opinion_id, missing), opinions.get(opinion_id, missing)
                 if not abs(was[0] - now[0]) <= 1e-9 or was[1:] != now[1:]:
                     projection.mismatches[opinion_id] = (was[0], now[0])
+            transitions, competences = replay_predictive(events)
+            for key in transitions.keys() | live_transitions.keys():
+                told, held = transitions.get(key), live_transitions.get(key)
+                if told != held:
+                    projection.mismatches[key] = (
+                        float(told.confirmations) if told else float("nan"),
+                        float(held.confirmations) if held else float("nan"),
+                    )
+            for key in competences.keys() | live_competences.keys():
+                rebuilt_state, live_state = competences.get(key), live_competences.get(key)
+                if rebuilt_state != live_state:
+                    projection.mismatches[key] = (
+                        float(rebuilt_state.attempts) if rebuilt_state else float("nan"),
+                        float(live_state.attempts) if live_state else float("nan"),
+                    )
             return projection
 
         return await self._run(rebuild)

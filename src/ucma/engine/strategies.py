@@ -25,6 +25,7 @@ from ucma.events.log import EventType, record
 from ucma.learning.procedures import record_execution
 from ucma.memory_ids import new_memory_id
 from ucma.paradigms.distillation import DistilledItem, distill_by_rules, parse_distilled
+from ucma.paradigms.predictive_evidence import learn_from_attempt, record_failure_mode
 from ucma.paradigms.procedural import (
     CONTRADICTED,
     generalise,
@@ -189,6 +190,7 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
             content_vectors,
             provenance,
             now,
+            (success, failure_reason, conditions),
         )
         logger.info(
             "learn_from_trajectory: %s (%s, %d new, %d merged)",
@@ -274,10 +276,25 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         vectors: np.ndarray,
         provenance: Provenance,
         now: float,
+        attempt: tuple[bool, str | None, list[Condition]],
     ) -> tuple[list[Procedure], list[str]]:
+        """Keep the distilled items and, in the same transaction, the trajectory as an
+        attempt of the domain (the self-model and the world model, seed 000 flow 5)."""
         stored: list[Procedure] = []
         merged: list[str] = []
+        success, failure_reason, conditions = attempt
         with storage.transaction():
+            learn_from_attempt(
+                storage,
+                scope,
+                domain,
+                [(c.subject, c.predicate, c.object) for c in conditions],
+                success,
+                failure_reason,
+                f"trajectory {trajectory_id}",
+                now,
+                self.config.predictive,
+            )
             for item, target, vector in zip(items, targets, vectors, strict=True):
                 existing = storage.procedures.get(scope, target) if target else None
                 if existing is not None:
@@ -528,6 +545,16 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
                 procedure = storage.memories.get(scope, procedure_id)
                 if not isinstance(procedure, Procedure):
                     raise NotFoundError(MemoryKind.PROCEDURAL.value, procedure_id)
+                if failure_reason and procedure.domain:
+                    # Flow 5: a strategy's failure mode is one of its domain's.
+                    record_failure_mode(
+                        storage,
+                        scope,
+                        procedure.domain,
+                        failure_reason,
+                        f"procedure {procedure.id}",
+                        now,
+                    )
                 return record_execution(
                     storage, scope, procedure, success, now, config, failure_reason=failure_reason
                 )

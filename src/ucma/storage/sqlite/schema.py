@@ -861,3 +861,59 @@ def add_strategy_columns(conn: sqlite3.Connection) -> None:
         "SET success_count = CAST(round(success_rate * execution_count) AS INTEGER)"
     )
     conn.execute("CREATE INDEX procedures_domain ON procedures (user_id, agent_id, domain)")
+
+
+# -- migration 14: the world model and the self-model (issue 16) --------------------
+#
+# One row per transition (an action in a context led to an outcome, with its
+# confirmations and errors) and one per capability of the self-model (attempts,
+# successes, calibration bins, failure modes and the latest outcomes, as JSON).
+
+
+@migrations.migration(14)
+def add_world_and_self_models(conn: sqlite3.Connection) -> None:
+    """Transitions and competences (seed 000's predictive paradigm). The keys are the
+    case- and space-folded texts, unique with the scope."""
+    conn.execute(
+        """
+        CREATE TABLE transitions (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            action_key TEXT NOT NULL,
+            context TEXT NOT NULL,
+            context_key TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            outcome_key TEXT NOT NULL,
+            confirmations INTEGER NOT NULL CHECK (confirmations >= 0),
+            errors INTEGER NOT NULL CHECK (errors >= 0),
+            promoted_fact_id TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            UNIQUE (user_id, agent_id, action_key, context_key, outcome_key)
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute(
+        """
+        CREATE TABLE competences (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            capability TEXT NOT NULL,
+            capability_key TEXT NOT NULL,
+            attempts INTEGER NOT NULL CHECK (attempts >= 0),
+            successes INTEGER NOT NULL CHECK (successes >= 0 AND successes <= attempts),
+            predicted_count INTEGER NOT NULL CHECK (predicted_count >= 0),
+            predicted_sum REAL NOT NULL,
+            brier_sum REAL NOT NULL,
+            bins TEXT NOT NULL,
+            failure_modes TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            UNIQUE (user_id, agent_id, capability_key)
+        ) WITHOUT ROWID
+        """
+    )
