@@ -67,13 +67,15 @@ def _new_id(prefix: str) -> str:
 
 def check_label(value: object, where: str) -> str:
     """A name, condition or value as stored: non-empty text of at most 500 characters
-    with its spacing collapsed (a number or boolean becomes its text)."""
+    with its spacing collapsed (a number or boolean becomes its text: 2 and 2.0 are
+    "2", True is "true")."""
     if isinstance(value, bool):
         value = "true" if value else "false"
     elif isinstance(value, int | float) and not isinstance(value, bool):
         if not math.isfinite(value):
             raise ValidationError(f"{where} must be finite")
-        value = str(value)
+        # 2 and 2.0 are one value (JSON clients send either).
+        value = str(int(value)) if float(value).is_integer() else repr(float(value))
     if not isinstance(value, str) or not value.strip() or len(value) > _MAX_TEXT:
         raise ValidationError(
             f"{where} must be a non-empty string (or number or boolean) of at most "
