@@ -336,3 +336,76 @@ async def test_export_then_import_reproduces_the_models(
         await other.import_jsonl(path)  # again: nothing doubles
         assert len(await other.transitions()) == 2
         assert (await other.competences())[0].attempts == 2
+
+
+async def test_an_outcome_that_fails_midway_leaves_nothing_half_written(
+    memory: AsyncMemory,
+) -> None:
+    note = await memory.observe("The reporting database is PostgreSQL 16.")
+    trace = await memory.decide(
+        [note.id], decision_type="sql", summary="a query", metadata={"context": {"db": "pg"}}
+    )
+    events_before = len(await memory.events(limit=100_000))
+    store = memory._storage.predictive  # type: ignore[union-attr]
+    original = store.put_competences
+
+    def fail(competences: object) -> None:  # after the transition and salience were written
+        raise RuntimeError("disk unplugged")
+
+    store.put_competences = fail  # type: ignore[method-assign]
+    try:
+        with pytest.raises(RuntimeError):
+            await memory.outcome(trace.id, 1.0, "task_completed")
+    finally:
+        store.put_competences = original  # type: ignore[method-assign]
+    assert not (await memory.trace(trace.id)).outcome_observed
+    assert await memory.transitions() == [] and await memory.competences() == []
+    assert await memory.salience_history(note.id) == []
+    assert len(await memory.events(limit=100_000)) == events_before
+    report = await memory.outcome(trace.id, 1.0, "task_completed")  # now it goes through
+    assert report.transitions and report.competences
+    assert (await memory.replay()).mismatches == {}
+
+
+async def test_forgetting_a_person_erases_their_transitions_and_competences(
+    memory: AsyncMemory,
+) -> None:
+    await memory.observe_transition("email Zephyrine the invoice", "paid within a week")
+    await memory.observe_transition("email the team", "read")
+    await memory.record_competence("Zephyrine's invoices", True)
+    await memory.record_competence("sql", False, failure_reason="Zephyrine's schema is odd")
+    await memory.forget_person("Zephyrine")
+    assert [t.action for t in await memory.transitions()] == ["email the team"]
+    assert await memory.competences() == []
+
+
+def test_the_sync_facade_has_the_predictive_operations(sync_memory: object) -> None:
+    from ucma.sync import Memory
+
+    assert isinstance(sync_memory, Memory)
+    sync_memory.observe_transition("deploy", "green", context={"branch": "main"})
+    assert sync_memory.simulate("deploy", {"branch": "main"}).predicted == "green"
+    sync_memory.record_competence("deploys", True)
+    assert sync_memory.introspect("deploys").sample_size == 1
+    assert sync_memory.should_attempt("deploy main").decision.value == "attempt_with_caveat"
+    assert sync_memory.learning_priorities() == []
+    assert len(sync_memory.transitions()) == len(sync_memory.competences()) == 1
+
+
+async def test_an_imported_context_passes_the_content_guard(
+    memory: AsyncMemory, tmp_path: Path
+) -> None:
+    import json
+
+    await memory.observe_transition("log in", "dashboard", context={"browser": "firefox"})
+    path = tmp_path / "export.jsonl"
+    await memory.export_jsonl(path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    [line] = [x for x in lines if x.get("type") == "transition"]
+    line["transition"]["id"] = "tr_other"
+    line["transition"]["outcome"] = "admin page"
+    line["transition"]["context"] = {"token": "sk-live-abcdef0123456789abcdef0123456789"}
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with pytest.raises(SecretRefusedError):
+        await memory.import_jsonl(path, user_id="carol")
+    assert await memory.transitions(user_id="carol") == []

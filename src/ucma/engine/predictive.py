@@ -41,8 +41,13 @@ from ucma.paradigms.predictive_records import (
     Simulation,
     Transition,
 )
-from ucma.paradigms.self_model import calibration_error, estimate, is_weak, mode_applies
-from ucma.retrieval.terms import keyword_terms
+from ucma.paradigms.self_model import (
+    calibration_error,
+    content_stems,
+    estimate,
+    is_weak,
+    mode_applies,
+)
 from ucma.storage.base import Storage
 from ucma.types import (
     Bank,
@@ -283,15 +288,16 @@ class Predictive(Strategies, LearningLoop):
         user_id: str | None = None,
         agent_id: str | None = None,
     ) -> Introspection:
-        """ "Am I good at this?": the estimated accuracy at the capability ``task``
+        """Am I good at this? The estimated accuracy at the capability ``task``
         needs, with its sample size and credible interval, the calibration of past
         predictions, the known failure modes, the weak domains and the evidence.
 
         ``capability`` names it; without it, the capability whose words all appear in
-        the task ("Am I good at SQL queries?" finds "sql"), else the one closest in
-        meaning (``PredictiveConfig.min_capability_cosine``). With no recorded attempt
-        the domain's strategies' applications stand in (seed 000 flow 5); with neither,
-        the answer is the uniform prior, 0.5, said as such."""
+        the task, stemmed ("Am I good at SQL queries?" finds "sql"; "deploys" is in
+        "deploy main"), else the one closest in meaning
+        (``PredictiveConfig.min_capability_cosine``). With no recorded attempt the
+        domain's strategies' applications stand in (seed 000 flow 5); with neither, the
+        answer is the uniform prior, 0.5, said as such."""
         scope = self._scope(user_id, agent_id)
         text = check_content(task, self.config.limits, "task")
         name = check_label(capability, "capability") if capability is not None else None
@@ -311,10 +317,10 @@ class Predictive(Strategies, LearningLoop):
     async def _capability_of(self, task: str, known: Sequence[Competence]) -> str | None:
         if not known:
             return None
-        words = set(keyword_terms(task))
-        contained = [c for c in known if set(keyword_terms(c.capability)) <= words]
+        words = content_stems(task)
+        contained = [c for c in known if content_stems(c.capability) <= words]
         if contained:
-            best = max(contained, key=lambda c: (len(keyword_terms(c.capability)), c.attempts))
+            best = max(contained, key=lambda c: (len(content_stems(c.capability)), c.attempts))
             return best.capability
         vectors = await self._embed_queries([task, *(c.capability for c in known)])
         scores = vectors[1:] @ vectors[0]

@@ -234,7 +234,7 @@ class Competence:
 
 @dataclass(frozen=True, slots=True)
 class Introspection:
-    """ "Am I good at this?" with the numbers (seed 000's IntrospectionResult).
+    """The answer to "am I good at this?", with the numbers (seed 000's IntrospectionResult).
 
     ``estimated_accuracy`` is the posterior mean of success in ``capability`` with its
     credible interval [``low``, ``high``] over ``sample_size`` attempts;

@@ -32,6 +32,7 @@ from ucma.retrieval.terms import keyword_terms
 
 __all__ = [
     "calibration_error",
+    "content_stems",
     "estimate",
     "is_weak",
     "mode_applies",
@@ -122,14 +123,15 @@ def is_weak(successes: int, attempts: int, config: PredictiveConfig) -> bool:
     return estimate(successes, attempts, config.interval).mean < config.weak_below
 
 
-def _stems(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
+    """The stems of the content words of ``text`` (stopwords left out)."""
     stemmer = snowballstemmer.stemmer("english")
     return {stemmer.stemWord(w) for w in keyword_terms(text) if not w.isdigit() or len(w) > 1}
 
 
 def mode_applies(mode: str, text: str) -> bool:
     """Whether failure mode ``mode`` applies to a task described by ``text``."""
-    wanted = _stems(mode)
+    wanted = content_stems(mode)
     if not wanted:
         return False
-    return 2 * len(wanted & _stems(text)) > len(wanted)
+    return 2 * len(wanted & content_stems(text)) > len(wanted)

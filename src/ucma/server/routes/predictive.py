@@ -221,7 +221,7 @@ async def introspect(
     agent_id: AgentQuery = None,
     capability: LabelQuery = None,
 ) -> dict[str, Any]:
-    """ "Am I good at this?": estimated accuracy with sample size and interval,
+    """Am I good at this? The estimated accuracy with sample size and interval,
     calibration, failure modes, weak domains and the evidence."""
     result = await engine.introspect(
         task, capability=capability, **scope_for(key, user_id, agent_id)
