@@ -231,7 +231,7 @@ async def introspect(
 
 @router.post("/self/should-attempt")
 async def should_attempt(body: AttemptRequest, engine: Engine, key: Caller) -> dict[str, Any]:
-    """Attempt, attempt with a caveat, ask for help or decline (seed 000 pattern 3),
+    """Attempt, attempt with a caveat, ask for help or decline,
     with every input, weight and failure mode it used. A context naming one condition
     twice (case and spacing aside) is refused (422)."""
     advice = await engine.should_attempt(
@@ -252,6 +252,6 @@ async def learning_priorities(
     agent_id: AgentQuery = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> Page:
-    """What to learn next, highest impact first (seed 000 pattern 4)."""
+    """What to learn next, highest impact first: recurring failures and weak domains."""
     found = await engine.learning_priorities(limit=limit, **scope_for(key, user_id, agent_id))
     return page_of([p.to_dict() for p in found], limit, 0, more=False)
