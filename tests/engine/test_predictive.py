@@ -374,9 +374,15 @@ async def test_forgetting_a_person_erases_their_transitions_and_competences(
     await memory.observe_transition("email the team", "read")
     await memory.record_competence("Zephyrine's invoices", True)
     await memory.record_competence("sql", False, failure_reason="Zephyrine's schema is odd")
+    await memory.record_competence("sql", True)  # an attempt whose event names nobody
     await memory.forget_person("Zephyrine")
     assert [t.action for t in await memory.transitions()] == ["email the team"]
     assert await memory.competences() == []
+    kinds = {e.type for e in await memory.events(limit=10_000)}
+    assert {"world.transition_erased", "self.competence_erased"} <= kinds
+    assert (await memory.replay()).mismatches == {}
+    await memory.forget_scope()
+    assert await memory.transitions() == [] and await memory.events() == []
 
 
 def test_the_sync_facade_has_the_predictive_operations(sync_memory: object) -> None:

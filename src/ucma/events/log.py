@@ -74,9 +74,11 @@ class EventType(StrEnum):
     TRANSITION_OBSERVED = "world.transition_observed"
     TRANSITION_IMPORTED = "world.transition_imported"
     PATTERN_PROMOTED = "world.pattern_promoted"
+    TRANSITION_ERASED = "world.transition_erased"
     ATTEMPT_RECORDED = "self.attempt_recorded"
     FAILURE_MODE_RECORDED = "self.failure_mode_recorded"
     COMPETENCE_IMPORTED = "self.competence_imported"
+    COMPETENCE_ERASED = "self.competence_erased"
 
 
 @dataclass(frozen=True, slots=True)

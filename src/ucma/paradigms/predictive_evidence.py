@@ -17,8 +17,10 @@ caller's write transaction; the maths is ``world_model`` and ``self_model``).
   to ``success`` or ``failure``. A neutral outcome (quality 0) says neither.
 
 Every change appends an event in the same transaction (``world.transition_observed``,
-``self.attempt_recorded``, ``self.failure_mode_recorded``; imports log their state), so
-``replay_predictive`` rebuilds every transition's and competence's counts from the log.
+``self.attempt_recorded``, ``self.failure_mode_recorded``; imports log their state; the
+schema logs ``world.transition_erased`` and ``self.competence_erased`` when forgetting a
+person deletes one), so ``replay_predictive`` rebuilds every transition's and
+competence's counts from the log.
 """
 
 from __future__ import annotations
@@ -353,7 +355,13 @@ def replay_predictive(
     competences: dict[str, CompetenceState] = {}
     for event in events:
         p = event.payload
-        if event.type == EventType.TRANSITION_OBSERVED:
+        if p.get("erased"):  # redacted by forgetting a person: its record went too
+            continue
+        if event.type == EventType.TRANSITION_ERASED:
+            transitions.pop(str(p["transition_id"]), None)
+        elif event.type == EventType.COMPETENCE_ERASED:
+            competences.pop(str(p["competence_id"]), None)
+        elif event.type == EventType.TRANSITION_OBSERVED:
             key = str(p["transition_id"])
             if p.get("created"):
                 transitions[key] = TransitionState(1, int(p.get("initial_errors") or 0))

@@ -917,3 +917,21 @@ def add_world_and_self_models(conn: sqlite3.Connection) -> None:
         ) WITHOUT ROWID
         """
     )
+    # Forgetting a person deletes the transitions and competences that name them and
+    # redacts the events that do; these events (ids only) tell replay they are gone.
+    # A scope's erasure removes its events too, so it needs none.
+    for table, event, key in (
+        ("transitions", "world.transition_erased", "transition_id"),
+        ("competences", "self.competence_erased", "competence_id"),
+    ):
+        conn.execute(
+            f"""
+            CREATE TRIGGER {table}_event_erased AFTER DELETE ON {table}
+            WHEN EXISTS (SELECT 1 FROM erasures WHERE finished_at IS NULL AND target = 'person')
+            BEGIN
+                INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at)
+                VALUES ({_EVENT_ID}, OLD.user_id, OLD.agent_id, {_NEXT_SEQ.format(row="OLD")},
+                        '{event}', json_object('{key}', OLD.id), {_WALL_CLOCK});
+            END
+            """
+        )
