@@ -175,6 +175,18 @@ OPERATIONS: list[Op] = [
        "reinforce-opinion"),
     Op("weaken_opinion", "POST /v1/opinions/{opinion_id}/weaken", "weaken_opinion",
        "weaken-opinion"),
+    # The world model and the self-model (seed 000's predictive paradigm).
+    Op("observe_transition", "POST /v1/world/transitions", "observe_transition",
+       "observe-transition"),
+    Op("transitions", "GET /v1/world/transitions", "transitions", "transitions"),
+    Op("simulate", "POST /v1/world/simulate", "simulate", "simulate"),
+    Op("record_competence", "POST /v1/self/competences", "record_competence",
+       "record-competence"),
+    Op("competences", "GET /v1/self/competences", "competences", "competences"),
+    Op("introspect", "GET /v1/self/introspect", "introspect", "introspect"),
+    Op("should_attempt", "POST /v1/self/should-attempt", "should_attempt", "should-attempt"),
+    Op("learning_priorities", "GET /v1/self/learning-priorities", "learning_priorities",
+       "learning-priorities"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),

@@ -33,6 +33,7 @@ __all__ = [
     "LimitsConfig",
     "OpinionConfig",
     "PatternConfig",
+    "PredictiveConfig",
     "PrivacyConfig",
     "ProcedureConfig",
     "RetrievalConfig",
@@ -595,6 +596,63 @@ class OpinionConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PredictiveConfig:
+    """Seed 000's predictive paradigm: the world model, the self-model and
+    competence-aware help-seeking (``ucma.paradigms.world_model``,
+    ``self_model``, ``help_seeking``).
+
+    A transition whose reliability is above ``promote_above`` (seed 000: "patterns
+    above 0.9 confidence") after at least ``promote_min_support`` observations of its
+    action in its context becomes a world fact. Uncertainty is reported as a central
+    ``interval`` credible interval of the Beta posterior.
+    """
+
+    promote_above: float = 0.9
+    promote_min_support: int = 10
+    interval: float = 0.95
+    weak_below: float = 0.5
+    """A capability is weak when its estimated accuracy is below this ..."""
+    weak_min_samples: int = 5
+    """... after at least this many recorded attempts."""
+    recurring_failure_count: int = 3
+    """Seed 000 pattern 4: a failure mode seen this often is a learning priority."""
+    min_capability_cosine: float = 0.6
+    """``introspect`` without a capability: the least cosine between the task and a
+    known capability's name when no capability's words all appear in the task."""
+    experience_relevance: float = 0.5
+    """``should_attempt``: past experiences at least this related to the task count."""
+    evidence_kept: int = 20
+    """Recent outcomes each capability keeps as its evidence."""
+    calibration_bins: int = 10
+    max_transitions: int = 1000
+    """``simulate`` reads at most this many transitions of one action."""
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in (
+            "promote_above",
+            "weak_below",
+            "min_capability_cosine",
+            "experience_relevance",
+        ):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"PredictiveConfig.{name} must be in [0, 1]")
+        if not 0 < self.interval < 1:
+            raise ConfigError("PredictiveConfig.interval must be in (0, 1)")
+        for name in (
+            "promote_min_support",
+            "weak_min_samples",
+            "recurring_failure_count",
+            "evidence_kept",
+            "calibration_bins",
+            "max_transitions",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"PredictiveConfig.{name} must be an integer >= 1")
+
+
+@dataclass(frozen=True, kw_only=True)
 class CascadeConfig:
     """Seed 004: five-factor confidence and cascading recall."""
 
@@ -767,6 +825,7 @@ class UCMAConfig:
     patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     opinions: OpinionConfig = field(default_factory=OpinionConfig)
+    predictive: PredictiveConfig = field(default_factory=PredictiveConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)

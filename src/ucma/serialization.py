@@ -268,6 +268,8 @@ def outcome_report_to_dict(report: OutcomeReport) -> dict[str, Any]:
         "procedures_updated": list(report.procedures),
         "learnings_updated": list(report.learnings),
         "skipped_memory_ids": list(report.skipped),
+        "transitions_updated": list(report.transitions),
+        "competences_updated": list(report.competences),
     }
 
 

@@ -204,6 +204,14 @@ class Memory:
     opinions = _blocking(AsyncMemory.opinions)
     get_opinion = _blocking(AsyncMemory.get_opinion)
     opinion_history = _blocking(AsyncMemory.opinion_history)
+    observe_transition = _blocking(AsyncMemory.observe_transition)
+    transitions = _blocking(AsyncMemory.transitions)
+    simulate = _blocking(AsyncMemory.simulate)
+    record_competence = _blocking(AsyncMemory.record_competence)
+    competences = _blocking(AsyncMemory.competences)
+    introspect = _blocking(AsyncMemory.introspect)
+    should_attempt = _blocking(AsyncMemory.should_attempt)
+    learning_priorities = _blocking(AsyncMemory.learning_priorities)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -85,6 +85,14 @@ COMMANDS = [
     "opinion-history",
     "reinforce-opinion",
     "weaken-opinion",
+    "observe-transition",
+    "transitions",
+    "simulate",
+    "record-competence",
+    "competences",
+    "introspect",
+    "should-attempt",
+    "learning-priorities",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

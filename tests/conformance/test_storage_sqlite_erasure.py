@@ -35,6 +35,8 @@ NOT_PERSONAL = {
     "known_participants": {"user_id", "agent_id"},
     "supersessions": {"memory_id", "user_id", "agent_id", "superseded_by"},
     "opinions": {"id", "user_id", "agent_id", "status", "memory_id", "replaces", "replaced_by"},
+    "transitions": {"id", "user_id", "agent_id", "promoted_fact_id"},
+    "competences": {"id", "user_id", "agent_id"},
     "trace_memories": {"trace_id", "memory_id", "user_id", "agent_id"},
     "co_retrievals": {"user_id", "agent_id", "first_id", "second_id"},
     "retrievals": {"id", "user_id", "agent_id", "query_hash", "memory_ids", "scores"},

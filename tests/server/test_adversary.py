@@ -323,6 +323,33 @@ def _write_a(client: httpx.Client) -> Tenant:
         if opinion["id"] not in t.ids["opinion"]:
             t.add("opinion", opinion["id"])
 
+    # The world model and the self-model.
+    for outcome in ("Tindlebrook freeze held", "Tindlebrook freeze held", "Oxalis-7 lock"):
+        transition = _ok(
+            client.post(
+                "/v1/world/transitions",
+                json={
+                    "action": "deploy Marrowfield",
+                    "outcome": outcome,
+                    "context": {"site": "Quokkaville"},
+                },
+            )
+        )
+        if transition["id"] not in t.ids.get("transition", []):
+            t.add("transition", transition["id"])
+    competence = _ok(
+        client.post(
+            "/v1/self/competences",
+            json={
+                "capability": "Marrowfield deploys",
+                "success": False,
+                "predicted": 0.8,
+                "failure_reason": "Oxalis-7 migration locks",
+            },
+        )
+    )
+    t.add("competence", competence["id"])
+
     # An import: a record with an id of its own file, re-identified into A's scope.
     header, record = _memory_line(client)
     original = "ep_" + "5" * 32
@@ -792,6 +819,41 @@ SEARCHES: list[Probe] = [
         },
     ),
     Probe("POST", "/v1/remember", body={"query": "Zephyrine dashboard", "banks": ["opinion"]}),
+    Probe("GET", "/v1/world/transitions", params={"limit": 1000}),
+    Probe("GET", "/v1/world/transitions", params={"action": "deploy Marrowfield"}),
+    Probe(
+        "POST",
+        "/v1/world/simulate",
+        body={"action": "deploy Marrowfield", "context": {"site": "Quokkaville"}},
+    ),
+    Probe(
+        "POST",
+        "/v1/world/transitions",
+        body={
+            "action": "deploy Marrowfield",
+            "outcome": "Oxalis-7 lock",
+            "context": {"site": "Quokkaville"},
+            "agent_id": MIRROR,
+        },
+    ),
+    Probe("GET", "/v1/self/competences", params={"limit": 1000}),
+    Probe(
+        "POST",
+        "/v1/self/competences",
+        body={"capability": "Marrowfield deploys", "success": True, "agent_id": MIRROR},
+    ),
+    Probe("GET", "/v1/self/introspect", params={"task": "Am I good at Marrowfield deploys?"}),
+    Probe(
+        "GET",
+        "/v1/self/introspect",
+        params={"task": "Deploy Marrowfield", "capability": "Marrowfield deploys"},
+    ),
+    Probe(
+        "POST",
+        "/v1/self/should-attempt",
+        body={"task": "Deploy Marrowfield during the Oxalis-7 migration"},
+    ),
+    Probe("GET", "/v1/self/learning-priorities", params={"limit": 100}),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
     Probe("GET", "/v1/episodes", params={"start": 0, "end": 4_000_000_000}),
     Probe("GET", "/v1/sessions/current"),
@@ -1079,6 +1141,15 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("opinions", {"include_replaced": True, "limit": 200}),
     ("opinions_below", {"confidence": 1.0}),
     ("find_opinion", {"topic": "Zephyrine's Marrowfield dashboard theme"}),
+    ("transitions", {"limit": 200}),
+    ("transitions", {"action": "deploy Marrowfield"}),
+    ("simulate", {"action": "deploy Marrowfield", "context": {"site": "Quokkaville"}}),
+    ("competences", {"limit": 200}),
+    ("introspect", {"task": "Am I good at Marrowfield deploys?"}),
+    ("should_attempt", {"task": "Deploy Marrowfield during the Oxalis-7 migration"}),
+    ("learning_priorities", {"limit": 100}),
+    ("observe_transition", {"action": "brew tea", "outcome": "bitter", "context": {"minutes": 10}}),
+    ("record_competence", {"capability": "tea", "success": False, "failure_reason": "too hot"}),
     (
         "retain",
         {"text": "Bob prefers oolong tea on Friday calls.", "bank": "opinion", "topic": "tea"},

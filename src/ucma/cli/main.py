@@ -55,6 +55,7 @@ from ucma.cli.knowledge import register as register_knowledge_commands
 from ucma.cli.loop import events_list
 from ucma.cli.loop import register as register_loop_commands
 from ucma.cli.opinions import register as register_opinion_commands
+from ucma.cli.predictive import register as register_predictive_commands
 from ucma.cli.privacy import register as register_privacy_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
@@ -90,6 +91,7 @@ register_loop_commands(app)
 register_privacy_commands(app)
 register_opinion_commands(app)
 register_strategy_commands(app)
+register_predictive_commands(app)
 
 
 def _print_version(value: bool) -> None:

@@ -31,6 +31,11 @@ from ucma.learning.decisions import (
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
 from ucma.paradigms.evidence import opinion_state, replay_opinions
+from ucma.paradigms.predictive_evidence import (
+    check_prediction_metadata,
+    live_states,
+    replay_predictive,
+)
 from ucma.storage.base import Storage
 from ucma.types import Procedure, ProcedureType, Scope
 from ucma.validation import (
@@ -74,6 +79,13 @@ class LearningLoop(PrivacyGuard):
         ``retrieval_id`` (from ``recall``) must be one of its recalls.
         ``summary`` says what was decided, without personal data. Returns the
         trace; pass its ``id`` to ``outcome`` once the result is known.
+
+        The outcome also teaches the world model and the self-model (seed 000):
+        ``metadata["capability"]`` (default ``decision_type``) is the capability
+        attempted, predicted to succeed at ``confidence`` (or
+        ``metadata["predicted_success"]``); ``metadata["action"]`` (default the
+        capability) done while ``metadata["context"]`` (conditions to values) held
+        leads to success or failure.
         """
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
@@ -100,6 +112,7 @@ class LearningLoop(PrivacyGuard):
             created_at=self._clock(),
             metadata=check_metadata(metadata, limits),
         )
+        check_prediction_metadata(trace.metadata)
         storage = await self._ready()
         await self._run(track_decision, storage, scope, trace)
         logger.info("decide: %s (%d memories, %s)", trace.id, len(ids), trace.decision_type)
@@ -146,6 +159,7 @@ class LearningLoop(PrivacyGuard):
             self._clock(),
             self.config.procedures,
             self.config.forgetting.outcome_stability_gain,
+            self.config.predictive,
         )
         logger.info(
             "outcome: %s quality %+.2f (%s), %d salience updates",
@@ -228,10 +242,13 @@ class LearningLoop(PrivacyGuard):
     ) -> SalienceProjection:
         """Rebuild the scope's state from its events alone and compare it with the
         live records: every memory's outcome adjustment (salience), every opinion's
-        confidence, status and successor, and every learned strategy or pitfall's
+        confidence, status and successor, every learned strategy or pitfall's
         application count, successes, status, source trajectories, preconditions and
-        failure modes. ``mismatches`` maps a memory or opinion id to the first field
-        that differs (empty: replay equals the live state). Changes nothing."""
+        failure modes, every world-model transition's confirmations, errors and
+        promotion, and every competence's attempts, successes, predictions and failure
+        modes. ``mismatches`` maps a memory, opinion, transition or competence id to
+        the first field that differs (empty: replay equals the live state). Changes
+        nothing."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
@@ -240,6 +257,7 @@ class LearningLoop(PrivacyGuard):
                 events = storage.events.list(scope)
                 records = storage.memories.list(scope, limit=2**62, include_archived=True)
                 opinions = storage.opinions.list(scope, limit=2**62)
+                live_transitions, live_competences = live_states(storage, scope)
             projection = replay_salience(events)
             salience = {i: {"outcome_adjustment": v} for i, v in projection.adjustments.items()}
             live_salience = {r.id: {"outcome_adjustment": r.outcome_adjustment} for r in records}
@@ -253,10 +271,13 @@ class LearningLoop(PrivacyGuard):
                 for r in records
                 if isinstance(r, Procedure) and r.procedure_type is not ProcedureType.WORKFLOW
             }
+            transitions, competences = replay_predictive(events)
             for rebuilt, live in (
                 (salience, live_salience),
                 (rebuilt_opinions, live_opinions),
                 (rebuilt_strategies, live_strategies),
+                (_as_dicts(transitions), _as_dicts(live_transitions)),
+                (_as_dicts(competences), _as_dicts(live_competences)),
             ):
                 projection.mismatches.update(differences(rebuilt, live))
             projection.opinions = len(rebuilt_opinions)
@@ -391,3 +412,8 @@ class LearningLoop(PrivacyGuard):
             raise ValidationError("position must be an integer >= 0")
         storage = await self._ready()
         await self._run(storage.events.set_cursor, name, position, self._clock())
+
+
+def _as_dicts(states: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Replay states (dataclasses) by id, as the field mappings ``differences`` compares."""
+    return {key: dataclasses.asdict(state) for key, state in states.items()}

@@ -40,6 +40,7 @@ from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
 from ucma.engine.opinions import Opinions
+from ucma.engine.predictive import Predictive
 from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
@@ -49,6 +50,7 @@ __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Predictive,
     Strategies,
     Opinions,
     EpisodeWrites,

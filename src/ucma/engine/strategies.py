@@ -25,6 +25,7 @@ from ucma.events.log import EventType, record
 from ucma.learning.procedures import log_status_change, record_execution
 from ucma.memory_ids import new_memory_id
 from ucma.paradigms.distillation import AVOID, DistilledItem, distill_by_rules, parse_distilled
+from ucma.paradigms.predictive_evidence import learn_from_attempt, record_failure_mode
 from ucma.paradigms.procedural import (
     CONTRADICTED,
     generalise,
@@ -247,6 +248,7 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
             provenance,
             now,
             (step_texts, conditions) if success else None,
+            (success, failure_reason, conditions),
         )
         logger.info(
             "learn_from_trajectory: %s (%s, %d new, %d merged, %d pitfalls refuted)",
@@ -341,16 +343,30 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         provenance: Provenance,
         now: float,
         worked: tuple[Sequence[str], Sequence[Condition]] | None,
+        attempt: tuple[bool, str | None, list[Condition]],
     ) -> tuple[list[Procedure], list[str], list[str]]:
-        """Store or merge each item and, when the trajectory succeeded (``worked``: its
-        steps and the conditions that held), refute the pitfalls it disproves; one
-        transaction."""
+        """Store or merge each item, when the trajectory succeeded (``worked``: its
+        steps and the conditions that held) refute the pitfalls it disproves, and keep
+        the trajectory as an attempt of the domain (the self-model and the world model,
+        seed 000 flow 5); one transaction."""
         stored: list[Procedure] = []
         merged: list[str] = []
         refuted: list[str] = []
+        success, failure_reason, conditions = attempt
         with storage.transaction():
             if worked is not None:
                 refuted = _refute_pitfalls(storage, scope, domain, *worked, trajectory_id, now)
+            learn_from_attempt(
+                storage,
+                scope,
+                domain,
+                [(c.subject, c.predicate, c.object) for c in conditions],
+                success,
+                failure_reason,
+                f"trajectory {trajectory_id}",
+                now,
+                self.config.predictive,
+            )
             for item, target, vector in zip(items, targets, vectors, strict=True):
                 existing = storage.procedures.get(scope, target) if target else None
                 if existing is not None:
@@ -601,6 +617,16 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
                 procedure = storage.memories.get(scope, procedure_id)
                 if not isinstance(procedure, Procedure):
                     raise NotFoundError(MemoryKind.PROCEDURAL.value, procedure_id)
+                if failure_reason and procedure.domain:
+                    # Flow 5: a strategy's failure mode is one of its domain's.
+                    record_failure_mode(
+                        storage,
+                        scope,
+                        procedure.domain,
+                        failure_reason,
+                        f"procedure {procedure.id}",
+                        now,
+                    )
                 return record_execution(
                     storage, scope, procedure, success, now, config, failure_reason=failure_reason
                 )

@@ -10,8 +10,9 @@ counts). Two sources append them:
   schema does it with triggers, so no write path can forget;
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
-  statistics, procedure status changes), of conflict resolution (detected, resolved, superseded)
-  and of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``).
+  statistics, procedure status changes), of conflict resolution (detected, resolved, superseded),
+  of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``)
+  and of the world model and self-model (``ucma.paradigms.predictive_evidence``).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -76,6 +77,14 @@ class EventType(StrEnum):
     OPINION_REINFORCED = "opinion.reinforced"
     OPINION_WEAKENED = "opinion.weakened"
     OPINION_REPLACED = "opinion.replaced"
+    TRANSITION_OBSERVED = "world.transition_observed"
+    TRANSITION_IMPORTED = "world.transition_imported"
+    PATTERN_PROMOTED = "world.pattern_promoted"
+    TRANSITION_ERASED = "world.transition_erased"
+    ATTEMPT_RECORDED = "self.attempt_recorded"
+    FAILURE_MODE_RECORDED = "self.failure_mode_recorded"
+    COMPETENCE_IMPORTED = "self.competence_imported"
+    COMPETENCE_ERASED = "self.competence_erased"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
+from ucma.storage.sqlite.predictive import SQLitePredictiveStore
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
@@ -82,6 +83,7 @@ class SQLiteStorage(Storage):
         self.vault = SQLiteVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
         self.opinions = SQLiteOpinionStore(self._db)
+        self.predictive = SQLitePredictiveStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
