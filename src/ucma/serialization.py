@@ -249,6 +249,7 @@ def recall_result_to_dict(result: RecallResult) -> dict[str, Any]:
     data: dict[str, Any] = {
         "query": result.query,
         "query_class": result.query_class,
+        "paradigms": list(result.paradigms),
         "retrieval_id": result.retrieval_id,
         "confidence": round(result.confidence, 4),
         "low_confidence": result.low_confidence,
