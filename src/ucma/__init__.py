@@ -68,9 +68,21 @@ if TYPE_CHECKING:
         SalienceUpdate,
     )
     from ucma.lifecycle.clock import SimulatedClock, SystemClock
+    from ucma.paradigms.goal_records import (
+        Anticipation,
+        Goal,
+        GoalConflict,
+        GoalPlan,
+        GoalStatus,
+        KnowledgeGap,
+        PlanStep,
+        SkillEstimate,
+        SkillGap,
+    )
     from ucma.privacy.erasure import ErasureReport
     from ucma.retrieval.cascade import CascadePath, RecallResult
     from ucma.retrieval.confidence import Confidence
+    from ucma.retrieval.paradigms import Paradigm
     from ucma.retrieval.router import Layer, QueryClass
     from ucma.sync import Memory
     from ucma.types import (
@@ -179,12 +191,24 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "SimulatedClock",
         "SystemClock",
     ),
+    "ucma.paradigms.goal_records": (
+        "Anticipation",
+        "Goal",
+        "GoalConflict",
+        "GoalPlan",
+        "GoalStatus",
+        "KnowledgeGap",
+        "PlanStep",
+        "SkillEstimate",
+        "SkillGap",
+    ),
     "ucma.privacy.erasure": ("ErasureReport",),
     "ucma.retrieval.cascade": (
         "CascadePath",
         "RecallResult",
     ),
     "ucma.retrieval.confidence": ("Confidence",),
+    "ucma.retrieval.paradigms": ("Paradigm",),
     "ucma.retrieval.router": (
         "Layer",
         "QueryClass",
@@ -258,6 +282,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Answer",
+    "Anticipation",
     "ApiKey",
     "AsyncMemory",
     "AuthenticationError",
@@ -284,11 +309,16 @@ __all__ = [
     "FactAssertion",
     "FactList",
     "FactStatus",
+    "Goal",
+    "GoalConflict",
+    "GoalPlan",
+    "GoalStatus",
     "GraphEdge",
     "HistoryEntry",
     "Hit",
     "ImportReport",
     "InputLimitError",
+    "KnowledgeGap",
     "Layer",
     "Learning",
     "LearningType",
@@ -308,7 +338,9 @@ __all__ = [
     "OutcomeReport",
     "OutcomeSignal",
     "OutcomeWindowClosed",
+    "Paradigm",
     "Pattern",
+    "PlanStep",
     "PredicateRegistry",
     "PrivacyConfig",
     "PrivacyThresholdError",
@@ -334,6 +366,8 @@ __all__ = [
     "SharedPattern",
     "SharingReport",
     "SimulatedClock",
+    "SkillEstimate",
+    "SkillGap",
     "SourceOfTruth",
     "SourceOfTruthError",
     "StorageError",

@@ -11,9 +11,10 @@ Lines (after the memories and edges of ``ucma.exchange``)::
     {"type": "supersession", "memory_id": ..., "superseded_by": ..., ...}
     {"type": "pagerank", "scores": {memory id: score}}
     {"type": "opinion", "opinion": {...opinion_to_dict...}}
+    {"type": "goal", "goal": {...goal_to_dict...}}
 
 On import, references to memories follow their records (``ScopeIds.reference``).
-Decision, conflict and opinion ids are kept only when the caller's scope already holds that
+Decision, conflict, opinion and goal ids are kept only when the caller's scope already holds that
 record (then it is skipped, so re-importing changes nothing); any other gets an id
 derived from the scope and the original (``foreign_id``), so an import never takes
 or tests an id another scope may hold. A record whose memories are not in the scope
@@ -34,7 +35,8 @@ from ucma.errors import ValidationError
 from ucma.events.log import EventType, record
 from ucma.learning.records import DecisionTrace, OutcomeSignal, SalienceUpdate
 from ucma.memory_ids import foreign_id
-from ucma.serialization import opinion_from_dict, opinion_to_dict
+from ucma.paradigms.goal_records import Goal
+from ucma.serialization import goal_from_dict, goal_to_dict, opinion_from_dict, opinion_to_dict
 from ucma.storage.base import Storage, Supersession
 from ucma.types import (
     Conflict,
@@ -56,7 +58,16 @@ __all__ = [
 ]
 
 RECORD_TYPES = frozenset(
-    {"history", "decision", "conflict", "review_flag", "supersession", "pagerank", "opinion"}
+    {
+        "history",
+        "decision",
+        "conflict",
+        "review_flag",
+        "supersession",
+        "pagerank",
+        "opinion",
+        "goal",
+    }
 )
 #: Most decisions, conflicts or flags one export carries (newest kept).
 MAX_RECORDS = 1_000_000
@@ -93,6 +104,7 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         nodes = storage.graph.node_ids(scope, include_archived=True)
         pagerank = {k: v for k, v in storage.graph.pagerank(scope, nodes).items() if v}
         opinions = storage.opinions.list(scope, limit=MAX_RECORDS)
+        goals = storage.goals.list(scope, limit=MAX_RECORDS)
     lines = []
     for trace in reversed(traces):  # oldest first
         data = trace.to_dict()
@@ -117,6 +129,8 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         lines.append(_line({"type": "pagerank", "scores": pagerank}))
     for opinion in sorted(opinions, key=lambda o: (o.created_at, o.id)):
         lines.append(_line({"type": "opinion", "opinion": opinion_to_dict(opinion)}))
+    for goal in sorted(goals, key=lambda g: (g.created_at, g.id)):
+        lines.append(_line({"type": "goal", "goal": goal_to_dict(goal)}))
     return lines
 
 
@@ -134,6 +148,7 @@ class ScopeRecords:
     supersessions: list[Supersession] = field(default_factory=list)
     pagerank: dict[str, float] = field(default_factory=dict)
     opinions: list[Opinion] = field(default_factory=list)
+    goals: list[Goal] = field(default_factory=list)
 
     def read(self, kind: str, line: dict[str, Any]) -> None:
         """Parse one line of ``kind`` (in ``RECORD_TYPES``); TypeError / ValueError /
@@ -173,6 +188,11 @@ class ScopeRecords:
             if not isinstance(data, dict):
                 raise ValidationError("an opinion line holds an object")
             self.opinions.append(opinion_from_dict(data))
+        elif kind == "goal":
+            data = line["goal"]
+            if not isinstance(data, dict):
+                raise ValidationError("a goal line holds an object")
+            self.goals.append(goal_from_dict(data))
         else:  # pragma: no cover - the reader only passes RECORD_TYPES
             raise ValidationError(f"unknown record type {kind!r}")
 
@@ -183,7 +203,7 @@ def write_records(
     """Write the records into ``scope`` in one transaction; ``reference`` maps a memory
     id of the file to its id in the scope. Returns how many of each were written."""
     written = dict.fromkeys(("history", "decisions", "conflicts", "review_flags"), 0)
-    written |= {"supersessions": 0, "pagerank": 0, "opinions": 0}
+    written |= {"supersessions": 0, "pagerank": 0, "opinions": 0, "goals": 0}
     with storage.transaction():
         memory_ids = {reference(i) for i in _referenced(records)}
         present = set(storage.memories.get_many(scope, sorted(memory_ids)))
@@ -283,6 +303,7 @@ def write_records(
             storage.graph.set_pagerank(scope, scores)
         written["pagerank"] = len(scores)
         written["opinions"] = _write_opinions(storage, scope, records.opinions, reference, present)
+        written["goals"] = _write_goals(storage, scope, records.goals, reference)
     return written
 
 
@@ -332,6 +353,46 @@ def _write_opinions(
             EventType.OPINION_FORMED,
             {"opinion": opinion_to_dict(opinion), "imported": True},
             opinion.updated_at,
+        )
+    return len(new)
+
+
+def _write_goals(storage: Storage, scope: Scope, goals: list[Goal], reference: Any) -> int:
+    """Goals into ``scope``: one the scope holds already is skipped; any other gets an
+    id derived from the scope and the original, with its links (``parent_id``,
+    ``subgoals``) following and the memories it names (conflicts, accepted) mapped
+    like every reference. Each written goal is logged as ``goal.added`` with its
+    state, so the event log rebuilds it."""
+    ids = {
+        g.id: g.id
+        if storage.goals.get(scope, g.id) is not None
+        else foreign_id(g.id, scope, "goal")
+        for g in goals
+    }
+    new = [
+        dataclasses.replace(
+            g,
+            id=ids[g.id],
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            parent_id=ids.get(g.parent_id, g.parent_id) if g.parent_id else None,
+            subgoals=[ids.get(i, i) for i in g.subgoals],
+            conflicts=[
+                dataclasses.replace(c, memory_id=reference(c.memory_id)) for c in g.conflicts
+            ],
+            accepted=[reference(i) for i in g.accepted],
+        )
+        for g in goals
+        if storage.goals.get(scope, ids[g.id]) is None
+    ]
+    storage.goals.put(new)
+    for goal in new:
+        record(
+            storage,
+            scope,
+            EventType.GOAL_ADDED,
+            {"goal": goal_to_dict(goal), "imported": True},
+            goal.updated_at,
         )
     return len(new)
 

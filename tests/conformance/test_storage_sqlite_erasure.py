@@ -35,6 +35,7 @@ NOT_PERSONAL = {
     "known_participants": {"user_id", "agent_id"},
     "supersessions": {"memory_id", "user_id", "agent_id", "superseded_by"},
     "opinions": {"id", "user_id", "agent_id", "status", "memory_id", "replaces", "replaced_by"},
+    "goals": {"id", "user_id", "agent_id", "status", "parent_id", "subgoals", "accepted", "origin"},
     "trace_memories": {"trace_id", "memory_id", "user_id", "agent_id"},
     "co_retrievals": {"user_id", "agent_id", "first_id", "second_id"},
     "retrievals": {"id", "user_id", "agent_id", "query_hash", "memory_ids", "scores"},

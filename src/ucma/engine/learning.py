@@ -23,6 +23,7 @@ from ucma.learning.decisions import (
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
 from ucma.paradigms.evidence import replay_opinions
+from ucma.paradigms.goals import goal_state, replay_goals
 from ucma.storage.base import Storage
 from ucma.types import Scope
 from ucma.validation import (
@@ -219,9 +220,10 @@ class LearningLoop(PrivacyGuard):
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> SalienceProjection:
         """Rebuild the scope's salience projection (every memory's outcome
-        adjustment) and its opinions (confidence, status, successor) from its
-        events alone, and compare them with the live records: ``mismatches`` maps
-        a memory or opinion id to its (replayed, live) adjustment or confidence."""
+        adjustment), its opinions (confidence, status, successor) and its goals
+        (status, progress, subgoals, blocking_on, last_worked) from its events alone,
+        and compare them with the live records: ``mismatches`` maps a memory, opinion
+        or goal id to its (replayed, live) adjustment, confidence or progress."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
@@ -237,6 +239,7 @@ class LearningLoop(PrivacyGuard):
                     o.id: (o.confidence, o.status.value, o.replaced_by)
                     for o in storage.opinions.list(scope, limit=2**62)
                 }
+                goals = {g.id: goal_state(g) for g in storage.goals.list(scope, limit=2**62)}
             for memory_id in projection.adjustments.keys() | live.keys():
                 replayed = projection.adjustments.get(memory_id, float("nan"))
                 current = live.get(memory_id, float("nan"))
@@ -248,6 +251,15 @@ class LearningLoop(PrivacyGuard):
                 was, now = rebuilt.get(opinion_id, missing), opinions.get(opinion_id, missing)
                 if not abs(was[0] - now[0]) <= 1e-9 or was[1:] != now[1:]:
                     projection.mismatches[opinion_id] = (was[0], now[0])
+            replayed_goals = replay_goals(events)
+            for goal_id in replayed_goals.keys() | goals.keys():
+                was_goal = replayed_goals.get(goal_id)
+                live_goal = goals.get(goal_id)
+                if was_goal != live_goal:
+                    projection.mismatches[goal_id] = (
+                        float(was_goal[1]) if was_goal else float("nan"),
+                        float(live_goal[1]) if live_goal else float("nan"),
+                    )
             return projection
 
         return await self._run(rebuild)

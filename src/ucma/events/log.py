@@ -11,7 +11,9 @@ counts). Two sources append them:
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
   statistics, procedure status changes), of conflict resolution (detected, resolved, superseded)
-  and of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``).
+  and of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``)
+  and goals (added, decomposed, progressed, suspended, resumed, abandoned, worked on:
+  ``ucma.engine.goals``; ``ucma.paradigms.goals.replay_goals`` folds them).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -70,6 +72,13 @@ class EventType(StrEnum):
     OPINION_REINFORCED = "opinion.reinforced"
     OPINION_WEAKENED = "opinion.weakened"
     OPINION_REPLACED = "opinion.replaced"
+    GOAL_ADDED = "goal.added"
+    GOAL_DECOMPOSED = "goal.decomposed"
+    GOAL_PROGRESSED = "goal.progressed"
+    GOAL_SUSPENDED = "goal.suspended"
+    GOAL_RESUMED = "goal.resumed"
+    GOAL_ABANDONED = "goal.abandoned"
+    GOAL_WORKED = "goal.worked"
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,6 +129,7 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "id",
         ("topic", "topic_key", "stance", "stance_key", "holder", "holder_key", "evidence"),
     ),
+    "goals": ("goals", "id", ("description", "blocking_on", "conflicts")),
     "decision_traces": (
         "decisions",
         "rowid",
