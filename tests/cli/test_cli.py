@@ -85,6 +85,16 @@ COMMANDS = [
     "opinion-history",
     "reinforce-opinion",
     "weaken-opinion",
+    "add-goal",
+    "get-goal",
+    "goals",
+    "get-active-goals",
+    "decompose-goal",
+    "update-progress",
+    "resume-goal",
+    "abandon-goal",
+    "anticipate",
+    "pursue-goal",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

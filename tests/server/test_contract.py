@@ -66,6 +66,7 @@ CROSS_FIELD_RULES = {
     # (such as "0") in cases it counts as positive.
     ("GET", "/v1/export"): "Fernet key",
     ("POST", "/v1/trajectories"): "failed trajectory only",
+    ("POST", "/v1/goals/{goal_id}/progress"): "exactly one of progress or delta",
     ("POST", "/v1/procedures/{procedure_id}/outcome"): (
         "failed application only",
         "the task they were discovered in",
