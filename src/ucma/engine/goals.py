@@ -1,6 +1,7 @@
-"""Goals (seed 000's predictive paradigm; rules in ``ucma.paradigms.goals`` and
-``ucma.paradigms.goal_conflicts``): add, decompose, progress, order, anticipate and
-pursue them, and keep them consistent with what memory knows.
+"""Goals (seed 000's predictive paradigm): add, decompose, progress, order, anticipate
+and pursue them, and keep them consistent with what memory knows. Rules in
+``ucma.paradigms.goals`` and ``ucma.paradigms.goal_conflicts``; storage-side upkeep
+(events, roll-up, the conflict check) in ``ucma.engine.goal_upkeep``.
 
 Conflicts (seed 000's conflict matrix, "goal conflicts with facts: flag to user,
 suspend goal") are checked for every open goal of a scope after each write of the
@@ -21,17 +22,15 @@ from __future__ import annotations
 
 import builtins
 import logging
-import re
 from collections.abc import Sequence
 
 from ucma.config import LimitsConfig
+from ucma.engine.goal_upkeep import check_goals, goal_event, known_topics, roll_up
 from ucma.engine.strategies import Strategies
 from ucma.errors import NotFoundError, ValidationError
-from ucma.events.log import EventType, record
+from ucma.events.log import EventType
 from ucma.memory_ids import new_memory_id
-from ucma.paradigms.goal_conflicts import Statement, goal_conflicts
 from ucma.paradigms.goal_records import (
-    OPEN_STATUSES,
     Anticipation,
     Goal,
     GoalOrigin,
@@ -43,100 +42,19 @@ from ucma.paradigms.goal_records import (
     SkillGap,
 )
 from ucma.paradigms.goals import (
-    content_words,
     decompose,
-    goal_words,
     mentions,
-    rolled_up,
     topics,
 )
-from ucma.serialization import goal_to_dict
 from ucma.storage.base import Storage
-from ucma.types import Fact, MemoryKind, Scope
+from ucma.types import Scope
 from ucma.validation import check_content, check_fraction, check_id, check_limit, check_timestamp
 
 __all__ = ["Goals"]
 
 logger = logging.getLogger(__name__)
 
-_MAX_DEPTH = 32  # the deepest chain of parents a goal's context is read from
 _MAX_STEPS = 12
-
-
-def _event(storage: Storage, scope: Scope, kind: EventType, goal: Goal, now: float) -> None:
-    if kind is EventType.GOAL_ADDED:
-        payload: dict[str, object] = {"goal": goal_to_dict(goal)}
-    elif kind is EventType.GOAL_DECOMPOSED:
-        payload = {"goal_id": goal.id, "subgoals": list(goal.subgoals)}
-    elif kind is EventType.GOAL_PROGRESSED:
-        payload = {
-            "goal_id": goal.id,
-            "progress": goal.progress,
-            "status": goal.status.value,
-            "last_worked": goal.last_worked,
-        }
-    elif kind is EventType.GOAL_WORKED:
-        payload = {
-            "goal_id": goal.id,
-            "blocking_on": list(goal.blocking_on),
-            "last_worked": goal.last_worked,
-        }
-    else:  # suspended, resumed, abandoned
-        payload = {
-            "goal_id": goal.id,
-            "status": goal.status.value,
-            "conflicts": [c.to_dict() for c in goal.conflicts],
-            "accepted": list(goal.accepted),
-        }
-    record(storage, scope, kind, payload, now)
-
-
-def _ancestors(storage: Storage, scope: Scope, goal: Goal) -> list[Goal]:
-    chain: list[Goal] = []
-    current = goal
-    while current.parent_id and len(chain) < _MAX_DEPTH:
-        parent = storage.goals.get(scope, current.parent_id)
-        if parent is None:
-            break
-        chain.append(parent)
-        current = parent
-    return chain
-
-
-def _context(storage: Storage, scope: Scope, goal: Goal) -> tuple[str, set[str]]:
-    """A goal's description with its parents' (what a subgoal is part of), and the
-    memories it and its parents were resumed despite."""
-    chain = [goal, *_ancestors(storage, scope, goal)]
-    return " ".join(g.description for g in chain), {i for g in chain for i in g.accepted}
-
-
-def _roll_up(storage: Storage, scope: Scope, goal: Goal, now: float) -> list[Goal]:
-    """Progress and completion carried from ``goal`` up its parents, each changed
-    parent written with a ``goal.progressed`` event; returns them."""
-    changed: list[Goal] = []
-    current = goal
-    for _ in range(_MAX_DEPTH):
-        if not current.parent_id:
-            break
-        parent = storage.goals.get(scope, current.parent_id)
-        if parent is None:
-            break
-        children = storage.goals.get_many(scope, parent.subgoals)
-        progress, done = rolled_up([children[i] for i in parent.subgoals if i in children])
-        status = parent.status
-        if done and parent.is_open:
-            status = GoalStatus.COMPLETED
-        if (progress, status) == (parent.progress, parent.status):
-            break
-        parent.progress, parent.status, parent.updated_at = progress, status, now
-        parent.last_worked = now
-        if status is GoalStatus.COMPLETED:
-            parent.completed_at = now
-        storage.goals.put([parent])
-        _event(storage, scope, EventType.GOAL_PROGRESSED, parent, now)
-        changed.append(parent)
-        current = parent
-    return changed
 
 
 class Goals(Strategies):
@@ -184,12 +102,12 @@ class Goals(Strategies):
                     parent.subgoals.append(goal.id)
                     parent.updated_at = now
                     storage.goals.put([goal, parent])
-                    _event(storage, scope, EventType.GOAL_ADDED, goal, now)
-                    _event(storage, scope, EventType.GOAL_DECOMPOSED, parent, now)
-                    _roll_up(storage, scope, goal, now)
+                    goal_event(storage, scope, EventType.GOAL_ADDED, goal, now)
+                    goal_event(storage, scope, EventType.GOAL_DECOMPOSED, parent, now)
+                    roll_up(storage, scope, goal, now)
                 else:
                     storage.goals.put([goal])
-                    _event(storage, scope, EventType.GOAL_ADDED, goal, now)
+                    goal_event(storage, scope, EventType.GOAL_ADDED, goal, now)
 
         await self._run(write)
         await self._reconcile_goals(scope)
@@ -309,9 +227,9 @@ class Goals(Strategies):
                 parent.updated_at = now
                 storage.goals.put([*children, parent])
                 for child in children:
-                    _event(storage, scope, EventType.GOAL_ADDED, child, now)
-                _event(storage, scope, EventType.GOAL_DECOMPOSED, parent, now)
-                _roll_up(storage, scope, children[0], now)
+                    goal_event(storage, scope, EventType.GOAL_ADDED, child, now)
+                goal_event(storage, scope, EventType.GOAL_DECOMPOSED, parent, now)
+                roll_up(storage, scope, children[0], now)
 
         await self._run(write)
         await self._reconcile_goals(scope)
@@ -375,8 +293,8 @@ class Goals(Strategies):
                 if goal.progress >= 1.0:
                     goal.status, goal.completed_at = GoalStatus.COMPLETED, now
                 storage.goals.put([goal])
-                _event(storage, scope, EventType.GOAL_PROGRESSED, goal, now)
-                _roll_up(storage, scope, goal, now)
+                goal_event(storage, scope, EventType.GOAL_PROGRESSED, goal, now)
+                roll_up(storage, scope, goal, now)
                 return goal
 
         goal = await self._run(write)
@@ -403,7 +321,7 @@ class Goals(Strategies):
                 goal.accepted = list(dict.fromkeys([*goal.accepted, *accepted]))
                 goal.conflicts, goal.status, goal.updated_at = [], GoalStatus.ACTIVE, now
                 storage.goals.put([goal])
-                _event(storage, scope, EventType.GOAL_RESUMED, goal, now)
+                goal_event(storage, scope, EventType.GOAL_RESUMED, goal, now)
                 return goal
 
         goal = await self._run(write)
@@ -429,10 +347,10 @@ class Goals(Strategies):
                     current = pending.pop()
                     current.status, current.updated_at = GoalStatus.ABANDONED, now
                     storage.goals.put([current])
-                    _event(storage, scope, EventType.GOAL_ABANDONED, current, now)
+                    goal_event(storage, scope, EventType.GOAL_ABANDONED, current, now)
                     children = storage.goals.get_many(scope, current.subgoals)
                     pending += [c for c in children.values() if c.is_open]
-                _roll_up(storage, scope, goal, now)
+                roll_up(storage, scope, goal, now)
                 return goal
 
         goal = await self._run(write)
@@ -458,7 +376,7 @@ class Goals(Strategies):
             for topic in topics(item.description):
                 wanted.setdefault(topic, item)
         chosen = list(wanted.items())[: cfg.max_topics]
-        known = await self._run(self._known_topics, storage, scope, [t for t, _ in chosen])
+        known = await self._run(known_topics, storage, scope, [t for t, _ in chosen])
         knowledge = [KnowledgeGap(t, g.id) for t, g in chosen if t not in known]
         skills: list[SkillEstimate] = []
         skill_gaps: list[SkillGap] = []
@@ -524,7 +442,7 @@ class Goals(Strategies):
                 current.blocking_on = list(dict.fromkeys(blocking))
                 current.last_worked = current.updated_at = now
                 storage.goals.put([current])
-                _event(storage, scope, EventType.GOAL_WORKED, current, now)
+                goal_event(storage, scope, EventType.GOAL_WORKED, current, now)
                 return current
 
         updated = await self._run(write)
@@ -596,28 +514,11 @@ class Goals(Strategies):
                 leaves.append(found)
         return goal, leaves
 
-    def _known_topics(self, storage: Storage, scope: Scope, wanted: list[str]) -> set[str]:
-        """The topics some memory (of any kind but procedures) mentions."""
-        known: set[str] = set()
-        kinds = [MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.LEARNING]
-        for topic in wanted:
-            terms = content_words(topic)
-            if not terms:
-                continue
-            if storage.facts.about(scope, topic):
-                known.add(topic)
-                continue
-            hits = storage.memories.keyword_search(scope, terms, 20, kinds=kinds)
-            records = storage.memories.get_many(scope, [i for i, _ in hits])
-            if any(mentions(r.content, topic) for r in records.values()):
-                known.add(topic)
-        return known
-
     async def _reconcile_goals(self, scope: Scope) -> None:
         """Suspend the open goals memory contradicts and resume those it no longer
         does (module docstring); nothing to do for a scope without open goals."""
         storage = await self._ready()
-        changed = await self._run(self._check_goals, storage, scope, self._clock())
+        changed = await self._run(check_goals, storage, scope, self.config.goals, self._clock())
         for goal in changed:
             if goal.status is GoalStatus.SUSPENDED:
                 logger.warning(
@@ -627,82 +528,6 @@ class Goals(Strategies):
                 )
             else:
                 logger.info("goal %s resumed: nothing contradicts it any more", goal.id)
-
-    def _check_goals(self, storage: Storage, scope: Scope, now: float) -> list[Goal]:
-        cfg = self.config.goals
-        open_goals = storage.goals.list(scope, statuses=OPEN_STATUSES, limit=cfg.max_open)
-        if not open_goals:
-            return []
-        speakers = ("user", scope.user_id)
-        changed: list[Goal] = []
-        for goal in open_goals:
-            text, accepted = _context(storage, scope, goal)
-            found = goal_conflicts(
-                text,
-                self._goal_statements(storage, scope, text, now),
-                self._goal_facts(storage, scope, text, speakers),
-                now=now,
-                speakers=speakers,
-                accepted=accepted,
-            )
-            if [c.memory_id for c in found] == [c.memory_id for c in goal.conflicts]:
-                continue
-            goal.conflicts = found
-            goal.status = GoalStatus.SUSPENDED if found else GoalStatus.ACTIVE
-            goal.updated_at = now
-            changed.append(goal)
-        if not changed:
-            return []
-        with storage.transaction():
-            storage.goals.put(changed)
-            for goal in changed:
-                kind = (
-                    EventType.GOAL_SUSPENDED
-                    if goal.status is GoalStatus.SUSPENDED
-                    else EventType.GOAL_RESUMED
-                )
-                _event(storage, scope, kind, goal, now)
-        return changed
-
-    def _goal_statements(
-        self, storage: Storage, scope: Scope, text: str, now: float
-    ) -> list[Statement]:
-        """Observed statements that share words with a goal, the superseded left out."""
-        terms = sorted(goal_words(text))
-        if not terms:
-            return []
-        hits = storage.memories.keyword_search(
-            scope, terms, self.config.goals.statement_candidates, kinds=[MemoryKind.EPISODIC]
-        )
-        ids = [i for i, _ in hits]
-        gone = storage.conflicts.superseded(scope, ids, at=now)
-        records = storage.memories.get_many(scope, [i for i in ids if i not in gone])
-        return [
-            Statement(r.id, r.content, float(getattr(r, "timestamp", r.created_at)))
-            for r in records.values()
-        ]
-
-    def _goal_facts(
-        self, storage: Storage, scope: Scope, text: str, speakers: Sequence[str]
-    ) -> list[Fact]:
-        """Every version of the facts about the names a goal uses and about the user."""
-        names = set(_names(text)) | set(speakers)
-        facts: dict[str, Fact] = {}
-        for name in sorted(names):
-            for fact in storage.facts.about(scope, name, include_superseded=True):
-                facts.setdefault(fact.id, fact)
-        return list(facts.values())
-
-
-def _names(text: str) -> list[str]:
-    """Capitalised words and runs of them after the first word ("Dana", "Acme Robotics")."""
-    runs = re.findall(r"(?<!^)\b[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*", text.strip())
-    found: list[str] = []
-    for run in runs:
-        cleaned = re.sub(r"['’]s$", "", run)
-        found.append(cleaned)
-        found += cleaned.split()
-    return list(dict.fromkeys(found))
 
 
 def _status(value: object) -> GoalStatus:
