@@ -13,7 +13,7 @@ from ucma.config import GoalConfig
 from ucma.events.log import EventType, record
 from ucma.paradigms.goal_conflicts import Statement, goal_conflicts
 from ucma.paradigms.goal_records import OPEN_STATUSES, Goal, GoalStatus
-from ucma.paradigms.goals import content_words, goal_words, mentions, rolled_up
+from ucma.paradigms.goals import content_words, goal_names, goal_words, mentions, rolled_up
 from ucma.serialization import goal_to_dict
 from ucma.storage.base import Storage
 from ucma.types import Fact, MemoryKind, Scope
@@ -119,19 +119,33 @@ def known_topics(storage: Storage, scope: Scope, wanted: list[str]) -> set[str]:
     return known
 
 
-def check_goals(storage: Storage, scope: Scope, cfg: GoalConfig, now: float) -> list[Goal]:
+def check_goals(
+    storage: Storage,
+    scope: Scope,
+    cfg: GoalConfig,
+    now: float,
+    about: Sequence[str] | None = None,
+) -> list[Goal]:
     """Suspend the open goals memory contradicts and resume those it no longer does,
-    each change with its event, in one transaction; returns the goals changed."""
+    each change with its event, in one transaction; returns the goals changed.
+
+    ``about``: the texts just written. Only the goals that share a word or a name with
+    them are checked: what contradicts a goal, or stops doing so, names something of it
+    (a fact read from a statement is in the statement's words). None: every open goal."""
     open_goals = storage.goals.list(scope, statuses=OPEN_STATUSES, limit=cfg.max_open)
     if not open_goals:
         return []
+    said = None if about is None else {w for text in about for w in content_words(text)}
     speakers = ("user", scope.user_id)
+    loaded: dict[str, Statement] = {}
     changed: list[Goal] = []
     for goal in open_goals:
         text, accepted = _context(storage, scope, goal)
+        if said is not None and not (goal_words(text) | goal_names(text)) & said:
+            continue
         found = goal_conflicts(
             text,
-            _statements(storage, scope, text, cfg, now),
+            _statements(storage, scope, text, cfg, now, loaded),
             _facts(storage, scope, text, speakers),
             now=now,
             speakers=speakers,
@@ -158,9 +172,15 @@ def check_goals(storage: Storage, scope: Scope, cfg: GoalConfig, now: float) -> 
 
 
 def _statements(
-    storage: Storage, scope: Scope, text: str, cfg: GoalConfig, now: float
+    storage: Storage,
+    scope: Scope,
+    text: str,
+    cfg: GoalConfig,
+    now: float,
+    loaded: dict[str, Statement],
 ) -> list[Statement]:
-    """Observed statements that share words with a goal, the superseded left out."""
+    """Observed statements that share words with a goal, the superseded left out;
+    ``loaded`` keeps those read for other goals of the same check."""
     terms = sorted(goal_words(text))
     if not terms:
         return []
@@ -169,11 +189,12 @@ def _statements(
     )
     ids = [i for i, _ in hits]
     gone = storage.conflicts.superseded(scope, ids, at=now)
-    records = storage.memories.get_many(scope, [i for i in ids if i not in gone])
-    return [
-        Statement(r.id, r.content, float(getattr(r, "timestamp", r.created_at)))
-        for r in records.values()
-    ]
+    wanted = [i for i in ids if i not in gone]
+    missing = [i for i in wanted if i not in loaded]
+    for memory in storage.memories.get_many(scope, missing).values():
+        moment = float(getattr(memory, "timestamp", memory.created_at))
+        loaded[memory.id] = Statement(memory.id, memory.content, moment)
+    return [loaded[i] for i in wanted if i in loaded]
 
 
 def _facts(storage: Storage, scope: Scope, text: str, speakers: Sequence[str]) -> list[Fact]:

@@ -514,11 +514,14 @@ class Goals(Strategies):
                 leaves.append(found)
         return goal, leaves
 
-    async def _reconcile_goals(self, scope: Scope) -> None:
+    async def _reconcile_goals(self, scope: Scope, about: Sequence[str] | None = None) -> None:
         """Suspend the open goals memory contradicts and resume those it no longer
-        does (module docstring); nothing to do for a scope without open goals."""
+        does (module docstring); ``about``: the texts just written, when only the goals
+        they name can have changed. Nothing to do for a scope without open goals."""
         storage = await self._ready()
-        changed = await self._run(check_goals, storage, scope, self.config.goals, self._clock())
+        changed = await self._run(
+            check_goals, storage, scope, self.config.goals, self._clock(), about
+        )
         for goal in changed:
             if goal.status is GoalStatus.SUSPENDED:
                 logger.warning(

@@ -28,6 +28,7 @@ never count. Everything here is pure: same texts, same answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,12 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+# Any cue a sentence needs to end, revive or retire something: the cheap first test.
+_CUED = re.compile(
+    rf"{_ENDED.pattern}|{_REVIVED.pattern}|\b(?:from|goodbye|bye|farewell|no\s+longer|gave\s+up|"
+    r"left|quit|ditched|dropped|not|instead|rather|more\s+than|replac(?:ed|ing))\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +105,12 @@ def _matches(about: set[str], words: frozenset[str]) -> bool:
     return bool(shared) and (len(shared) >= 2 or 2 * len(shared) >= len(about))
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+@functools.lru_cache(maxsize=8192)
+def _cued_sentences(text: str) -> tuple[tuple[str, bool], ...]:
+    """The sentences of ``text``, each with whether it has any cue the rules read
+    (kept: every goal of a scope reads the same statements)."""
+    sentences = (s.strip() for s in _SENTENCE.split(text))
+    return tuple((s, _CUED.search(s) is not None) for s in sentences if s)
 
 
 def _ended_or_revived(sentence: str, words: frozenset[str]) -> str | None:
@@ -142,8 +153,10 @@ def _statement_conflicts(
     for statement in sorted(statements, key=lambda s: (s.timestamp, s.id)):
         if statement.id in accepted:
             continue
-        for sentence in _sentences(statement.text):
-            verdict = None if ends_itself else _ended_or_revived(sentence, words)
+        for sentence, cued in _cued_sentences(statement.text):
+            if not cued and not (retired and marks_change(sentence)):
+                continue  # says nothing ends, returns, is over or changed
+            verdict = None if ends_itself or not cued else _ended_or_revived(sentence, words)
             if verdict == "ended":
                 ended = GoalConflict(
                     statement.id, sentence, "ended", f"memory says this ended: {sentence!r}"
@@ -160,7 +173,7 @@ def _statement_conflicts(
                         f"memory says {value!r} no longer holds: {sentence!r}",
                     )
                 continue
-            restated = set(content_words(sentence)) & retired.keys()
+            restated = set(content_words(sentence)) & retired.keys() if retired else set()
             if (
                 restated
                 and (marks_change(sentence) or _REVIVED.search(sentence))
