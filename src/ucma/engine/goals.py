@@ -25,6 +25,7 @@ import logging
 from collections.abc import Sequence
 
 from ucma.config import LimitsConfig
+from ucma.engine.base import _enum
 from ucma.engine.goal_upkeep import check_goals, goal_event, known_topics, roll_up
 from ucma.engine.strategies import Strategies
 from ucma.errors import NotFoundError, ValidationError
@@ -142,7 +143,7 @@ class Goals(Strategies):
         ``get_active_goals``: the suspended ones, with what contradicts them, are
         ``status="suspended"``."""
         scope = self._scope(user_id, agent_id)
-        statuses = None if status is None else [_status(status)]
+        statuses = None if status is None else [_enum(GoalStatus, status, "status")]
         count = check_limit(limit, 10_000)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise ValidationError("offset must be an integer >= 0")
@@ -531,14 +532,6 @@ class Goals(Strategies):
                 )
             else:
                 logger.info("goal %s resumed: nothing contradicts it any more", goal.id)
-
-
-def _status(value: object) -> GoalStatus:
-    try:
-        return GoalStatus(str(value))
-    except ValueError as exc:
-        choices = ", ".join(s.value for s in GoalStatus)
-        raise ValidationError(f"status must be one of: {choices}; got {value!r}") from exc
 
 
 def _steps(values: object, limits: LimitsConfig) -> list[str]:
