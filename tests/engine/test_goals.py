@@ -369,3 +369,12 @@ async def test_export_then_import_reproduces_the_goals(
         [was] = by_id[goal.id].conflicts
         assert [c.text for c in parent.conflicts] == [was.text]
         assert parent.conflicts[0].memory_id != was.memory_id
+
+
+async def test_recall_reports_the_paradigms_its_query_needs(memory: AsyncMemory) -> None:
+    await memory.observe("I prefer Portuguese for the user interface.")
+    result = await memory.recall("Help me complete my project", explain=True)
+    assert result.paradigms == ("declarative", "procedural", "predictive")
+    assert result.explanation["paradigms"] == list(result.paradigms)
+    asked = await memory.recall("What is the user's preferred language?")
+    assert asked.paradigms == ("declarative",)

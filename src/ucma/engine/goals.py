@@ -111,7 +111,7 @@ class Goals(Strategies):
                     goal_event(storage, scope, EventType.GOAL_ADDED, goal, now)
 
         await self._run(write)
-        await self._reconcile_goals(scope)
+        await self._reconcile_goals(scope, [text])  # only goals it shares words with
         added = await self._run(storage.goals.get, scope, goal.id)
         assert added is not None
         logger.info("add_goal: %s (%s)", added.id, added.status.value)
@@ -233,7 +233,7 @@ class Goals(Strategies):
                 roll_up(storage, scope, children[0], now)
 
         await self._run(write)
-        await self._reconcile_goals(scope)
+        await self._reconcile_goals(scope, parts)
         found = await self._run(storage.goals.get_many, scope, [c.id for c in children])
         logger.info("decompose_goal: %s -> %d subgoals (%s)", key, len(children), origin.value)
         return [found[c.id] for c in children if c.id in found]
