@@ -68,6 +68,17 @@ if TYPE_CHECKING:
         SalienceUpdate,
     )
     from ucma.lifecycle.clock import SimulatedClock, SystemClock
+    from ucma.paradigms.goal_records import (
+        Anticipation,
+        Goal,
+        GoalConflict,
+        GoalPlan,
+        GoalStatus,
+        KnowledgeGap,
+        PlanStep,
+        SkillEstimate,
+        SkillGap,
+    )
     from ucma.paradigms.predictive_records import (
         AttemptAdvice,
         Competence,
@@ -84,6 +95,7 @@ if TYPE_CHECKING:
     from ucma.privacy.erasure import ErasureReport
     from ucma.retrieval.cascade import CascadePath, RecallResult
     from ucma.retrieval.confidence import Confidence
+    from ucma.retrieval.paradigms import Paradigm
     from ucma.retrieval.router import Layer, QueryClass
     from ucma.sync import Memory
     from ucma.types import (
@@ -205,12 +217,24 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Transition",
         "TransitionEvidence",
     ),
+    "ucma.paradigms.goal_records": (
+        "Anticipation",
+        "Goal",
+        "GoalConflict",
+        "GoalPlan",
+        "GoalStatus",
+        "KnowledgeGap",
+        "PlanStep",
+        "SkillEstimate",
+        "SkillGap",
+    ),
     "ucma.privacy.erasure": ("ErasureReport",),
     "ucma.retrieval.cascade": (
         "CascadePath",
         "RecallResult",
     ),
     "ucma.retrieval.confidence": ("Confidence",),
+    "ucma.retrieval.paradigms": ("Paradigm",),
     "ucma.retrieval.router": (
         "Layer",
         "QueryClass",
@@ -284,6 +308,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Answer",
+    "Anticipation",
     "ApiKey",
     "AsyncMemory",
     "AttemptAdvice",
@@ -314,6 +339,10 @@ __all__ = [
     "FactList",
     "FactStatus",
     "FailureMode",
+    "Goal",
+    "GoalConflict",
+    "GoalPlan",
+    "GoalStatus",
     "GraphEdge",
     "HelpDecision",
     "HistoryEntry",
@@ -321,6 +350,7 @@ __all__ = [
     "ImportReport",
     "InputLimitError",
     "Introspection",
+    "KnowledgeGap",
     "Layer",
     "Learning",
     "LearningPriority",
@@ -341,7 +371,9 @@ __all__ = [
     "OutcomeReport",
     "OutcomeSignal",
     "OutcomeWindowClosed",
+    "Paradigm",
     "Pattern",
+    "PlanStep",
     "PredicateRegistry",
     "PredictedOutcome",
     "PrivacyConfig",
@@ -369,6 +401,8 @@ __all__ = [
     "SharingReport",
     "SimulatedClock",
     "Simulation",
+    "SkillEstimate",
+    "SkillGap",
     "SourceOfTruth",
     "SourceOfTruthError",
     "StorageError",

@@ -653,6 +653,30 @@ class PredictiveConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class GoalConfig:
+    """Goals (seed 000's predictive paradigm; ``ucma.engine.goals``).
+
+    A task of a goal is a skill gap when memory holds no strategy for it, or when its
+    best strategy succeeded less than ``weak_below`` of at least ``min_samples``
+    applications. ``statement_candidates`` observed statements (by keyword match) and
+    ``max_open`` open goals are what a conflict check reads per scope; ``max_topics``
+    the things one goal is checked for in ``anticipate``."""
+
+    weak_below: float = 0.5
+    min_samples: int = 3
+    statement_candidates: int = 50
+    max_open: int = 200
+    max_topics: int = 8
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.weak_below > 1:
+            raise ConfigError("GoalConfig.weak_below must be in [0, 1]")
+        if min(self.min_samples, self.statement_candidates, self.max_open, self.max_topics) < 1:
+            raise ConfigError("GoalConfig counts must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True)
 class CascadeConfig:
     """Seed 004: five-factor confidence and cascading recall."""
 
@@ -826,6 +850,7 @@ class UCMAConfig:
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     opinions: OpinionConfig = field(default_factory=OpinionConfig)
     predictive: PredictiveConfig = field(default_factory=PredictiveConfig)
+    goals: GoalConfig = field(default_factory=GoalConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)

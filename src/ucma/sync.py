@@ -212,6 +212,16 @@ class Memory:
     introspect = _blocking(AsyncMemory.introspect)
     should_attempt = _blocking(AsyncMemory.should_attempt)
     learning_priorities = _blocking(AsyncMemory.learning_priorities)
+    add_goal = _blocking(AsyncMemory.add_goal)
+    get_goal = _blocking(AsyncMemory.get_goal)
+    goals = _blocking(AsyncMemory.goals)
+    get_active_goals = _blocking(AsyncMemory.get_active_goals)
+    decompose_goal = _blocking(AsyncMemory.decompose_goal)
+    update_progress = _blocking(AsyncMemory.update_progress)
+    resume_goal = _blocking(AsyncMemory.resume_goal)
+    abandon_goal = _blocking(AsyncMemory.abandon_goal)
+    anticipate = _blocking(AsyncMemory.anticipate)
+    pursue_goal = _blocking(AsyncMemory.pursue_goal)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

@@ -93,6 +93,16 @@ COMMANDS = [
     "introspect",
     "should-attempt",
     "learning-priorities",
+    "add-goal",
+    "get-goal",
+    "goals",
+    "get-active-goals",
+    "decompose-goal",
+    "update-progress",
+    "resume-goal",
+    "abandon-goal",
+    "anticipate",
+    "pursue-goal",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

@@ -37,6 +37,7 @@ NOT_PERSONAL = {
     "opinions": {"id", "user_id", "agent_id", "status", "memory_id", "replaces", "replaced_by"},
     "transitions": {"id", "user_id", "agent_id", "promoted_fact_id"},
     "competences": {"id", "user_id", "agent_id"},
+    "goals": {"id", "user_id", "agent_id", "status", "parent_id", "subgoals", "accepted", "origin"},
     "trace_memories": {"trace_id", "memory_id", "user_id", "agent_id"},
     "co_retrievals": {"user_id", "agent_id", "first_id", "second_id"},
     "retrievals": {"id", "user_id", "agent_id", "query_hash", "memory_ids", "scores"},

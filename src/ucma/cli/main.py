@@ -49,6 +49,7 @@ from ucma.cli.erasure import (
     forget_scope_command,
     restore_command,
 )
+from ucma.cli.goals import register as register_goal_commands
 from ucma.cli.graph import register as register_graph_commands
 from ucma.cli.keys import count_keys, keys_app
 from ucma.cli.knowledge import register as register_knowledge_commands
@@ -92,6 +93,7 @@ register_privacy_commands(app)
 register_opinion_commands(app)
 register_strategy_commands(app)
 register_predictive_commands(app)
+register_goal_commands(app)
 
 
 def _print_version(value: bool) -> None:

@@ -31,6 +31,7 @@ from ucma.learning.decisions import (
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
 from ucma.paradigms.evidence import opinion_state, replay_opinions
+from ucma.paradigms.goals import goal_state, replay_goals
 from ucma.paradigms.predictive_evidence import (
     check_prediction_metadata,
     live_states,
@@ -245,10 +246,11 @@ class LearningLoop(PrivacyGuard):
         confidence, status and successor, every learned strategy or pitfall's
         application count, successes, status, source trajectories, preconditions and
         failure modes, every world-model transition's confirmations, errors and
-        promotion, and every competence's attempts, successes, predictions and failure
-        modes. ``mismatches`` maps a memory, opinion, transition or competence id to
-        the first field that differs (empty: replay equals the live state). Changes
-        nothing."""
+        promotion, every competence's attempts, successes, predictions and failure
+        modes, and every goal's status, progress, subgoals, blocking_on and
+        last_worked. ``mismatches`` maps a memory, opinion, transition, competence or
+        goal id to the first field that differs (empty: replay equals the live state).
+        Changes nothing."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
@@ -258,6 +260,7 @@ class LearningLoop(PrivacyGuard):
                 records = storage.memories.list(scope, limit=2**62, include_archived=True)
                 opinions = storage.opinions.list(scope, limit=2**62)
                 live_transitions, live_competences = live_states(storage, scope)
+                goals = storage.goals.list(scope, limit=2**62)
             projection = replay_salience(events)
             salience = {i: {"outcome_adjustment": v} for i, v in projection.adjustments.items()}
             live_salience = {r.id: {"outcome_adjustment": r.outcome_adjustment} for r in records}
@@ -278,6 +281,7 @@ class LearningLoop(PrivacyGuard):
                 (rebuilt_strategies, live_strategies),
                 (_as_dicts(transitions), _as_dicts(live_transitions)),
                 (_as_dicts(competences), _as_dicts(live_competences)),
+                (replay_goals(events), {g.id: goal_state(g) for g in goals}),
             ):
                 projection.mismatches.update(differences(rebuilt, live))
             projection.opinions = len(rebuilt_opinions)

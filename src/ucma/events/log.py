@@ -11,8 +11,10 @@ counts). Two sources append them:
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
   statistics, procedure status changes), of conflict resolution (detected, resolved, superseded),
-  of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``)
-  and of the world model and self-model (``ucma.paradigms.predictive_evidence``).
+  of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``),
+  of the world model and self-model (``ucma.paradigms.predictive_evidence``)
+  and of goals (added, decomposed, progressed, suspended, resumed, abandoned, worked on:
+  ``ucma.engine.goals``; ``ucma.paradigms.goals.replay_goals`` folds them).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -85,6 +87,13 @@ class EventType(StrEnum):
     FAILURE_MODE_RECORDED = "self.failure_mode_recorded"
     COMPETENCE_IMPORTED = "self.competence_imported"
     COMPETENCE_ERASED = "self.competence_erased"
+    GOAL_ADDED = "goal.added"
+    GOAL_DECOMPOSED = "goal.decomposed"
+    GOAL_PROGRESSED = "goal.progressed"
+    GOAL_SUSPENDED = "goal.suspended"
+    GOAL_RESUMED = "goal.resumed"
+    GOAL_ABANDONED = "goal.abandoned"
+    GOAL_WORKED = "goal.worked"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,8 @@ tool                           what it does (``AsyncMemory`` method of that name
 ``simulate`` ...               world model and self-model: observe_transition,
                                transitions, record_competence, competences, introspect,
                                should_attempt, learning_priorities (predictive_tools)
+``add_goal`` ...               goals: add, list, decompose, progress, resume, abandon,
+                               anticipate, pursue (goal_tools)
 =============================  ================================================
 
 Python's ``remember`` is ``search`` without filters under the seed's name; MCP offers
@@ -58,6 +60,7 @@ import ucma
 from ucma.engine import AsyncMemory
 from ucma.errors import UserError
 from ucma.learning.records import OutcomeSignal
+from ucma.mcp.goal_tools import GOAL_TOOL_NAMES, add_goal_tools
 from ucma.mcp.knowledge_tools import KNOWLEDGE_TOOL_NAMES, add_knowledge_tools
 from ucma.mcp.loop_tools import LOOP_TOOL_NAMES, add_loop_tools
 from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
@@ -86,6 +89,7 @@ TOOL_NAMES = (
     *STRATEGY_TOOL_NAMES,
     *OPINION_TOOL_NAMES,
     *PREDICTIVE_TOOL_NAMES,
+    *GOAL_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -109,6 +113,10 @@ Long-term memory for this user, kept across conversations.
   caveat, ask the user for help, or decline; `introspect` answers "am I good at this?";
   `simulate` predicts what an action will lead to, and `observe_transition` records what
   it did.
+- `get_active_goals` says what the user is working towards, most important first;
+  `add_goal` records a new one (it comes back suspended, with the memories that
+  contradict it, when memory says it cannot go ahead: tell the user), `pursue_goal`
+  plans one and `update_progress` reports how far it got.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
   `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
@@ -492,4 +500,5 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     add_strategy_tools(server, memory, scope, _told_to_the_agent)
     add_opinion_tools(server, memory, scope, _told_to_the_agent)
     add_predictive_tools(server, memory, scope, _told_to_the_agent)
+    add_goal_tools(server, memory, scope, _told_to_the_agent)
     return server

@@ -34,6 +34,7 @@ import numpy as np
 from ucma.errors import ValidationError
 from ucma.events.log import Event
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
+from ucma.paradigms.goal_records import Goal, GoalStatus
 from ucma.paradigms.predictive_records import Competence, Transition
 from ucma.types import (
     ApiKey,
@@ -72,6 +73,7 @@ __all__ = [
     "EpisodicStore",
     "ErasureStore",
     "EventStore",
+    "GoalStore",
     "GraphStore",
     "KeyStore",
     "LearningStore",
@@ -1073,6 +1075,43 @@ class PredictiveStore(ABC):
         """How many transitions and competences the scope holds."""
 
 
+class GoalStore(ABC):
+    """Goals (seed 000's predictive paradigm) per scope, open and closed.
+
+    A goal's subgoals are goals whose ``parent_id`` is its id, listed in order in its
+    ``subgoals``; every change is also an event, written by the engine in the same
+    transaction.
+    """
+
+    @abstractmethod
+    def put(self, goals: Sequence[Goal]) -> None:
+        """Insert or overwrite goals (by id; an id held by another scope is refused
+        with ``ValidationError``)."""
+
+    @abstractmethod
+    def get(self, scope: Scope, goal_id: str) -> Goal | None: ...
+
+    @abstractmethod
+    def get_many(self, scope: Scope, goal_ids: Sequence[str]) -> dict[str, Goal]:
+        """The scope's goals among ``goal_ids``, by id (unknown ids left out)."""
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: Sequence[GoalStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Goal]:
+        """Goals of the scope, highest priority first, then nearest deadline (none
+        last), then oldest; optionally only those of ``statuses``."""
+
+    @abstractmethod
+    def count(self, scope: Scope) -> int:
+        """How many goals (any status) the scope holds."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -1093,6 +1132,7 @@ class Storage(ABC):
     erasure: ErasureStore
     opinions: OpinionStore
     predictive: PredictiveStore
+    goals: GoalStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -146,6 +146,7 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "id",
         ("capability", "capability_key", "bins", "failure_modes", "evidence"),
     ),
+    "goals": ("goals", "id", ("description", "blocking_on", "conflicts")),
     "decision_traces": (
         "decisions",
         "rowid",

@@ -935,3 +935,41 @@ def add_world_and_self_models(conn: sqlite3.Connection) -> None:
             END
             """
         )
+
+
+# -- migration 15: goals (issue 16) -----------------------------------------------
+
+
+@migrations.migration(15)
+def add_goals(conn: sqlite3.Connection) -> None:
+    """Goals (seed 000's predictive paradigm): one row per goal or subgoal (``parent_id``
+    points up, ``subgoals`` lists the children in order, JSON); ``blocking_on``,
+    ``conflicts`` (the memories that contradict it) and ``accepted`` (memory ids the
+    user resumed it despite) are JSON lists. Memory ids are not foreign keys: deleting
+    a memory leaves the goal, and the next check reads memory as it is."""
+    conn.execute(
+        """
+        CREATE TABLE goals (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            description TEXT NOT NULL,
+            priority REAL NOT NULL CHECK (priority >= 0 AND priority <= 1),
+            status TEXT NOT NULL
+                CHECK (status IN ('active', 'suspended', 'completed', 'abandoned')),
+            progress REAL NOT NULL CHECK (progress >= 0 AND progress <= 1),
+            deadline REAL,
+            parent_id TEXT,
+            subgoals TEXT NOT NULL DEFAULT '[]',
+            blocking_on TEXT NOT NULL DEFAULT '[]',
+            conflicts TEXT NOT NULL DEFAULT '[]',
+            accepted TEXT NOT NULL DEFAULT '[]',
+            origin TEXT NOT NULL CHECK (origin IN ('user', 'steps', 'rules', 'strategy', 'llm')),
+            last_worked REAL,
+            completed_at REAL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE INDEX goals_scope ON goals (user_id, agent_id, status, priority)")

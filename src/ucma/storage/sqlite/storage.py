@@ -17,6 +17,7 @@ from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
 from ucma.storage.sqlite.events import SQLiteEventStore
+from ucma.storage.sqlite.goals import SQLiteGoalStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
@@ -84,6 +85,7 @@ class SQLiteStorage(Storage):
         self.erasure = SQLiteErasureStore(self._db, self._index)
         self.opinions = SQLiteOpinionStore(self._db)
         self.predictive = SQLitePredictiveStore(self._db)
+        self.goals = SQLiteGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
