@@ -378,3 +378,59 @@ async def test_recall_reports_the_paradigms_its_query_needs(memory: AsyncMemory)
     assert result.explanation["paradigms"] == list(result.paradigms)
     asked = await memory.recall("What is the user's preferred language?")
     assert asked.paradigms == ("declarative",)
+
+
+async def test_anticipate_reads_the_self_model_when_it_has_attempts_of_the_task(
+    memory: AsyncMemory,
+) -> None:
+    goal = await memory.add_goal("Write the SQL queries for the revenue report")
+    # Neither attempts nor a strategy: a skill gap from the strategies' side.
+    [gap] = (await memory.anticipate(goal.id)).skill_gaps
+    assert (gap.reason, gap.estimate.source) == ("no_strategy", "strategies")
+    # Attempts of the capability the task names: the self-model answers, and a good
+    # record is no gap even without a strategy.
+    for success in (True, True, True, True, False):
+        await memory.record_competence("sql queries", success)
+    gaps = await memory.anticipate(goal.id)
+    assert gaps.skill_gaps == []
+    [estimate] = gaps.skills
+    assert (estimate.source, estimate.samples, estimate.strategy_id) == ("self_model", 5, None)
+    assert estimate.rate == pytest.approx(0.8)
+    introspection = await memory.introspect(goal.description)
+    assert estimate.lower_bound == pytest.approx(introspection.low) and introspection.low > 0
+    # More failures make it weak, by the self-model's count.
+    for _ in range(7):
+        await memory.record_competence("sql queries", False)
+    [weak] = (await memory.anticipate(goal.id)).skill_gaps
+    assert (weak.reason, weak.estimate.source, weak.estimate.samples) == (
+        "weak",
+        "self_model",
+        12,
+    )
+    assert weak.estimate.rate == pytest.approx(4 / 12)
+
+
+async def test_gaps_that_block_active_goals_are_learning_priorities(
+    memory: AsyncMemory,
+) -> None:
+    for _ in range(5):
+        await memory.record_competence("scheduling", False)
+    trip = await memory.add_goal(TRIP, priority=0.9)
+    hotel_only = await memory.add_goal("Reserve a hotel for the Japan trip", priority=0.3)
+    # Goals not pursued yet block nothing known.
+    assert [p.type for p in await memory.learning_priorities()] == ["weak_domain"]
+    plan = await memory.pursue_goal(trip.id)
+    await memory.pursue_goal(hotel_only.id)
+    priorities = await memory.learning_priorities(limit=100)
+    goal_gaps = {p.source["gap"]: p for p in priorities if p.type == "goal_gap"}
+    assert set(goal_gaps) == set(plan.goal.blocking_on) | set(
+        (await memory.get_goal(hotel_only.id)).blocking_on
+    )
+    hotel = goal_gaps["knowledge: hotel"]
+    assert hotel.impact == pytest.approx(0.9)  # the more important goal it blocks
+    assert set(hotel.source["goal_ids"]) == {trip.id, hotel_only.id}
+    assert priorities == sorted(priorities, key=lambda p: -p.impact)
+    # An abandoned goal blocks nothing.
+    await memory.abandon_goal(trip.id)
+    await memory.abandon_goal(hotel_only.id)
+    assert [p.type for p in await memory.learning_priorities()] == ["weak_domain"]

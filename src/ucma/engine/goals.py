@@ -12,10 +12,15 @@ contradicts it. The check is idempotent: it reads memory as it is and writes onl
 what changed, each change an event.
 
 **The competence seam.** Skill gaps need to know how well the agent does a task.
-``_task_competence`` is the one place that answers it; today from the success
-statistics of the strategy ``strategies_for`` ranks first (its success rate and
-the Wilson lower bound of it). A self-model that estimates competence per capability
-replaces that method's body and nothing else changes.
+``_task_competence`` is the one place that answers it: from the self-model
+(``introspect``: the capability the task names, its recorded attempts and the low end
+of their credible interval) when it holds attempts of that capability, else from the
+success statistics of the strategy ``strategies_for`` ranks first (its success rate
+and the Wilson lower bound of it).
+
+**Learning priorities.** ``learning_priorities`` (``ucma.engine.predictive``) also
+lists the gaps that block open goals: each knowledge or skill gap an active goal's
+last ``pursue_goal`` left in its ``blocking_on``, at the goal's priority.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from collections.abc import Sequence
 from ucma.config import LimitsConfig
 from ucma.engine.base import _enum
 from ucma.engine.goal_upkeep import check_goals, goal_event, known_topics, roll_up
-from ucma.engine.strategies import Strategies
+from ucma.engine.predictive import Predictive
 from ucma.errors import NotFoundError, ValidationError
 from ucma.events.log import EventType
 from ucma.memory_ids import new_memory_id
@@ -47,6 +52,7 @@ from ucma.paradigms.goals import (
     mentions,
     topics,
 )
+from ucma.paradigms.predictive_records import LearningPriority
 from ucma.storage.base import Storage
 from ucma.types import Scope
 from ucma.validation import check_content, check_fraction, check_id, check_limit, check_timestamp
@@ -58,9 +64,11 @@ logger = logging.getLogger(__name__)
 _MAX_STEPS = 12
 
 
-class Goals(Strategies):
+class Goals(Predictive):
     """add_goal, get_goal, goals, get_active_goals, decompose_goal, update_progress,
-    resume_goal, abandon_goal, anticipate, pursue_goal."""
+    resume_goal, abandon_goal, anticipate, pursue_goal; over the self-model, which
+    says how well the agent does a goal's tasks, and whose learning priorities gain
+    the gaps that block goals."""
 
     async def add_goal(
         self,
@@ -364,8 +372,10 @@ class Goals(Strategies):
         """What a goal needs that memory lacks (seed 000 ``anticipate``). Knowledge
         gaps: the things the goal and its open subgoals refer to that no memory
         mentions. Skill gaps: the tasks (its open subgoals without subgoals, or the
-        goal itself) memory has no strategy for, or whose best strategy has a poor
-        record (``GoalConfig.weak_below`` over ``min_samples`` applications)."""
+        goal itself) with a poor record (``GoalConfig.weak_below`` over
+        ``min_samples`` attempts in the self-model, or applications of the best
+        strategy when the self-model has no attempt of the task's capability), and
+        the tasks with neither a strategy nor such attempts."""
         scope = self._scope(user_id, agent_id)
         key = check_id(goal_id, "goal_id")
         await self._reconcile_goals(scope)
@@ -384,7 +394,7 @@ class Goals(Strategies):
         for task in tasks or [goal]:
             estimate = await self._task_competence(scope, task.description)
             skills.append(estimate)
-            if estimate.strategy_id is None:
+            if estimate.strategy_id is None and estimate.source != "self_model":
                 skill_gaps.append(SkillGap(task.description, task.id, "no_strategy", estimate))
             elif (
                 estimate.samples >= cfg.min_samples
@@ -458,21 +468,54 @@ class Goals(Strategies):
     # -- the competence seam ---------------------------------------------------------
 
     async def _task_competence(self, scope: Scope, task: str) -> SkillEstimate:
-        """How well the agent does ``task``: today the record of the strategy
-        ``strategies_for`` ranks first (a strategy or workflow at least
-        ``ProcedureConfig.has_strategy_relevance`` related). The self-model plugs in
-        here (module docstring)."""
-        matches = await self.strategies_for(
-            task, limit=5, user_id=scope.user_id, agent_id=scope.agent_id
-        )
+        """How well the agent does ``task``: the self-model's record of the capability
+        the task names (``introspect``) when it holds attempts of it (their success
+        rate and the low end of its credible interval), else the record of the
+        strategy ``strategies_for`` ranks first (a strategy or workflow at least
+        ``ProcedureConfig.has_strategy_relevance`` related). The strategy found is
+        named either way."""
+        kwargs = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        matches = await self.strategies_for(task, limit=5, **kwargs)
         floor = self.config.procedures.has_strategy_relevance
         usable = [m for m in matches if not m.is_pitfall and m.relevance >= floor]
+        strategy_id = usable[0].procedure.id if usable else None
+        known = await self.introspect(task, **kwargs)
+        if known.source == "self_model":
+            return SkillEstimate(
+                task, known.actual_rate, known.low, known.sample_size, strategy_id, "self_model"
+            )
         if not usable:
             return SkillEstimate(task, None, 0.0, 0, None)
         best = usable[0]
         applied = best.procedure.execution_count
         rate = best.procedure.success_count / applied if applied else None
-        return SkillEstimate(task, rate, best.lower_bound, applied, best.procedure.id)
+        return SkillEstimate(task, rate, best.lower_bound, applied, strategy_id)
+
+    def _priority_candidates(self, storage: Storage, scope: Scope) -> list[LearningPriority]:
+        """The self-model's candidates and the gaps that block active goals: each
+        knowledge or skill gap in a goal's ``blocking_on`` (left by ``pursue_goal``;
+        conflicts are the user's to settle, not something to learn), at the priority of
+        the most important goal it blocks (storage thread)."""
+        out = super()._priority_candidates(storage, scope)
+        blocked: dict[str, list[Goal]] = {}
+        active = storage.goals.list(
+            scope, statuses=[GoalStatus.ACTIVE], limit=self.config.goals.max_open
+        )
+        for goal in active:
+            for gap in goal.blocking_on:
+                if gap.startswith(("knowledge: ", "skill: ")):
+                    blocked.setdefault(gap, []).append(goal)
+        for gap, goals in blocked.items():
+            top = max(goals, key=lambda g: g.priority)
+            out.append(
+                LearningPriority(
+                    "goal_gap",
+                    f"Goal blocked: {top.description} needs {gap}",
+                    top.priority,
+                    {"gap": gap, "goal_ids": [g.id for g in goals]},
+                )
+            )
+        return out
 
     # -- helpers ---------------------------------------------------------------------
 

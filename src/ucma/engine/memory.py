@@ -55,8 +55,8 @@ __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
-    Predictive,
     Goals,
+    Predictive,
     Strategies,
     Opinions,
     EpisodeWrites,

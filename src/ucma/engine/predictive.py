@@ -500,8 +500,9 @@ class Predictive(Strategies, LearningLoop):
     ) -> builtins.list[LearningPriority]:
         """What to learn next, highest impact first (seed 000 pattern 4, top 10 by
         default): failure modes seen at least ``PredictiveConfig.recurring_failure_count``
-        times (impact 0.1 per occurrence, as in the seed) and weak domains (impact 1
-        minus the estimated accuracy)."""
+        times (impact 0.1 per occurrence, as in the seed), weak domains (impact 1
+        minus the estimated accuracy) and the knowledge and skill gaps that block
+        active goals (impact the goal's priority; ``ucma.engine.goals``)."""
         scope = self._scope(user_id, agent_id)
         count = check_limit(limit, 100)
         storage = await self._ready()

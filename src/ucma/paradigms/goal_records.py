@@ -121,10 +121,12 @@ class KnowledgeGap:
 
 @dataclass(frozen=True, slots=True)
 class SkillEstimate:
-    """How well the agent does a task, as far as memory can tell: the success rate
-    of the best strategy for it (``rate``, None before any application), the Wilson
-    lower bound of that rate, the applications behind it, the strategy, and the
-    source of the estimate (``strategies`` today)."""
+    """How well the agent does a task, as far as memory can tell: a success rate
+    (``rate``, None before any attempt), a lower bound of it, the attempts behind it,
+    the best strategy for the task (None without one), and the source of the estimate:
+    ``self_model`` (the self-model's attempts of the capability the task names; the
+    bound is the low end of the credible interval) or ``strategies`` (the best
+    strategy's applications; the bound is the Wilson lower bound)."""
 
     task: str
     rate: float | None
