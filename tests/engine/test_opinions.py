@@ -307,3 +307,27 @@ async def test_find_opinion_embeds_only_the_topic_however_many_opinions(
         assert found is not None and found.id == latest.id
         assert counting.texts == ["Alice's colour scheme in her code editor"]
         assert await memory.find_opinion("the quarterly tax filing deadline") is None
+
+
+async def test_replay_skips_the_events_forgetting_a_person_redacted(memory: AsyncMemory) -> None:
+    # Regression: replay raised KeyError on a redacted opinion.formed event.
+    await memory.retain("Dana Whitfield prefers oolong tea on Friday calls.", bank="opinion")
+    await memory.retain("The team prefers short standups.", bank="opinion", topic="standups")
+    kept = next(o for o in await memory.opinions() if o.holder != "Dana Whitfield")
+    await memory.reinforce_opinion(kept.id, evidence="Everyone left the long one early.")
+    await memory.add_goal("Plan Dana Whitfield's farewell lunch")
+    await memory.learn_from_trajectory(
+        "book the venue",
+        ["call the restaurant"],
+        False,
+        "Dana Whitfield's favourite place was closed",
+        domain="events",
+    )
+    before = await memory.replay()
+    assert before.mismatches == {} and before.opinions == 2
+    report = await memory.forget_person("Dana Whitfield")
+    assert report.counts["events_redacted"] >= 3  # the opinion, the goal, the pitfall
+    after = await memory.replay()
+    assert after.mismatches == {}
+    assert after.opinions == 1 and await memory.goals() == []
+    assert [o.id for o in await memory.opinions()] == [kept.id]

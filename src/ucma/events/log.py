@@ -50,6 +50,7 @@ __all__ = [
     "SalienceProjection",
     "StrategyState",
     "differences",
+    "is_redacted",
     "record",
     "replay_salience",
     "replay_strategies",
@@ -183,6 +184,13 @@ class SalienceProjection:
         return not self.mismatches
 
 
+def is_redacted(event: Event) -> bool:
+    """Whether forgetting a person redacted the event (its payload is then only
+    ``{"erased": true}``). Every replay skips such events: the records they told of
+    went with the person, and their other events name them by id only."""
+    return bool(event.payload.get("erased"))
+
+
 def replay_salience(events: Iterable[Event]) -> SalienceProjection:
     """Fold a scope's events (in ``seq`` order) into the salience projection."""
     adjustments: dict[str, float] = {}
@@ -190,6 +198,8 @@ def replay_salience(events: Iterable[Event]) -> SalienceProjection:
     last = 0
     for event in events:
         last = max(last, event.seq)
+        if is_redacted(event):
+            continue
         memory_id = str(event.payload.get("memory_id", ""))
         if event.type == EventType.MEMORY_STORED:
             adjustments[memory_id] = float(event.payload.get("outcome_adjustment", 0.0))
@@ -232,6 +242,8 @@ def replay_strategies(events: Iterable[Event]) -> dict[str, StrategyState]:
     """Fold a scope's events (in ``seq`` order) into each learned strategy's state."""
     states: dict[str, StrategyState] = {}
     for event in events:
+        if is_redacted(event):
+            continue
         payload = event.payload
         memory_id = str(payload.get("memory_id", ""))
         if event.type == EventType.STRATEGY_LEARNED:

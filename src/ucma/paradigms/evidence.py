@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ucma.config import OpinionConfig
-from ucma.events.log import Event, EventType, record
+from ucma.events.log import Event, EventType, is_redacted, record
 from ucma.paradigms.opinions import evolve, opinion_key, stance_of_change
 from ucma.serialization import opinion_to_dict
 from ucma.storage.base import Storage
@@ -356,6 +356,8 @@ def replay_opinions(events: Iterable[Event]) -> dict[str, dict[str, Any]]:
     with the live opinions."""
     state: dict[str, dict[str, Any]] = {}
     for event in events:
+        if is_redacted(event):  # its opinion named the person forgotten, and went too
+            continue
         payload = event.payload
         if event.type == EventType.OPINION_FORMED:
             o = payload["opinion"]

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ucma.events.log import Event, EventType
+from ucma.events.log import Event, EventType, is_redacted
 from ucma.paradigms.goal_records import Goal, GoalStatus
 from ucma.retrieval.terms import STOPWORDS, keyword_terms
 
@@ -254,6 +254,8 @@ def replay_goals(events: Iterable[Event]) -> dict[str, dict[str, Any]]:
     goals (``goal_state``)."""
     state: dict[str, dict[str, Any]] = {}
     for event in events:
+        if is_redacted(event):  # its goal named the person forgotten, and went too
+            continue
         payload = event.payload
         if event.type == EventType.GOAL_ADDED:
             g = payload["goal"]

@@ -33,7 +33,7 @@ from typing import Any
 
 from ucma.config import PredictiveConfig
 from ucma.errors import ValidationError
-from ucma.events.log import Event, EventType, record
+from ucma.events.log import Event, EventType, is_redacted, record
 from ucma.learning.records import DecisionTrace
 from ucma.paradigms.predictive_records import Competence, Transition
 from ucma.paradigms.self_model import with_attempt, with_failure_mode
@@ -354,9 +354,9 @@ def replay_predictive(
     transitions: dict[str, TransitionState] = {}
     competences: dict[str, CompetenceState] = {}
     for event in events:
-        p = event.payload
-        if p.get("erased"):  # redacted by forgetting a person: its record went too
+        if is_redacted(event):  # forgetting a person redacted it: its record went too
             continue
+        p = event.payload
         if event.type == EventType.TRANSITION_ERASED:
             transitions.pop(str(p["transition_id"]), None)
         elif event.type == EventType.COMPETENCE_ERASED:
