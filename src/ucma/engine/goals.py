@@ -55,7 +55,14 @@ from ucma.paradigms.goals import (
 from ucma.paradigms.predictive_records import LearningPriority
 from ucma.storage.base import Storage
 from ucma.types import Scope
-from ucma.validation import check_content, check_fraction, check_id, check_limit, check_timestamp
+from ucma.validation import (
+    check_content,
+    check_fraction,
+    check_id,
+    check_limit,
+    check_offset,
+    check_timestamp,
+)
 
 __all__ = ["Goals"]
 
@@ -153,8 +160,7 @@ class Goals(Predictive):
         scope = self._scope(user_id, agent_id)
         statuses = None if status is None else [_enum(GoalStatus, status, "status")]
         count = check_limit(limit, 10_000)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be an integer >= 0")
+        check_offset(offset)
         storage = await self._ready()
         found = await self._run(
             storage.goals.list, scope, statuses=statuses, limit=count, offset=offset

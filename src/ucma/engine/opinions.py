@@ -23,6 +23,7 @@ from ucma.validation import (
     check_fraction,
     check_id,
     check_limit,
+    check_offset,
     check_strings,
 )
 
@@ -219,8 +220,7 @@ class Opinions(EpisodeWrites, PrivacyGuard):
         ``include_replaced`` their history too."""
         scope = self._scope(user_id, agent_id)
         count = check_limit(limit, 10_000)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be an integer >= 0")
+        check_offset(offset)
         storage = await self._ready()
         status = None if include_replaced else OpinionStatus.CURRENT
         found = await self._run(

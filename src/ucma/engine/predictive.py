@@ -60,7 +60,7 @@ from ucma.types import (
     Scope,
     TrajectoryLearning,
 )
-from ucma.validation import check_content, check_fraction, check_limit
+from ucma.validation import check_content, check_fraction, check_limit, check_offset
 
 __all__ = ["Predictive"]
 
@@ -70,12 +70,6 @@ _WIDE = 0.3  # an accuracy interval wider than this earns a caveat
 _GAP = 0.1  # a calibration gap larger than this earns a caveat
 _EXPERIENCES = 10  # past experiences should_attempt reads (seed 000: limit=10)
 _STRATEGIES = 10
-
-
-def _offset(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError("offset must be an integer >= 0")
-    return value
 
 
 class Predictive(Strategies, LearningLoop):
@@ -145,7 +139,11 @@ class Predictive(Strategies, LearningLoop):
         count = check_limit(limit, 10_000)
         storage = await self._ready()
         found = await self._run(
-            storage.predictive.transitions, scope, action=verb, limit=count, offset=_offset(offset)
+            storage.predictive.transitions,
+            scope,
+            action=verb,
+            limit=count,
+            offset=check_offset(offset),
         )
         logger.info("transitions: %d (user=%s)", len(found), scope.user_id)
         return found
@@ -275,7 +273,7 @@ class Predictive(Strategies, LearningLoop):
         count = check_limit(limit, 10_000)
         storage = await self._ready()
         found = await self._run(
-            storage.predictive.competences, scope, limit=count, offset=_offset(offset)
+            storage.predictive.competences, scope, limit=count, offset=check_offset(offset)
         )
         logger.info("competences: %d (user=%s)", len(found), scope.user_id)
         return found
