@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import AgentOption, HomeOption, JsonOption, UserOption, show_work
+from ucma.cli.context import scoped_command
 from ucma.paradigms.goal_records import GoalStatus
 
 if TYPE_CHECKING:
@@ -21,10 +21,9 @@ GoalArgument = Annotated[str, typer.Argument(help="A goal's id.", show_default=F
 LimitOption = Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000, help="Most to show.")]
 
 
-def add_goal(
+async def add_goal(
+    memory: AsyncMemory,
     description: Annotated[str, typer.Argument(help="What is to be achieved.", show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
     priority: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="How much it matters, 0 to 1.")
     ] = 0.5,
@@ -34,181 +33,122 @@ def add_goal(
     parent: Annotated[
         str | None, typer.Option(help="Make it a subgoal of this goal id.", show_default=False)
     ] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Add a goal (suspended, with what contradicts it, when memory says it cannot go
     ahead)."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        goal = await memory.add_goal(
-            description, priority=priority, deadline=deadline, parent_id=parent
-        )
-        return goal_to_api_dict(goal)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    goal = await memory.add_goal(
+        description, priority=priority, deadline=deadline, parent_id=parent
+    )
+    return goal_to_api_dict(goal)
 
 
-def get_goal(
+async def get_goal(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Show one goal: status, progress, subgoals, blockers and conflicts."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return goal_to_api_dict(await memory.get_goal(goal_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return goal_to_api_dict(await memory.get_goal(goal_id))
 
 
-def goals(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def goals(
+    memory: AsyncMemory,
     status: Annotated[
         GoalStatus | None, typer.Option(help="Only goals of this status.", show_default=False)
     ] = None,
     limit: LimitOption = 100,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The goals, highest priority first, then the nearest deadline."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.goals(status=status, limit=limit)
-        return {"goals": [goal_to_api_dict(g) for g in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.goals(status=status, limit=limit)
+    return {"goals": [goal_to_api_dict(g) for g in found]}
 
 
-def get_active_goals(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def get_active_goals(
+    memory: AsyncMemory,
     limit: LimitOption = 100,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The active goals and subgoals, highest priority first, then the nearest deadline."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.get_active_goals(limit=limit)
-        return {"goals": [goal_to_api_dict(g) for g in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.get_active_goals(limit=limit)
+    return {"goals": [goal_to_api_dict(g) for g in found]}
 
 
-def decompose_goal(
+async def decompose_goal(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
     step: Annotated[
         list[str] | None,
         typer.Option(help="A subgoal, in order (repeatable); none: memory splits it."),
     ] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Split a goal into subgoals (once)."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.decompose_goal(goal_id, steps=step)
-        return {"goals": [goal_to_api_dict(g) for g in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.decompose_goal(goal_id, steps=step)
+    return {"goals": [goal_to_api_dict(g) for g in found]}
 
 
-def update_progress(
+async def update_progress(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
     progress: Annotated[
         float | None, typer.Option(min=0.0, max=1.0, help="The new progress, 1 when done.")
     ] = None,
     delta: Annotated[
         float | None, typer.Option(min=-1.0, max=1.0, help="A change of progress instead.")
     ] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Set (--progress) or move (--delta) a goal's progress; its parents follow."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.update_progress(goal_id, progress=progress, delta=delta)
-        return goal_to_api_dict(found)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.update_progress(goal_id, progress=progress, delta=delta)
+    return goal_to_api_dict(found)
 
 
-def resume_goal(
+async def resume_goal(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Pursue a suspended goal anyway: what contradicted it is accepted."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return goal_to_api_dict(await memory.resume_goal(goal_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return goal_to_api_dict(await memory.resume_goal(goal_id))
 
 
-def abandon_goal(
+async def abandon_goal(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Give a goal up, with its open subgoals (history kept)."""
     from ucma.serialization import goal_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return goal_to_api_dict(await memory.abandon_goal(goal_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return goal_to_api_dict(await memory.abandon_goal(goal_id))
 
 
-def anticipate(
+async def anticipate(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """What a goal needs that memory lacks: knowledge gaps and skill gaps."""
     from ucma.serialization import anticipation_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return anticipation_to_dict(await memory.anticipate(goal_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return anticipation_to_dict(await memory.anticipate(goal_id))
 
 
-def pursue_goal(
+async def pursue_goal(
+    memory: AsyncMemory,
     goal_id: GoalArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Plan a goal: its open subgoals as steps, each with its strategy and blockers."""
     from ucma.serialization import goal_plan_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return goal_plan_to_dict(await memory.pursue_goal(goal_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return goal_plan_to_dict(await memory.pursue_goal(goal_id))
 
 
 COMMANDS = (
@@ -227,5 +167,5 @@ COMMANDS = (
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in COMMANDS:
-        app.command(function.__name__.replace("_", "-"))(function)
+    for work in COMMANDS:
+        app.command(work.__name__.replace("_", "-"))(scoped_command(work))

@@ -9,14 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import (
-    AgentOption,
-    HomeOption,
-    JsonOption,
-    UserOption,
-    json_option,
-    show_work,
-)
+from ucma.cli.context import json_option, scoped_command
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -37,62 +30,44 @@ CapabilityOption = Annotated[
 LimitOption = Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000, help="Most to show.")]
 
 
-def observe_transition(
+async def observe_transition(
+    memory: AsyncMemory,
     action: ActionArgument,
     outcome: Annotated[str, typer.Argument(help="What happened.", show_default=False)],
-    user: UserOption,
     context: ContextOption = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Record that doing ACTION (while --context held) led to OUTCOME."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        conditions = json_option(context, "--context")
-        found = await memory.observe_transition(action, outcome, context=conditions)
-        return found.to_api_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    conditions = json_option(context, "--context")
+    found = await memory.observe_transition(action, outcome, context=conditions)
+    return found.to_api_dict()
 
 
-def transitions(
-    user: UserOption,
+async def transitions(
+    memory: AsyncMemory,
     action: Annotated[str | None, typer.Option(help="Only this action's.")] = None,
     limit: LimitOption = 100,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The world model's transitions, most observed first."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.transitions(action=action, limit=limit)
-        return {"transitions": [t.to_api_dict() for t in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.transitions(action=action, limit=limit)
+    return {"transitions": [t.to_api_dict() for t in found]}
 
 
-def simulate(
+async def simulate(
+    memory: AsyncMemory,
     action: ActionArgument,
-    user: UserOption,
     context: ContextOption = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """What doing ACTION (while --context holds) will lead to, with probabilities."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        result = await memory.simulate(action, json_option(context, "--context"))
-        return result.to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    result = await memory.simulate(action, json_option(context, "--context"))
+    return result.to_dict()
 
 
-def record_competence(
+async def record_competence(
+    memory: AsyncMemory,
     capability: Annotated[str, typer.Argument(help="The capability.", show_default=False)],
-    user: UserOption,
     success: Annotated[
         bool,
         typer.Option(
@@ -104,92 +79,61 @@ def record_competence(
         typer.Option(min=0.0, max=1.0, help="The success probability expected before."),
     ] = None,
     reason: Annotated[str | None, typer.Option(help="Why it failed.")] = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Record one attempt of CAPABILITY and whether it succeeded."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.record_competence(
-            capability, success, predicted=predicted, failure_reason=reason
-        )
-        return found.to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.record_competence(
+        capability, success, predicted=predicted, failure_reason=reason
+    )
+    return found.to_dict()
 
 
-def competences(
-    user: UserOption,
+async def competences(
+    memory: AsyncMemory,
     limit: LimitOption = 100,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The self-model: each capability's attempts, successes and failure modes."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"competences": [c.to_dict() for c in await memory.competences(limit=limit)]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"competences": [c.to_dict() for c in await memory.competences(limit=limit)]}
 
 
-def introspect(
+async def introspect(
+    memory: AsyncMemory,
     task: TaskArgument,
-    user: UserOption,
     capability: CapabilityOption = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Am I good at TASK? The estimated accuracy, its interval and the evidence."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return (await memory.introspect(task, capability=capability)).to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return (await memory.introspect(task, capability=capability)).to_dict()
 
 
-def should_attempt(
+async def should_attempt(
+    memory: AsyncMemory,
     task: TaskArgument,
-    user: UserOption,
     capability: CapabilityOption = None,
     action: Annotated[
         str | None, typer.Option(help="The action to simulate (default: the capability).")
     ] = None,
     context: ContextOption = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Attempt TASK, attempt it with a caveat, ask for help, or decline."""
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        advice = await memory.should_attempt(
-            task,
-            capability=capability,
-            action=action,
-            context=json_option(context, "--context"),
-        )
-        return advice.to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    advice = await memory.should_attempt(
+        task,
+        capability=capability,
+        action=action,
+        context=json_option(context, "--context"),
+    )
+    return advice.to_dict()
 
 
-def learning_priorities(
-    user: UserOption,
+async def learning_priorities(
+    memory: AsyncMemory,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Most to show.")] = 10,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """What to learn next, highest impact first."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.learning_priorities(limit=limit)
-        return {"priorities": [p.to_dict() for p in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.learning_priorities(limit=limit)
+    return {"priorities": [p.to_dict() for p in found]}
 
 
 COMMANDS = (
@@ -206,5 +150,5 @@ COMMANDS = (
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in COMMANDS:
-        app.command(function.__name__.replace("_", "-"))(function)
+    for work in COMMANDS:
+        app.command(work.__name__.replace("_", "-"))(scoped_command(work))
