@@ -6,6 +6,7 @@ contradicts a goal and resumption when it no longer does, anticipate, pursue_goa
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -434,3 +435,22 @@ async def test_gaps_that_block_active_goals_are_learning_priorities(
     await memory.abandon_goal(trip.id)
     await memory.abandon_goal(hotel_only.id)
     assert [p.type for p in await memory.learning_priorities()] == ["weak_domain"]
+
+
+async def test_replay_names_a_goal_and_a_competence_changed_without_their_events(
+    memory: AsyncMemory,
+) -> None:
+    goal = await memory.add_goal("Renew the passport before the Japan trip")
+    competence = await memory.record_competence("paperwork", True)
+    assert (await memory.replay()).mismatches == {}
+    storage = await memory._ready()
+    with storage.transaction():  # writes that forget their events
+        storage.goals.put([replace(goal, progress=0.4)])
+        storage.predictive.put_competences([replace(competence, attempts=3, successes=3)])
+    mismatches = (await memory.replay()).mismatches
+    assert set(mismatches) == {goal.id, competence.id}
+    assert (mismatches[goal.id].field, mismatches[goal.id].live) == ("progress", 0.4)
+    assert (mismatches[competence.id].field, mismatches[competence.id].replayed) == (
+        "attempts",
+        1,
+    )
