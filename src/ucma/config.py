@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ConfigError
+from ucma.lru import SCOPES_IN_MEMORY
 from ucma.privacy.kinds import ContentKind
 
 if TYPE_CHECKING:
@@ -737,9 +738,18 @@ class LimitsConfig:
     max_import_line_bytes: int = 4 * 1024 * 1024
     max_import_lines: int = 10_000_000
     max_blank_lines: int = 1_000
+    # Scopes whose in-process state one engine keeps (ucma.lru): working memory, the
+    # current session, the names and standing instructions read for routing, and the
+    # search caches (vectors and keyword postings). Past it the least recently used
+    # scope's state is dropped and rebuilt from storage on its next use; its working
+    # memory starts empty and its next observation opens a new session, as after a
+    # restart (docs/isolation.md, "Memory").
+    max_scopes_in_memory: int = SCOPES_IN_MEMORY
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.max_scopes_in_memory < 1:
+            raise ConfigError("LimitsConfig.max_scopes_in_memory must be at least 1")
         if self.max_json_depth < 8:
             raise ConfigError("LimitsConfig.max_json_depth must be at least 8 (a record nests 4)")
 

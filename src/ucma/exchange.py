@@ -15,7 +15,12 @@ edges, then the decisions, conflicts, review flags, supersessions and graph impo
 neither side ever holds a whole scope in memory: export reads the store a page at a time,
 import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the lines in
 any order after the header and the vault lines (older files put every retention line at
-the end); vault lines, the originals of the scope's tokens sealed with a transfer key,
+the end). Memories are written in the order the store received them and imported in file
+order, so the keyword context of an episode (its session's preceding episode when it was
+stored, ``ucma.storage.sqlite.search_context``) is the same in both stores when episodes
+share a timestamp; an import writes each chunk's episodes as one batch, so a session told
+out of time order (an older turn stored after a newer one) is read in time order there.
+Vault lines, the originals of the scope's tokens sealed with a transfer key,
 are written only when the caller asks for them (``ucma.exchange_vault``).
 
 Archived memories are exported too. Vectors travel with their records so an import needs
@@ -133,9 +138,12 @@ class ExportPage:
 
 
 def export_page(storage: Storage, scope: Scope, offset: int, size: int = CHUNK) -> ExportPage:
-    """Lines for the records ``[offset, offset + size)`` of the scope (archived included)."""
+    """Lines for the records ``[offset, offset + size)`` of the scope (archived included),
+    in the order the store received them, which an import then repeats."""
     with storage.transaction():  # one consistent view of the records and their vectors
-        records = storage.memories.list(scope, limit=size, offset=offset, include_archived=True)
+        records = storage.memories.list(
+            scope, limit=size, offset=offset, include_archived=True, in_insertion_order=True
+        )
         ids = [r.id for r in records]
         vectors = storage.memories.vectors(scope, ids)
         states = storage.retention.get_many(scope, ids)

@@ -161,6 +161,11 @@ def test_session_returns_its_episodes_oldest_first(storage, timeline) -> None:
     odd = storage.episodes.session(ALICE, "s-odd")
     assert ids(odd) == ["ep-start", "ep-edge", "ep-next2", "ep-day3"]
     assert storage.episodes.session(ALICE, "no-such-session") == []
+    # Its newest live episode: the latest timestamp (the last stored among equals).
+    assert storage.episodes.last_of_session(ALICE, "s-odd") == "ep-day3"
+    storage.memories.set_archived(ALICE, ["ep-day3"], 1.0)
+    assert storage.episodes.last_of_session(ALICE, "s-odd") == "ep-next2"
+    assert storage.episodes.last_of_session(ALICE, "no-such-session") is None
 
 
 def test_stats_count_tiers_and_buckets(storage, make, timeline) -> None:

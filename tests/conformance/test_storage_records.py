@@ -139,6 +139,14 @@ def test_list_orders_by_creation_then_id_and_filters(storage, make) -> None:
     assert storage.memories.list(ALICE, kind=MemoryKind.LEARNING, include_archived=True) == [
         archived
     ]
+    # In the order the store received them (an export's order), paged the same way.
+    received = [late.id, "b-same", "a-same", early.id, archived.id]
+    assert [
+        r.id for r in storage.memories.list(ALICE, include_archived=True, in_insertion_order=True)
+    ] == received
+    assert [
+        r.id for r in storage.memories.list(ALICE, limit=2, offset=1, in_insertion_order=True)
+    ] == received[1:3]
 
 
 def test_count_has_every_kind(storage, make) -> None:

@@ -56,6 +56,7 @@ def test_reads_never_return_another_scopes_records(storage, make, theirs) -> Non
     assert storage.episodes.time_range(ALICE, 0, 2 * make.t0, include_archived=True) == []
     assert storage.episodes.expired_short_term(ALICE, 2 * make.t0) == []
     assert storage.episodes.session(ALICE, "shared-session") == []
+    assert storage.episodes.last_of_session(ALICE, "shared-session") is None
     assert storage.facts.about(ALICE, "kettle", include_archived=True) == []
     assert storage.facts.traverse(ALICE, "kettle") == []
     assert storage.procedures.find_by_tags(ALICE, ["refund", "billing"]) == []

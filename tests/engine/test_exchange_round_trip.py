@@ -98,6 +98,21 @@ async def populate(memory: AsyncMemory, clock: SimulatedClock) -> dict[str, str]
         status="active",
     )
     await memory.record_procedure_outcome(procedure.id, True)
+    # A strategy, a pitfall and two retained memories of one instant (the ranking
+    # depends on their order of insertion, which the import repeats).
+    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
+    await memory.learn_from_trajectory(
+        "Deploy the billing service", ["run the migrations", "roll out"], True,
+        domain="deploy", context=site,
+    )  # fmt: skip
+    await memory.learn_from_trajectory(
+        "Deploy the billing service again", ["skip the canary"], False,
+        "'skip the canary' failed: error rate", domain="deploy", context=site,
+    )  # fmt: skip
+    await memory.retain(
+        "Maya prefers window seats on long train rides.", bank="opinion", topic="train seat"
+    )
+    await memory.retain("The office Wi-Fi moved to the 5 GHz band.", bank="world")
     lesson = await memory.learn(
         "Check the freeze calendar before deploying.", applicability=["deploy"]
     )
@@ -241,3 +256,39 @@ async def test_one_export_carries_opinions_banks_strategies_and_the_vault(
             str(without(asdict(o), *apart)) for o in opinions
         )
         assert await copy.reveal(token) == "ana.ribeiro@example.org"
+
+
+async def test_turns_of_one_instant_keep_their_keyword_context_through_a_round_trip(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # Eight turns of one session told at the same instant: each turn's keyword context
+    # is the turn the store received before it, so an import must write them in that
+    # order, whatever order their (random) ids sort in.
+    turns = [
+        f"Note {word}: the {word} crate is stored on shelf {i}."
+        for i, word in enumerate(
+            ["amber", "birch", "cobalt", "dune", "ember", "fjord", "garnet", "harbor"]
+        )
+    ]
+    questions = [f"Which shelf holds the {word} crate?" for word in ("birch", "dune", "garnet")]
+    questions += ["Where is the cobalt crate?", "What is on shelf 6?"]
+    clock = SimulatedClock()
+
+    def ranked(hits: list[Any]) -> list[tuple[str, float, float]]:
+        return [(h.id, h.score, h.channels.get("keyword", 0.0)) for h in hits]
+
+    async with AsyncMemory(
+        tmp_path / "a.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as source:
+        at = clock.now() - 3_600
+        for text in turns:
+            await source.observe(text, timestamp=at, session_id="ses_inventory")
+        await source.export_jsonl(tmp_path / "maya.jsonl")
+        before = [ranked(await source.remember(q, limit=5)) for q in questions]
+    async with AsyncMemory(
+        tmp_path / "b.db", user_id="maya", embedder=local_embedder, clock=clock
+    ) as copy:
+        await copy.import_jsonl(tmp_path / "maya.jsonl")
+        after = [ranked(await copy.remember(q, limit=5)) for q in questions]
+    assert all(hits for hits in before)
+    assert after == before

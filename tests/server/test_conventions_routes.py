@@ -41,6 +41,16 @@ async def test_add_search_update_history_delete_all(local: httpx.AsyncClient) ->
         json={"user_id": "alice", "query": "food", "filters": {"topic": "travel"}},
     )
     assert none.json()["results"] == []
+    # The schema states the engine's bound on limit (1 to 100), so a larger one is a 422
+    # from the request's validation and the document says why.
+    too_many = await local.post(
+        "/v1/memories/search", json={"user_id": "alice", "query": "food", "limit": 101}
+    )
+    assert too_many.status_code == 422
+    schema = (await local.get("/openapi.json")).json()["components"]["schemas"]
+    assert {"type": "integer", "minimum": 1, "maximum": 100} in schema["SearchRequest"][
+        "properties"
+    ]["limit"]["anyOf"]
 
     listed = (await local.get("/v1/memories", params={"user_id": "alice", "limit": 1})).json()
     assert listed["limit"] == 1 and listed["next_offset"] == 1 and listed["total"] >= 3

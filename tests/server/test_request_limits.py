@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -207,3 +210,38 @@ async def test_freed_memory_is_trimmed_when_the_last_request_ends() -> None:
 def test_trimming_can_be_turned_off() -> None:
     guard = RequestLimits(HeldApp(), ServiceConfig(trim_memory_when_idle=False), 64)
     assert guard.idle_trim is None
+
+
+_MMAPPED_AFTER_A_LARGER_FREE = """
+import ctypes, sys
+from ucma.server.trim import limit_arenas
+
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = Info
+if sys.argv[1] == "limited":
+    assert limit_arenas()
+big = bytearray(8 * 1024 * 1024)  # freed below: glibc's own threshold rises past 8 MiB
+del big
+before = libc.mallinfo2().hblks
+buffer = bytearray(1024 * 1024)
+print(libc.mallinfo2().hblks - before)
+"""
+
+
+@pytest.mark.parametrize(("mode", "mapped"), [("limited", "1"), ("default", "0")])
+def test_with_limited_arenas_a_large_buffer_is_a_mapping_of_its_own(mode: str, mapped: str) -> None:
+    if malloc_trim() is None:
+        pytest.skip("this C library is not glibc")
+    out = subprocess.run(
+        [sys.executable, "-c", _MMAPPED_AFTER_A_LARGER_FREE, mode],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    ).stdout
+    assert out.strip() == mapped

@@ -238,6 +238,7 @@ def serve(
 
         from ucma.server import create_app
         from ucma.server.protocol import header_deadline_protocol
+        from ucma.server.trim import limit_arenas
     except ImportError as exc:
         fail(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
@@ -283,6 +284,8 @@ def serve(
             body_idle_timeout=body_timeout / 3,
             max_concurrent_requests=max_concurrent_requests,
         )
+        if limits.trim_memory_when_idle:
+            limit_arenas()  # before any thread of the service allocates (ucma.server.trim)
         app_ = create_app(
             home=home_folder(home),
             require_keys=require_keys,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -20,6 +19,7 @@ import numpy as np
 
 from ucma.embeddings.base import Embedder, check_embeddings
 from ucma.errors import ConfigError, EmbeddingError, StorageError
+from ucma.lru import LruMap
 
 __all__ = ["CacheStats", "CachedEmbedder", "EmbeddingCacheStore", "text_hash"]
 
@@ -98,7 +98,7 @@ class CachedEmbedder(Embedder):
         self.store = store
         self.write_batch = write_batch
         self._unsaved: dict[str, np.ndarray] = {}
-        self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lru: LruMap[str, np.ndarray] = LruMap(max(max_size, 1))
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
@@ -183,11 +183,8 @@ class CachedEmbedder(Embedder):
                 vector = self._lru.get(key)
                 if vector is None:
                     vector = self._unsaved.get(key)
-                    if vector is not None:
-                        found[key] = vector
-                    continue
-                self._lru.move_to_end(key)
-                found[key] = vector
+                if vector is not None:
+                    found[key] = vector
             self._hits += len(found)
             self._misses += len(distinct) - len(found)
         return found
@@ -216,12 +213,8 @@ class CachedEmbedder(Embedder):
 
     def _remember(self, key: str, vector: np.ndarray) -> None:
         """Insert into the LRU and evict the least recently used; caller holds the lock."""
-        if self.max_size == 0:
-            return
-        self._lru[key] = vector
-        self._lru.move_to_end(key)
-        while len(self._lru) > self.max_size:
-            self._lru.popitem(last=False)
+        if self.max_size:
+            self._lru[key] = vector
 
 
 def _frozen(vector: np.ndarray) -> np.ndarray:

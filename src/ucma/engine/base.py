@@ -11,11 +11,13 @@ failure at any step leaves nothing half-written.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import functools
 import logging
 import os
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, Self, TypeVar
@@ -30,6 +32,7 @@ from ucma.embeddings import CachedEmbedder, Embedder, EmbedderLike, TokenCounter
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
+from ucma.lru import LruMap
 from ucma.memory.retention import initial_stability
 from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
@@ -49,6 +52,14 @@ R = TypeVar("R")
 
 def _new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
+
+
+@dataclasses.dataclass(slots=True)
+class _ScopeLock:
+    """A scope's sleep-cycle lock and how many tasks hold or await it."""
+
+    lock: asyncio.Lock = dataclasses.field(default_factory=asyncio.Lock)
+    users: int = 0
 
 
 class EngineBase:
@@ -93,7 +104,7 @@ class EngineBase:
         self._consolidation: asyncio.Task[SleepReport | None] | None = None
         self._consolidations: dict[Scope, asyncio.Task[SleepReport | None]] = {}
         self._consolidate_again: set[Scope] = set()
-        self._cycle_locks: dict[Scope, asyncio.Lock] = {}
+        self._cycle_locks: dict[Scope, _ScopeLock] = {}
         self._gardener_owner = _new_id("gardener")
         # Any object with model_id, dimension and embed() will do: a non-Embedder is
         # wrapped so its vectors get the same shape/NaN/zero checks (ucma.embeddings.base).
@@ -109,14 +120,20 @@ class EngineBase:
         self._closed = False
         self.sensory = SensoryBuffer(self.config.sensory.capacity, clock=self.clock)
         self._tokens = TokenCounter()
-        self._working: dict[Scope, WorkingMemory] = {}
-        self._sessions: dict[Scope, str] = {}
-        self._last_episode: dict[tuple[Scope, str], str] = {}
+        # State of the scopes used lately, each map holding max_scopes_in_memory of
+        # them (any caller may name a new scope; ucma.lru). A scope dropped from one
+        # comes back as after a restart: an empty working memory, a new session on its
+        # next observation without a session_id, the last episode of a named session
+        # read from storage (for its followed_by edge), names and instructions re-read.
+        scopes = self.config.limits.max_scopes_in_memory
+        self._working: LruMap[Scope, WorkingMemory] = LruMap(scopes)
+        self._sessions: LruMap[Scope, str] = LruMap(scopes)
+        self._last_episode: LruMap[tuple[Scope, str], str] = LruMap(scopes)
         # The people each scope's episodes involve, for the router (see _known_names).
-        self._names: dict[Scope, list[str]] = {}
+        self._names: LruMap[Scope, list[str]] = LruMap(scopes)
         # Each scope's standing instructions, read on its first recall and kept up
         # to date by this engine's observations (see Retrieval._condition_cosines).
-        self._instructions: dict[Scope, Instructions] = {}
+        self._instructions: LruMap[Scope, Instructions] = LruMap(scopes)
 
     # -- lifecycle ----------------------------------------------------------------
 
@@ -149,6 +166,7 @@ class EngineBase:
             self.path,
             dimension=self._inner_embedder.dimension,
             ann=self.config.retrieval.ann_settings(),
+            cached_scopes=self.config.limits.max_scopes_in_memory,
         )
 
     async def close(self) -> None:
@@ -180,9 +198,22 @@ class EngineBase:
             if self._owns_embedder:
                 await self._inner_embedder.aclose()
 
-    def _cycle_lock(self, scope: Scope) -> asyncio.Lock:
-        """The lock every sleep cycle of ``scope`` holds while it runs."""
-        return self._cycle_locks.setdefault(scope, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def _cycle_lock(self, scope: Scope) -> AsyncIterator[None]:
+        """Hold the lock every sleep cycle of ``scope`` holds while it runs. A scope's
+        lock exists while it is held or awaited only (event loop only), so the scopes
+        a process has slept cost nothing once their cycles are over."""
+        entry = self._cycle_locks.get(scope)
+        if entry is None:
+            entry = self._cycle_locks[scope] = _ScopeLock()
+        entry.users += 1
+        try:
+            async with entry.lock:
+                yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0:
+                del self._cycle_locks[scope]
 
     async def __aenter__(self) -> Self:
         return await self.open()

@@ -411,17 +411,28 @@ class EpisodeWrites(EngineBase):
         )
 
     def _session_edges(
-        self, scope: Scope, batch: Sequence[_Prepared], merged: Mapping[str, str]
+        self,
+        storage: Storage,
+        scope: Scope,
+        batch: Sequence[_Prepared],
+        merged: Mapping[str, str],
     ) -> list[GraphEdge]:
         """``followed_by`` edges between consecutive episodes of a session (a merged
-        duplicate stands for the episode it reinforced)."""
+        duplicate stands for the episode it reinforced). The episode a session's
+        first item follows is the last this engine stored in it, or, when the engine
+        has not seen the session lately (``_last_episode`` keeps the recent ones), the
+        session's newest in storage (storage thread)."""
         weight = self.config.graph.session_edge_weight
-        last: dict[tuple[Scope, str], str] = {}
+        last: dict[tuple[Scope, str], str | None] = {}
         edges = []
         for p in batch:
             key = (scope, p.session_id)
             current = merged.get(p.id, p.id)
-            previous = last.get(key) or self._last_episode.get(key)
+            if key not in last:
+                last[key] = self._last_episode.get(key) or storage.episodes.last_of_session(
+                    scope, p.session_id
+                )
+            previous = last[key]
             if previous is not None and previous != current:
                 edges.append(GraphEdge(previous, current, "followed_by", weight, p.timestamp))
             last[key] = current
@@ -487,7 +498,7 @@ class EpisodeWrites(EngineBase):
         keep = [i for i, p in enumerate(all_items) if p.id not in merged]
         batch = [all_items[i] for i in keep]
         vectors = all_vectors[keep]
-        edges = self._session_edges(scope, all_items, merged)
+        edges = self._session_edges(storage, scope, all_items, merged)
         episodes = [self._episode(scope, p, now) for p in batch]
         statements = self._statements(all_items, all_vectors, merged, fact_vectors, scope, now)
         with storage.transaction():

@@ -34,8 +34,6 @@ __all__ = ["Retrieval"]
 
 logger = logging.getLogger(__name__)
 
-_NAME_SCOPES = 10_000  # scopes whose names (and standing instructions) are kept for routing
-
 
 class Retrieval(EngineBase):
     """remember, recall and prepare_search."""
@@ -257,8 +255,6 @@ class Retrieval(EngineBase):
             found = await self._run(conditions_in, storage, scope)
             instructions = Instructions()
             await self._add_instructions(instructions, found)
-            if len(self._instructions) >= _NAME_SCOPES:
-                self._instructions.clear()
             self._instructions[scope] = instructions
         return instructions.cosines(vector)
 
@@ -288,8 +284,6 @@ class Retrieval(EngineBase):
         writes drop the scope's names, so its next recall reads them first.
         """
         names = storage.episodes.participants(scope)
-        if len(self._names) >= _NAME_SCOPES:
-            self._names.clear()
         self._names[scope] = names
         return names
 

@@ -201,8 +201,12 @@ class MemoryCatalog(ABC):
         limit: int = 100,
         offset: int = 0,
         include_archived: bool = False,
+        in_insertion_order: bool = False,
     ) -> list[MemoryRecord]:
-        """Records ordered by creation time (oldest first), then id."""
+        """Records ordered by creation time (oldest first), then id; with
+        ``in_insertion_order``, in the order the store received them (what an export
+        follows, so an import writes them in the same order: equal timestamps then
+        break ties the same way in both stores)."""
 
     @abstractmethod
     def count(self, scope: Scope, *, include_archived: bool = False) -> dict[MemoryKind, int]:
@@ -346,6 +350,11 @@ class EpisodicStore(ABC):
     @abstractmethod
     def session(self, scope: Scope, session_id: str) -> list[Episode]:
         """Episodes of one session, oldest first."""
+
+    @abstractmethod
+    def last_of_session(self, scope: Scope, session_id: str) -> str | None:
+        """The id of the session's newest live episode (latest timestamp, then the
+        last stored), None when the session has none."""
 
     @abstractmethod
     def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:

@@ -13,7 +13,15 @@ from ucma import serialization
 from ucma.engine.conventions import MAX_FILTER_KEYS
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.routes.memories import MemoryId, ObservationResponse, StoreStep
-from ucma.server.schemas import AgentQuery, Identifier, JsonObject, ScopedBody, Text, UserQuery
+from ucma.server.schemas import (
+    AgentQuery,
+    Identifier,
+    JsonObject,
+    ResultLimit,
+    ScopedBody,
+    Text,
+    UserQuery,
+)
 
 __all__ = ["router"]
 
@@ -97,7 +105,7 @@ class SearchRequest(ScopedBody):
         "matching memory is ranked by meaning, so none is missed.",
     )
     run_id: Identifier | None = Field(default=None, description='Shorthand for {"run_id": ...}.')
-    limit: int | None = Field(default=None, ge=1, description="Most results (default 10).")
+    limit: ResultLimit | None = Field(default=None, description="Most results (default 10).")
 
 
 class SearchResponse(BaseModel):

@@ -81,6 +81,7 @@ class SQLiteMemoryCatalog(MemoryCatalog):
         limit: int = 100,
         offset: int = 0,
         include_archived: bool = False,
+        in_insertion_order: bool = False,
     ) -> builtins.list[MemoryRecord]:
         if limit <= 0:
             return []
@@ -91,7 +92,8 @@ class SQLiteMemoryCatalog(MemoryCatalog):
             params.append(MemoryKind(kind).value)
         if not include_archived:
             sql.append("AND archived_at IS NULL")
-        sql.append("ORDER BY created_at, id LIMIT ? OFFSET ?")
+        sql.append("ORDER BY seq" if in_insertion_order else "ORDER BY created_at, id")
+        sql.append("LIMIT ? OFFSET ?")
         params += [limit, max(offset, 0)]
         with self._db.read() as conn:
             rows = conn.execute(" ".join(sql), params).fetchall()

@@ -206,6 +206,17 @@ class SQLiteEpisodicStore(EpisodicStore):
             (scope.user_id, scope.agent_id, session_id),
         )
 
+    def last_of_session(self, scope: Scope, session_id: str) -> str | None:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq"
+                " WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ?"
+                + _LIVE
+                + " ORDER BY t.timestamp DESC, t.seq DESC LIMIT 1",
+                (scope.user_id, scope.agent_id, session_id),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
         ids = list(dict.fromkeys(episode_ids))
         if not ids:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import AnnSettings
 from ucma.types import Scope
 
@@ -123,7 +124,8 @@ class HnswBuilder:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._failed: dict[Scope, float] = {}  # scope -> time.monotonic() of its last failure
+        # scope -> time.monotonic() of its last failure, for the scopes that failed lately
+        self._failed: LruMap[Scope, float] = LruMap(SCOPES_IN_MEMORY)
 
     @property
     def busy(self) -> bool:

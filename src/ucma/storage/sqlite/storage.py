@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 from ucma.errors import StorageError, ValidationError
+from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
@@ -47,7 +48,9 @@ class SQLiteStorage(Storage):
     that the file was created for embeddings of ``dimension`` dimensions; a
     file made for another dimension is refused with ``StorageError``, since
     its vectors cannot be compared with the caller's. The parent directory
-    must exist. ``ann`` sets when a scope's dense search turns approximate.
+    must exist. ``ann`` sets when a scope's dense search turns approximate;
+    ``cached_scopes`` how many scopes' search caches stay loaded (the least
+    recently searched beyond it are dropped and reloaded when next searched).
 
     Several ``SQLiteStorage`` objects (in one process or several) may open
     the same file: writes serialise on SQLite's write lock, and each object's
@@ -55,7 +58,12 @@ class SQLiteStorage(Storage):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, dimension: int, ann: AnnSettings = DEFAULT_ANN
+        self,
+        path: str | os.PathLike[str],
+        *,
+        dimension: int,
+        ann: AnnSettings = DEFAULT_ANN,
+        cached_scopes: int = SCOPES_IN_MEMORY,
     ) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise ValidationError(f"dimension must be a positive integer, got {dimension!r}")
@@ -66,7 +74,7 @@ class SQLiteStorage(Storage):
             self._db.close()
             raise
         self.dimension = dimension
-        self._index = VectorIndex(self._db, dimension, ann)
+        self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
         rows = MemoryRows(self._index, dimension)
         self.memories = SQLiteMemoryCatalog(self._db, self._index)
         self.episodes = SQLiteEpisodicStore(self._db, rows)

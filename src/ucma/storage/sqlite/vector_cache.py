@@ -25,10 +25,13 @@ from ucma.storage.sqlite.hnsw import HnswIndex
 from ucma.storage.sqlite.keyword_cache import ScopeTerms
 from ucma.types import MemoryKind
 
-__all__ = ["BLOCK_ROWS", "SCORE_ROWS", "ScopeVectors"]
+__all__ = ["BLOCK_ROWS", "FIRST_TAIL_ROWS", "SCORE_ROWS", "ScopeVectors"]
 
 BLOCK_ROWS = 4096
 """Rows per appendable block; larger appends become blocks of their own."""
+
+FIRST_TAIL_ROWS = 16
+"""Rows of a scope's first tail (see ``ScopeVectors._make_room``)."""
 
 SCORE_ROWS = 1024
 """Rows per matrix-vector product when scoring (see ``ScopeVectors.scores``)."""
@@ -63,6 +66,11 @@ class ScopeVectors:
     def live_count(self) -> int:
         return self.n - self.dead
 
+    @property
+    def vector_bytes(self) -> int:
+        """Bytes the vectors take, the tail's unused room included."""
+        return sum(block.nbytes for block in self._blocks) + self._tail.nbytes
+
     # -- growth ------------------------------------------------------------------
 
     def _reserve(self, needed: int) -> None:
@@ -82,6 +90,26 @@ class ScopeVectors:
             self._blocks.append(rows if 2 * self._tail_n >= len(self._tail) else rows.copy())
         self._tail = np.empty((0, self.dimension), dtype=np.float32)
         self._tail_n = 0
+
+    def _make_room(self, count: int) -> None:
+        """Room in the tail for ``count`` (< ``BLOCK_ROWS``) more rows. A first tail
+        starts at ``FIRST_TAIL_ROWS`` and doubles up to a block, so a small scope
+        costs kilobytes rather than a whole block (6 MB at 384 dimensions): each
+        tenant's scope has a cache of its own. A full block-sized tail becomes a block."""
+        needed = self._tail_n + count
+        capacity = len(self._tail)
+        if needed <= capacity:
+            return
+        if needed <= BLOCK_ROWS and not self._blocks:
+            grown = np.empty(
+                (min(BLOCK_ROWS, max(needed, 2 * capacity, FIRST_TAIL_ROWS)), self.dimension),
+                dtype=np.float32,
+            )
+            grown[: self._tail_n] = self._tail[: self._tail_n]
+            self._tail = grown
+            return
+        self._seal_tail()
+        self._tail = np.empty((BLOCK_ROWS, self.dimension), dtype=np.float32)
 
     def append(
         self,
@@ -106,9 +134,7 @@ class ScopeVectors:
             self._seal_tail()
             self._blocks.append(matrix)
         else:
-            if self._tail_n + count > len(self._tail):
-                self._seal_tail()
-                self._tail = np.empty((BLOCK_ROWS, self.dimension), dtype=np.float32)
+            self._make_room(count)
             self._tail[self._tail_n : self._tail_n + count] = matrix
             self._tail_n += count
         self._reserve(self.n + count)

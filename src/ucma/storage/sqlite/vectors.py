@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ucma.errors import StorageError, ValidationError
+from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.hnsw import HnswBuilder, HnswIndex, needs_build
@@ -104,15 +105,28 @@ class _Pending:
 
 class VectorIndex:
     """Per-scope vector caches of one ``Database`` (a ``TransactionListener``),
-    and the HNSW graphs of scopes large enough for one (hnsw.py)."""
+    and the HNSW graphs of scopes large enough for one (hnsw.py).
 
-    def __init__(self, db: Database, dimension: int, ann: AnnSettings = DEFAULT_ANN) -> None:
+    Caches and graphs of the ``cached_scopes`` most recently searched or written
+    scopes are kept (``ucma.lru``): any caller may name a new scope, so they are not
+    kept for every scope ever seen. A dropped scope's cache (and graph) goes as after
+    ``drop``: its next search reloads it from the file."""
+
+    def __init__(
+        self,
+        db: Database,
+        dimension: int,
+        ann: AnnSettings = DEFAULT_ANN,
+        cached_scopes: int = SCOPES_IN_MEMORY,
+    ) -> None:
         self._db = db
         self._dimension = dimension
-        self._scopes: dict[Scope, ScopeVectors] = {}
+        self._graphs: LruMap[Scope, HnswIndex] = LruMap(cached_scopes)
+        self._scopes: LruMap[Scope, ScopeVectors] = LruMap(
+            cached_scopes, lambda scope, _: self._graphs.pop(scope, None)
+        )
         self._pending: dict[Scope, _Pending] = {}
         self._ann = ann
-        self._graphs: dict[Scope, HnswIndex] = {}
         self._builder = HnswBuilder(ann, dimension, self._graphs.__setitem__)
         db.add_listener(self)
 

@@ -1,0 +1,54 @@
+"""A scope's in-memory vectors: a small scope takes little room, and rows appended one at
+a time, in batches, or past a block's size are searched exactly as one matrix would be."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ucma.storage.sqlite.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
+
+DIMENSION = 8
+
+
+def unit_rows(rng: np.random.Generator, count: int) -> np.ndarray:
+    rows = rng.normal(size=(count, DIMENSION)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def append(cache: ScopeVectors, matrix: np.ndarray, first_seq: int) -> None:
+    count = len(matrix)
+    cache.append(
+        np.arange(first_seq, first_seq + count, dtype=np.int64),
+        [f"m{first_seq + i}" for i in range(count)],
+        np.zeros(count, dtype=np.int8),
+        np.zeros(count, dtype=bool),
+        matrix,
+        [("text", "")] * count,
+    )
+
+
+def test_a_scope_of_one_row_holds_room_for_a_few_rows_only() -> None:
+    cache = ScopeVectors(DIMENSION)
+    append(cache, unit_rows(np.random.default_rng(1), 1), 1)
+    assert cache.vector_bytes == FIRST_TAIL_ROWS * DIMENSION * 4
+
+
+def test_growing_one_row_at_a_time_and_in_batches_searches_every_row() -> None:
+    rng = np.random.default_rng(7)
+    sizes = [1] * 40 + [3, 500, 17, BLOCK_ROWS, 1, BLOCK_ROWS - 1, 2, 900]
+    cache = ScopeVectors(DIMENSION)
+    matrices = []
+    seq = 1
+    for size in sizes:
+        matrix = unit_rows(rng, size)
+        append(cache, matrix, seq)
+        matrices.append(matrix)
+        seq += size
+        # Room grows with the rows held: never more than twice them plus one block.
+        assert cache.vector_bytes <= (2 * cache.n + BLOCK_ROWS) * DIMENSION * 4
+    everything = np.concatenate(matrices)
+    query = unit_rows(rng, 1)[0]
+    assert np.allclose(cache.scores(query), everything @ query, atol=1e-6)
+    best = cache.search(query, 10, None, include_archived=False)
+    expected = np.argsort(-(everything @ query), kind="stable")[:10]
+    assert [memory_id for memory_id, _ in best] == [f"m{i + 1}" for i in expected]
