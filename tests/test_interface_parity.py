@@ -181,6 +181,31 @@ OPERATIONS: list[Op] = [
        "reinforce-opinion"),
     Op("weaken_opinion", "POST /v1/opinions/{opinion_id}/weaken", "weaken_opinion",
        "weaken-opinion"),
+    # The world model and the self-model (seed 000's predictive paradigm).
+    Op("observe_transition", "POST /v1/world/transitions", "observe_transition",
+       "observe-transition"),
+    Op("transitions", "GET /v1/world/transitions", "transitions", "transitions"),
+    Op("simulate", "POST /v1/world/simulate", "simulate", "simulate"),
+    Op("record_competence", "POST /v1/self/competences", "record_competence",
+       "record-competence"),
+    Op("competences", "GET /v1/self/competences", "competences", "competences"),
+    Op("introspect", "GET /v1/self/introspect", "introspect", "introspect"),
+    Op("should_attempt", "POST /v1/self/should-attempt", "should_attempt", "should-attempt"),
+    Op("learning_priorities", "GET /v1/self/learning-priorities", "learning_priorities",
+       "learning-priorities"),
+    # Goals (seed 000's predictive paradigm).
+    Op("add_goal", "POST /v1/goals", "add_goal", "add-goal"),
+    Op("get_goal", "GET /v1/goals/{goal_id}", "get_goal", "get-goal"),
+    Op("goals", "GET /v1/goals", "goals", "goals"),
+    Op("get_active_goals", "GET /v1/goals/active", "get_active_goals", "get-active-goals"),
+    Op("decompose_goal", "POST /v1/goals/{goal_id}/decompose", "decompose_goal",
+       "decompose-goal"),
+    Op("update_progress", "POST /v1/goals/{goal_id}/progress", "update_progress",
+       "update-progress"),
+    Op("resume_goal", "POST /v1/goals/{goal_id}/resume", "resume_goal", "resume-goal"),
+    Op("abandon_goal", "POST /v1/goals/{goal_id}/abandon", "abandon_goal", "abandon-goal"),
+    Op("anticipate", "GET /v1/goals/{goal_id}/anticipate", "anticipate", "anticipate"),
+    Op("pursue_goal", "POST /v1/goals/{goal_id}/pursue", "pursue_goal", "pursue-goal"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),
@@ -335,3 +360,41 @@ def test_every_exception_says_why() -> None:
             if isinstance(value, Absent):
                 assert len(value.reason) > 15, op
         assert any(not isinstance(v, Absent) for v in (op.python, op.rest, op.mcp, op.cli)), op
+
+
+# The store-step overrides of seed 003 R1/R2 (content type, temporal level, starting
+# salience, bank): every interface of observe and add takes all of them.
+STORE_STEP = {"content_type", "temporal_level", "salience", "bank"}
+
+
+def _rest_body_fields(app_schema: dict, route: str) -> set[str]:
+    method, path = route.split(" ", 1)
+    body = app_schema["paths"][path][method.lower()]["requestBody"]["content"]
+    reference = body["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    return set(app_schema["components"]["schemas"][reference]["properties"])
+
+
+@pytest.mark.anyio
+async def test_store_step_overrides_reach_every_interface(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    schema = create_app(home=tmp_path, require_keys=False, mcp=False).openapi()
+    async with (
+        AsyncMemory(tmp_path / "ucma.db", embedder=local_embedder) as memory,
+        Client(create_mcp_server(memory, fixed_scope("alice"))) as client,
+    ):
+        listed = (await client.list_tools()).tools
+    tools = {t.name: set(t.input_schema["properties"]) for t in listed}
+    commands = typer.main.get_command(cli_app).commands  # type: ignore[attr-defined]
+    checked = 0
+    for op in OPERATIONS:
+        if op.python not in ("observe", "add"):
+            continue
+        assert set(inspect.signature(getattr(Memory, op.python)).parameters) >= STORE_STEP, op
+        assert isinstance(op.rest, str) and _rest_body_fields(schema, op.rest) >= STORE_STEP, op
+        if isinstance(op.mcp, str):
+            assert tools[op.mcp] >= STORE_STEP, op
+        assert isinstance(op.cli, str)
+        assert {p.name for p in commands[op.cli].params} >= STORE_STEP, op
+        checked += 1
+    assert checked == 2

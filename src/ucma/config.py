@@ -34,6 +34,7 @@ __all__ = [
     "LimitsConfig",
     "OpinionConfig",
     "PatternConfig",
+    "PredictiveConfig",
     "PrivacyConfig",
     "ProcedureConfig",
     "RetrievalConfig",
@@ -577,8 +578,10 @@ class OpinionConfig:
     # change replaces one held below 0.7, a firmer one needs a second.
     plain_weight: float = 0.5
     change_weight: float = 1.0
-    # find_opinion: the least cosine between the topic asked and an opinion's
-    # "topic: stance", and how many current opinions it compares.
+    # find_opinion: the least cosine between the topic asked and the statement of an
+    # opinion, and how many memories nearest the topic (the vector index's) it looks
+    # up for opinions they state; also how many current opinions an observed
+    # statement is checked against for supersession.
     min_topic_cosine: float = 0.55
     max_candidates: int = 500
 
@@ -591,6 +594,87 @@ class OpinionConfig:
             raise ConfigError("OpinionConfig weights must be in (0, 1]")
         if self.replace_below >= self.initial_confidence:
             raise ConfigError("OpinionConfig.replace_below must be below initial_confidence")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PredictiveConfig:
+    """Seed 000's predictive paradigm: the world model, the self-model and
+    competence-aware help-seeking (``ucma.paradigms.world_model``,
+    ``self_model``, ``help_seeking``).
+
+    A transition whose reliability is above ``promote_above`` (seed 000: "patterns
+    above 0.9 confidence") after at least ``promote_min_support`` observations of its
+    action in its context becomes a world fact. Uncertainty is reported as a central
+    ``interval`` credible interval of the Beta posterior.
+    """
+
+    promote_above: float = 0.9
+    promote_min_support: int = 10
+    interval: float = 0.95
+    weak_below: float = 0.5
+    """A capability is weak when its estimated accuracy is below this ..."""
+    weak_min_samples: int = 5
+    """... after at least this many recorded attempts."""
+    recurring_failure_count: int = 3
+    """Seed 000 pattern 4: a failure mode seen this often is a learning priority."""
+    min_capability_cosine: float = 0.6
+    """``introspect`` without a capability: the least cosine between the task and a
+    known capability's name when no capability's words all appear in the task."""
+    experience_relevance: float = 0.5
+    """``should_attempt``: past experiences at least this related to the task count."""
+    evidence_kept: int = 20
+    """Recent outcomes each capability keeps as its evidence."""
+    calibration_bins: int = 10
+    max_transitions: int = 1000
+    """``simulate`` reads at most this many transitions of one action."""
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in (
+            "promote_above",
+            "weak_below",
+            "min_capability_cosine",
+            "experience_relevance",
+        ):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"PredictiveConfig.{name} must be in [0, 1]")
+        if not 0 < self.interval < 1:
+            raise ConfigError("PredictiveConfig.interval must be in (0, 1)")
+        for name in (
+            "promote_min_support",
+            "weak_min_samples",
+            "recurring_failure_count",
+            "evidence_kept",
+            "calibration_bins",
+            "max_transitions",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"PredictiveConfig.{name} must be an integer >= 1")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoalConfig:
+    """Goals (seed 000's predictive paradigm; ``ucma.engine.goals``).
+
+    A task of a goal is a skill gap when memory holds no strategy for it, or when its
+    best strategy succeeded less than ``weak_below`` of at least ``min_samples``
+    applications. ``statement_candidates`` observed statements (by keyword match) and
+    ``max_open`` open goals are what a conflict check reads per scope; ``max_topics``
+    the things one goal is checked for in ``anticipate``."""
+
+    weak_below: float = 0.5
+    min_samples: int = 3
+    statement_candidates: int = 50
+    max_open: int = 200
+    max_topics: int = 8
+
+    def __post_init__(self) -> None:
+        _check(self)
+        if self.weak_below > 1:
+            raise ConfigError("GoalConfig.weak_below must be in [0, 1]")
+        if min(self.min_samples, self.statement_candidates, self.max_open, self.max_topics) < 1:
+            raise ConfigError("GoalConfig counts must be at least 1")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -775,6 +859,8 @@ class UCMAConfig:
     patterns: PatternConfig = field(default_factory=PatternConfig)
     conflicts: ConflictConfig = field(default_factory=ConflictConfig)
     opinions: OpinionConfig = field(default_factory=OpinionConfig)
+    predictive: PredictiveConfig = field(default_factory=PredictiveConfig)
+    goals: GoalConfig = field(default_factory=GoalConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)

@@ -44,7 +44,7 @@ import base64
 import json
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,8 @@ from cryptography.fernet import Fernet
 
 from ucma.config import LimitsConfig
 from ucma.errors import InputLimitError, ValidationError
+from ucma.events.log import EventType, StrategyState
+from ucma.events.log import record as log_event
 from ucma.exchange_records import RECORD_TYPES, ScopeRecords, export_history, export_records
 from ucma.exchange_vault import VaultValue, read_vault_line
 from ucma.memory_ids import foreign_id
@@ -72,6 +74,7 @@ from ucma.types import (
     Learning,
     MemoryRecord,
     Procedure,
+    ProcedureType,
     RetentionInfo,
     Scope,
     fact_id_for,
@@ -487,6 +490,8 @@ def write_chunk(
                 storage.facts.add(record, vectors[record.id])
             elif isinstance(record, Procedure):
                 storage.procedures.add(record, vectors[record.id])
+                if record.procedure_type is not ProcedureType.WORKFLOW:
+                    _log_imported_strategy(storage, scope, record)
             elif isinstance(record, Learning):
                 storage.learnings.add(record, vectors[record.id])
         if retention:
@@ -495,6 +500,25 @@ def write_chunk(
             if record.archived_at is not None:
                 storage.memories.set_archived(scope, [record.id], record.archived_at)
     return len(records)
+
+
+def _log_imported_strategy(storage: Storage, scope: Scope, procedure: Procedure) -> None:
+    """A learned strategy or pitfall arrives whole: its ``strategy.learned`` event
+    carries its state, so replaying the log rebuilds it (``replay_strategies``)."""
+    state = StrategyState.of(procedure)
+    log_event(
+        storage,
+        scope,
+        EventType.STRATEGY_LEARNED,
+        {
+            "memory_id": procedure.id,
+            "procedure_type": procedure.procedure_type.value,
+            "domain": procedure.domain,
+            "imported": True,
+            **asdict(state),
+        },
+        procedure.updated_at or procedure.created_at,
+    )
 
 
 def write_edges(storage: Storage, scope: Scope, edges: Sequence[GraphEdge]) -> int:

@@ -11,9 +11,17 @@ Lines (after the memories and edges of ``ucma.exchange``)::
     {"type": "supersession", "memory_id": ..., "superseded_by": ..., ...}
     {"type": "pagerank", "scores": {memory id: score}}
     {"type": "opinion", "opinion": {...opinion_to_dict...}}
+    {"type": "transition", "transition": {...Transition.to_dict...}}
+    {"type": "competence", "competence": {...Competence.to_dict...}}
+    {"type": "goal", "goal": {...goal_to_dict...}}
+
+Transitions and competences (the world model and the self-model) keep the scope's own:
+one with the id, or the key (action, context and outcome; capability), of a record the
+scope holds is skipped, so an import adds what the scope has not learned without
+counting any observation twice.
 
 On import, references to memories follow their records (``ScopeIds.reference``).
-Decision, conflict and opinion ids are kept only when the caller's scope already holds that
+Decision, conflict, opinion and goal ids are kept only when the caller's scope already holds that
 record (then it is skipped, so re-importing changes nothing); any other gets an id
 derived from the scope and the original (``foreign_id``), so an import never takes
 or tests an id another scope may hold. A record whose memories are not in the scope
@@ -34,7 +42,15 @@ from ucma.errors import ValidationError
 from ucma.events.log import EventType, record
 from ucma.learning.records import DecisionTrace, OutcomeSignal, SalienceUpdate
 from ucma.memory_ids import foreign_id
-from ucma.serialization import opinion_from_dict, opinion_to_dict
+from ucma.paradigms.goal_records import Goal
+from ucma.paradigms.predictive_records import (
+    Competence,
+    Transition,
+    competence_from_dict,
+    transition_from_dict,
+)
+from ucma.paradigms.world_model import context_key, normal
+from ucma.serialization import goal_from_dict, goal_to_dict, opinion_from_dict, opinion_to_dict
 from ucma.storage.base import Storage, Supersession
 from ucma.types import (
     Conflict,
@@ -56,7 +72,18 @@ __all__ = [
 ]
 
 RECORD_TYPES = frozenset(
-    {"history", "decision", "conflict", "review_flag", "supersession", "pagerank", "opinion"}
+    {
+        "history",
+        "decision",
+        "conflict",
+        "review_flag",
+        "supersession",
+        "pagerank",
+        "opinion",
+        "transition",
+        "competence",
+        "goal",
+    }
 )
 #: Most decisions, conflicts or flags one export carries (newest kept).
 MAX_RECORDS = 1_000_000
@@ -93,6 +120,9 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         nodes = storage.graph.node_ids(scope, include_archived=True)
         pagerank = {k: v for k, v in storage.graph.pagerank(scope, nodes).items() if v}
         opinions = storage.opinions.list(scope, limit=MAX_RECORDS)
+        transitions = storage.predictive.transitions(scope, limit=MAX_RECORDS)
+        competences = storage.predictive.competences(scope, limit=MAX_RECORDS)
+        goals = storage.goals.list(scope, limit=MAX_RECORDS)
     lines = []
     for trace in reversed(traces):  # oldest first
         data = trace.to_dict()
@@ -117,6 +147,12 @@ def export_records(storage: Storage, scope: Scope) -> list[str]:
         lines.append(_line({"type": "pagerank", "scores": pagerank}))
     for opinion in sorted(opinions, key=lambda o: (o.created_at, o.id)):
         lines.append(_line({"type": "opinion", "opinion": opinion_to_dict(opinion)}))
+    for transition in sorted(transitions, key=lambda t: (t.created_at, t.id)):
+        lines.append(_line({"type": "transition", "transition": transition.to_dict()}))
+    for competence in sorted(competences, key=lambda c: (c.created_at, c.id)):
+        lines.append(_line({"type": "competence", "competence": competence.to_dict()}))
+    for goal in sorted(goals, key=lambda g: (g.created_at, g.id)):
+        lines.append(_line({"type": "goal", "goal": goal_to_dict(goal)}))
     return lines
 
 
@@ -134,6 +170,9 @@ class ScopeRecords:
     supersessions: list[Supersession] = field(default_factory=list)
     pagerank: dict[str, float] = field(default_factory=dict)
     opinions: list[Opinion] = field(default_factory=list)
+    transitions: list[Transition] = field(default_factory=list)
+    competences: list[Competence] = field(default_factory=list)
+    goals: list[Goal] = field(default_factory=list)
 
     def read(self, kind: str, line: dict[str, Any]) -> None:
         """Parse one line of ``kind`` (in ``RECORD_TYPES``); TypeError / ValueError /
@@ -173,6 +212,15 @@ class ScopeRecords:
             if not isinstance(data, dict):
                 raise ValidationError("an opinion line holds an object")
             self.opinions.append(opinion_from_dict(data))
+        elif kind == "transition":
+            self.transitions.append(transition_from_dict(line["transition"]))
+        elif kind == "competence":
+            self.competences.append(competence_from_dict(line["competence"]))
+        elif kind == "goal":
+            data = line["goal"]
+            if not isinstance(data, dict):
+                raise ValidationError("a goal line holds an object")
+            self.goals.append(goal_from_dict(data))
         else:  # pragma: no cover - the reader only passes RECORD_TYPES
             raise ValidationError(f"unknown record type {kind!r}")
 
@@ -184,6 +232,7 @@ def write_records(
     id of the file to its id in the scope. Returns how many of each were written."""
     written = dict.fromkeys(("history", "decisions", "conflicts", "review_flags"), 0)
     written |= {"supersessions": 0, "pagerank": 0, "opinions": 0}
+    written |= {"transitions": 0, "competences": 0, "goals": 0}
     with storage.transaction():
         memory_ids = {reference(i) for i in _referenced(records)}
         present = set(storage.memories.get_many(scope, sorted(memory_ids)))
@@ -283,7 +332,76 @@ def write_records(
             storage.graph.set_pagerank(scope, scores)
         written["pagerank"] = len(scores)
         written["opinions"] = _write_opinions(storage, scope, records.opinions, reference, present)
+        written["transitions"] = _write_transitions(storage, scope, records.transitions)
+        written["competences"] = _write_competences(storage, scope, records.competences)
+        written["goals"] = _write_goals(storage, scope, records.goals, reference)
     return written
+
+
+def _write_transitions(storage: Storage, scope: Scope, transitions: list[Transition]) -> int:
+    """Transitions the scope has not learned, under ids derived from the originals, each
+    logged as ``world.transition_imported`` with its state. The fact a transition was
+    promoted to is not carried (its id is the exporting scope's); the scope promotes it
+    again when it observes the pattern."""
+    held = {
+        (normal(t.action), context_key(t.context), normal(t.outcome))
+        for t in storage.predictive.transitions(scope, limit=MAX_RECORDS)
+    }
+    new: list[Transition] = []
+    for t in transitions:
+        key = (normal(t.action), context_key(t.context), normal(t.outcome))
+        new_id = foreign_id(t.id, scope, "tr")
+        if key in held or storage.predictive.get_transition(scope, new_id) is not None:
+            continue
+        held.add(key)
+        new.append(
+            dataclasses.replace(
+                t,
+                id=new_id,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                promoted_fact_id=None,
+            )
+        )
+    storage.predictive.put_transitions(new)
+    for transition in new:
+        record(
+            storage,
+            scope,
+            EventType.TRANSITION_IMPORTED,
+            {"transition": transition.to_dict()},
+            transition.updated_at,
+        )
+    return len(new)
+
+
+def _write_competences(storage: Storage, scope: Scope, competences: list[Competence]) -> int:
+    """Competences of capabilities the scope has no record of, logged as
+    ``self.competence_imported`` with their state."""
+    new: list[Competence] = []
+    for c in competences:
+        if storage.predictive.get_competence(scope, c.capability) is not None:
+            continue
+        if any(normal(n.capability) == normal(c.capability) for n in new):
+            continue
+        new.append(
+            dataclasses.replace(
+                c,
+                id=foreign_id(c.id, scope, "cap"),
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+            )
+        )
+    storage.predictive.put_competences(new)
+    for competence in new:
+        record(
+            storage,
+            scope,
+            EventType.COMPETENCE_IMPORTED,
+            {"competence": competence.to_dict()},
+            competence.updated_at,
+        )
+    return len(new)
 
 
 def _write_opinions(
@@ -332,6 +450,46 @@ def _write_opinions(
             EventType.OPINION_FORMED,
             {"opinion": opinion_to_dict(opinion), "imported": True},
             opinion.updated_at,
+        )
+    return len(new)
+
+
+def _write_goals(storage: Storage, scope: Scope, goals: list[Goal], reference: Any) -> int:
+    """Goals into ``scope``: one the scope holds already is skipped; any other gets an
+    id derived from the scope and the original, with its links (``parent_id``,
+    ``subgoals``) following and the memories it names (conflicts, accepted) mapped
+    like every reference. Each written goal is logged as ``goal.added`` with its
+    state, so the event log rebuilds it."""
+    ids = {
+        g.id: g.id
+        if storage.goals.get(scope, g.id) is not None
+        else foreign_id(g.id, scope, "goal")
+        for g in goals
+    }
+    new = [
+        dataclasses.replace(
+            g,
+            id=ids[g.id],
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+            parent_id=ids.get(g.parent_id, g.parent_id) if g.parent_id else None,
+            subgoals=[ids.get(i, i) for i in g.subgoals],
+            conflicts=[
+                dataclasses.replace(c, memory_id=reference(c.memory_id)) for c in g.conflicts
+            ],
+            accepted=[reference(i) for i in g.accepted],
+        )
+        for g in goals
+        if storage.goals.get(scope, ids[g.id]) is None
+    ]
+    storage.goals.put(new)
+    for goal in new:
+        record(
+            storage,
+            scope,
+            EventType.GOAL_ADDED,
+            {"goal": goal_to_dict(goal), "imported": True},
+            goal.updated_at,
         )
     return len(new)
 

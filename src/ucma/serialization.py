@@ -19,6 +19,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ucma.errors import ValidationError
+from ucma.paradigms.goal_records import (
+    Anticipation,
+    Goal,
+    GoalConflict,
+    GoalOrigin,
+    GoalPlan,
+    GoalStatus,
+)
 from ucma.types import (
     Bank,
     Condition,
@@ -54,9 +62,14 @@ if TYPE_CHECKING:
     from ucma.retrieval.cascade import RecallResult
 
 __all__ = [
+    "anticipation_to_dict",
     "duplicate_to_dict",
     "edge_from_dict",
     "edge_to_dict",
+    "goal_from_dict",
+    "goal_plan_to_dict",
+    "goal_to_api_dict",
+    "goal_to_dict",
     "hit_to_dict",
     "iso_time",
     "outcome_report_to_dict",
@@ -124,6 +137,9 @@ TIME_FIELDS = frozenset(
         "last_used",
         "last_applied",
         "revoked_at",
+        "deadline",
+        "last_worked",
+        "completed_at",
     }
 )
 SCORE_DECIMALS = 4
@@ -173,6 +189,109 @@ def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
         "replaced_by": opinion.replaced_by,
         "created_at": opinion.created_at,
         "updated_at": opinion.updated_at,
+    }
+
+
+def goal_to_dict(goal: Goal) -> dict[str, Any]:
+    """A goal as JSON (events, export); ``goal_from_dict`` reads it back."""
+    return {
+        "id": goal.id,
+        "user_id": goal.user_id,
+        "agent_id": goal.agent_id,
+        "description": goal.description,
+        "priority": goal.priority,
+        "status": goal.status.value,
+        "progress": goal.progress,
+        "deadline": goal.deadline,
+        "parent_id": goal.parent_id,
+        "subgoals": list(goal.subgoals),
+        "blocking_on": list(goal.blocking_on),
+        "conflicts": [c.to_dict() for c in goal.conflicts],
+        "accepted": list(goal.accepted),
+        "origin": goal.origin.value,
+        "last_worked": goal.last_worked,
+        "completed_at": goal.completed_at,
+        "created_at": goal.created_at,
+        "updated_at": goal.updated_at,
+    }
+
+
+def goal_to_api_dict(goal: Goal) -> dict[str, Any]:
+    """``goal_to_dict`` for people and API clients: ISO 8601 times beside the epochs."""
+    return with_iso_times(goal_to_dict(goal))
+
+
+def goal_from_dict(data: dict[str, Any]) -> Goal:
+    """Rebuild a goal from ``goal_to_dict`` output; ValidationError if malformed."""
+    try:
+        fields = dict(data)
+        fields["status"] = GoalStatus(fields.get("status", "active"))
+        fields["origin"] = GoalOrigin(fields.get("origin", "user"))
+        fields["conflicts"] = [GoalConflict(**c) for c in fields.get("conflicts", [])]
+        goal = Goal(**fields)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"invalid goal: {exc}") from exc
+    for name in ("priority", "progress"):
+        value = getattr(goal, name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ValidationError(f"a goal's {name} must be in [0, 1]")
+    for name in ("id", "user_id", "agent_id", "description"):
+        if not isinstance(getattr(goal, name), str) or not getattr(goal, name):
+            raise ValidationError(f"a goal's {name} must be a non-empty string")
+    for name in ("subgoals", "blocking_on", "accepted"):
+        values = getattr(goal, name)
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ValidationError(f"a goal's {name} must be a list of strings")
+    for name in ("deadline", "last_worked", "completed_at", "created_at", "updated_at"):
+        value = getattr(goal, name)
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise ValidationError(f"a goal's {name} must be a finite number")
+    return goal
+
+
+def anticipation_to_dict(anticipation: Anticipation) -> dict[str, Any]:
+    """``anticipate``'s answer: knowledge gaps, skill gaps (each with the estimate behind
+    it), what memory does know, and the skill estimates of every task."""
+    return {
+        "goal_id": anticipation.goal_id,
+        "knowledge_gaps": [
+            {"topic": g.topic, "goal_id": g.goal_id} for g in anticipation.knowledge_gaps
+        ],
+        "skill_gaps": [
+            {
+                "task": g.task,
+                "goal_id": g.goal_id,
+                "reason": g.reason,
+                "estimate": g.estimate.to_dict(),
+            }
+            for g in anticipation.skill_gaps
+        ],
+        "known": list(anticipation.known),
+        "skills": [s.to_dict() for s in anticipation.skills],
+        "gaps": anticipation.all_gaps(),
+    }
+
+
+def goal_plan_to_dict(plan: GoalPlan) -> dict[str, Any]:
+    """``pursue_goal``'s answer: the goal after the pass, its steps and its gaps."""
+    return {
+        "goal": goal_to_api_dict(plan.goal),
+        "steps": [
+            {
+                "goal": goal_to_api_dict(step.goal),
+                "strategy_id": step.strategy_id,
+                "strategy": step.strategy,
+                "strategy_steps": list(step.strategy_steps),
+                "blocked_by": list(step.blocked_by),
+                "achievable": step.achievable,
+            }
+            for step in plan.steps
+        ],
+        "anticipation": anticipation_to_dict(plan.anticipation),
     }
 
 
@@ -249,6 +368,7 @@ def recall_result_to_dict(result: RecallResult) -> dict[str, Any]:
     data: dict[str, Any] = {
         "query": result.query,
         "query_class": result.query_class,
+        "paradigms": list(result.paradigms),
         "retrieval_id": result.retrieval_id,
         "confidence": round(result.confidence, 4),
         "low_confidence": result.low_confidence,
@@ -268,6 +388,8 @@ def outcome_report_to_dict(report: OutcomeReport) -> dict[str, Any]:
         "procedures_updated": list(report.procedures),
         "learnings_updated": list(report.learnings),
         "skipped_memory_ids": list(report.skipped),
+        "transitions_updated": list(report.transitions),
+        "competences_updated": list(report.competences),
     }
 
 
@@ -307,21 +429,21 @@ def duplicate_to_dict(attempt: DuplicateAttempt) -> dict[str, Any]:
     }
 
 
-def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
-
-
 def replay_to_dict(projection: SalienceProjection) -> dict[str, Any]:
-    """A replay's summary: how many events and memories it rebuilt, and each memory whose
-    rebuilt adjustment differs from the live one (null where one side has none)."""
+    """A replay's summary: how many events it applied and how many memories, opinions
+    and learned strategies it rebuilt, and for each record whose rebuilt state differs
+    from the live one the first field that does, with both values (null on the side
+    that has no such record)."""
     return {
         "events_applied": projection.events_applied,
         "last_seq": projection.last_seq,
         "memories": len(projection.adjustments),
+        "opinions": projection.opinions,
+        "strategies": projection.strategies,
         "matches_live": projection.matches_live,
         "mismatches": {
-            memory_id: {"replayed": _finite(replayed), "live": _finite(live)}
-            for memory_id, (replayed, live) in projection.mismatches.items()
+            record_id: {"field": m.field, "replayed": m.replayed, "live": m.live}
+            for record_id, m in projection.mismatches.items()
         },
     }
 
@@ -341,9 +463,11 @@ def strategy_match_to_dict(match: StrategyMatch) -> dict[str, Any]:
 
 
 def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
-    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids."""
+    """What ``learn_from_trajectory`` kept: the trajectory id, each item, merged ids,
+    and the ids of the pitfalls it refuted."""
     return {
         "trajectory_id": learning.trajectory_id,
         "items": [record_to_api_dict(p) for p in learning.items],
         "merged_ids": list(learning.merged_ids),
+        "refuted_ids": list(learning.refuted_ids),
     }

@@ -860,8 +860,10 @@ class StrategyMatch:
 @dataclass(frozen=True, slots=True)
 class TrajectoryLearning:
     """What ``learn_from_trajectory`` made of one trajectory: its id and up to three
-    items, each new or an existing near-duplicate it was merged into (``merged_ids``)."""
+    items, each new or an existing near-duplicate it was merged into (``merged_ids``),
+    and the pitfalls a success disproved and deprecated (``refuted_ids``)."""
 
     trajectory_id: str
     items: tuple[Procedure, ...]
     merged_ids: tuple[str, ...] = ()
+    refuted_ids: tuple[str, ...] = ()

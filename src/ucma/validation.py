@@ -26,6 +26,7 @@ __all__ = [
     "check_json_depth",
     "check_limit",
     "check_metadata",
+    "check_offset",
     "check_query",
     "check_scope",
     "check_strings",
@@ -120,6 +121,13 @@ def check_limit(value: object, maximum: int, name: str = "limit") -> int:
         raise ValidationError(f"{name} must be an integer")
     if not 1 <= value <= maximum:
         raise ValidationError(f"{name} must be between 1 and {maximum}, got {value}")
+    return value
+
+
+def check_offset(value: object, name: str = "offset") -> int:
+    """A page's offset: an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValidationError(f"{name} must be an integer >= 0")
     return value
 
 

@@ -87,6 +87,24 @@ COMMANDS = [
     "opinion-history",
     "reinforce-opinion",
     "weaken-opinion",
+    "observe-transition",
+    "transitions",
+    "simulate",
+    "record-competence",
+    "competences",
+    "introspect",
+    "should-attempt",
+    "learning-priorities",
+    "add-goal",
+    "get-goal",
+    "goals",
+    "get-active-goals",
+    "decompose-goal",
+    "update-progress",
+    "resume-goal",
+    "abandon-goal",
+    "anticipate",
+    "pursue-goal",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),
@@ -455,3 +473,24 @@ def test_bench_refuses_an_unknown_benchmark() -> None:
 def test_mcp_needs_a_user(tmp_path: Path) -> None:
     code, out, err = run("mcp", "--user", " ", "--home", str(tmp_path))
     assert code == 1 and err.startswith("error: ")
+
+
+@pytest.mark.integration
+def test_observe_and_add_take_the_store_step_overrides(tmp_path: Path) -> None:
+    home = ("--user", "alice", "--home", str(tmp_path), "--json")
+    steer = ("--content-type", "event", "--temporal-level", "4", "--salience", "0.3")
+    code, out, err = run("observe", "ok thanks", *steer, "--bank", "world", *home)
+    assert code == 0, err
+    observed = json.loads(out)
+    # A starting salience of 0.3 is above the storage threshold (0.2): stored as it says.
+    assert observed["stored"] and observed["temporal_level"] == 4
+    assert observed["importance"] == pytest.approx(0.3)
+    code, out, err = run("add", "The office plants need water", "--bank", "world", *steer, *home)
+    assert code == 0, err
+    [added] = json.loads(out)["results"]
+    assert added["temporal_level"] == 4
+    code, out, err = run("get", added["id"], *home)
+    assert code == 0, err
+    assert json.loads(out)["bank"] == "world"
+    code, out, err = run("observe", "note", "--temporal-level", "5", *home)
+    assert code == 2 and "--temporal-level" in err

@@ -4,8 +4,13 @@ replaced by the evolution rule, from typed calls and from plain observe."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.errors import NotFoundError, SecretRefusedError, ValidationError
 from ucma.types import Bank, OpinionStatus
@@ -42,7 +47,16 @@ async def test_observed_preference_change_ends_with_one_current_opinion(
     # One event per change, and the log rebuilds the opinions.
     kinds = [e.type for e in await memory.events() if e.type.startswith("opinion.")]
     assert kinds == ["opinion.formed", "opinion.weakened", "opinion.replaced", "opinion.formed"]
-    assert (await memory.replay()).mismatches == {}
+    replayed = await memory.replay()
+    assert replayed.mismatches == {} and replayed.opinions == 2
+    # A change written without its event is what replay reports.
+    storage = await memory._ready()
+    with storage.transaction():
+        storage.opinions.put([replace(current, confidence=0.9)])
+    mismatch = (await memory.replay()).mismatches[current.id]
+    assert (mismatch.field, mismatch.replayed, mismatch.live) == ("confidence", 0.6, 0.9)
+    with storage.transaction():
+        storage.opinions.put([current])
     # The statement of the current opinion is in the opinion bank.
     hits = await memory.remember("which theme does Alice use?", banks=["opinion"])
     assert [h.id for h in hits] == [switched.id]
@@ -251,3 +265,69 @@ async def test_opinion_texts_pass_the_content_guard(memory: AsyncMemory) -> None
     weak = await memory.weaken_opinion(held.id, stance=f"write to {email} directly", weight=1.0)
     assert email not in weak.evidence[-1].text + weak.stance
     assert (await memory.get_opinion(held.id)).confidence == pytest.approx(0.3)
+
+
+class _CountingEmbedder:
+    """The packaged model, recording every text it is asked to embed."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.texts: list[str] = []
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += texts
+        return await self.inner.embed(texts)
+
+
+async def test_find_opinion_embeds_only_the_topic_however_many_opinions(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    counting = _CountingEmbedder(local_embedder)
+    async with AsyncMemory(tmp_path / "m.db", user_id="alice", embedder=counting) as memory:
+        await memory.observe_many(
+            [
+                {"content": f"Bob likes the {colour} mug number {n}.", "bank": "opinion"}
+                for n, colour in enumerate(["red", "blue", "green", "white"] * 15)
+            ]
+        )
+        held = await memory.retain(
+            "Alice prefers dark mode in every editor.", bank="opinion", topic="editor theme"
+        )
+        [opinion] = [o for o in await memory.opinions(limit=1000) if o.memory_id == held.id]
+        # Replaced through the API, the successor has no statement of its own: found
+        # through its predecessor's.
+        await memory.weaken_opinion(opinion.id, stance="light mode")  # 0.6 -> 0.45
+        latest = await memory.weaken_opinion(opinion.id, stance="light mode")  # 0.3375
+        assert latest.replaces == opinion.id and latest.memory_id is None
+        assert len(await memory.opinions(include_replaced=True, limit=1000)) == 62
+        counting.texts.clear()
+        found = await memory.find_opinion("Alice's colour scheme in her code editor")
+        assert found is not None and found.id == latest.id
+        assert counting.texts == ["Alice's colour scheme in her code editor"]
+        assert await memory.find_opinion("the quarterly tax filing deadline") is None
+
+
+async def test_replay_skips_the_events_forgetting_a_person_redacted(memory: AsyncMemory) -> None:
+    # Regression: replay raised KeyError on a redacted opinion.formed event.
+    await memory.retain("Dana Whitfield prefers oolong tea on Friday calls.", bank="opinion")
+    await memory.retain("The team prefers short standups.", bank="opinion", topic="standups")
+    kept = next(o for o in await memory.opinions() if o.holder != "Dana Whitfield")
+    await memory.reinforce_opinion(kept.id, evidence="Everyone left the long one early.")
+    await memory.add_goal("Plan Dana Whitfield's farewell lunch")
+    await memory.learn_from_trajectory(
+        "book the venue",
+        ["call the restaurant"],
+        False,
+        "Dana Whitfield's favourite place was closed",
+        domain="events",
+    )
+    before = await memory.replay()
+    assert before.mismatches == {} and before.opinions == 2
+    report = await memory.forget_person("Dana Whitfield")
+    assert report.counts["events_redacted"] >= 3  # the opinion, the goal, the pitfall
+    after = await memory.replay()
+    assert after.mismatches == {}
+    assert after.opinions == 1 and await memory.goals() == []
+    assert [o.id for o in await memory.opinions()] == [kept.id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,14 @@ from ucma.privacy.tokens import TOKEN_PATTERN
 from ucma.providers.base import Providers
 from ucma.providers.openai import OpenAIChatProvider
 from ucma.providers.testing import FAKE_BASE_URL, FakeOpenAIServer
-from ucma.types import Fact, ProcedureStatus, ProcedureType, RiskLevel
+from ucma.types import (
+    Fact,
+    Procedure,
+    ProcedureStatus,
+    ProcedureType,
+    RiskLevel,
+    TrajectoryLearning,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -147,6 +155,68 @@ async def test_near_duplicates_merge_and_keep_the_preconditions_both_had(
         p3 = await memory.learn_from_trajectory("t", steps, False, reason, context=[ONE_PAGE])
         assert p2.merged_ids == (p1.items[0].id,)
         assert p3.merged_ids == ()
+
+
+async def test_pitfalls_generalise_over_one_differing_condition_and_a_success_refutes_them(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    def site(layout: str, rate: str, login: str) -> list[dict[str, str]]:
+        return [
+            {"subject": "results list", "predicate": "layout", "object": layout},
+            {"subject": "site", "predicate": "rate limit", "object": rate},
+            {"subject": "site", "predicate": "login", "object": login},
+        ]
+
+    reason = "'download the sitemap dump' failed: request rejected"
+    steps = ["download the sitemap dump", "parse the items"]
+
+    async def fail(memory: AsyncMemory, context: list[dict[str, str]]) -> TrajectoryLearning:
+        return await memory.learn_from_trajectory(
+            "Scrape the shop", steps, False, reason, domain="scraping", context=context
+        )
+
+    async with _memory(tmp_path / "m.db", local_embedder) as memory:
+        first = (await fail(memory, site("paginated", "strict", "required"))).items[0]
+        # The same step fails where only the layout differs: the warning is about what
+        # both situations share, whatever the layout.
+        second = await fail(memory, site("single page", "strict", "required"))
+        assert second.merged_ids == (first.id,)
+        merged = second.items[0]
+        assert {c.object for c in merged.preconditions} == {"strict", "required"}
+        # A failure two conditions away stays a warning of its own.
+        apart = await fail(memory, site("single page", "lenient", "optional"))
+        assert apart.merged_ids == ()
+        for fact in site("infinite scroll", "strict", "required"):
+            await memory.assert_fact(fact["subject"], fact["predicate"], fact["object"])
+        found = await memory.strategies_for("Scrape the shop", domain="scraping", limit=10)
+        [applies] = [m for m in found if m.procedure.id == first.id]
+        assert applies.is_pitfall and applies.grounding == "met"  # a layout never seen
+        # The step working under the pitfall's conditions refutes it: deprecated, out of
+        # the ranking, logged, and later failures start a new warning.
+        worked = await memory.learn_from_trajectory(
+            "Scrape the shop",
+            steps,
+            True,
+            domain="scraping",
+            context=site("infinite scroll", "strict", "required"),
+        )
+        assert worked.refuted_ids == (first.id,)
+        refuted = await memory.get(first.id)
+        assert refuted.status is ProcedureStatus.DEPRECATED
+        found = await memory.strategies_for("Scrape the shop", domain="scraping", limit=10)
+        assert first.id not in {m.procedure.id for m in found}
+        kept = await memory.get(apart.items[0].id)  # its conditions did not hold
+        assert kept.status is ProcedureStatus.DRAFT
+        [change] = [
+            e
+            for e in await memory.events(types=["procedure.status_changed"])
+            if e.payload["memory_id"] == first.id
+        ]
+        assert change.payload["to"] == "deprecated"
+        assert change.payload["trajectory_id"] == worked.trajectory_id
+        again = await fail(memory, site("paginated", "strict", "required"))
+        assert again.merged_ids == () and again.items[0].id != first.id
+        assert (await memory.replay()).matches_live
 
 
 async def test_ranking_uses_the_lower_bound_so_one_of_one_does_not_beat_45_of_50(
@@ -312,7 +382,52 @@ async def test_replay_of_the_events_equals_the_live_strategies(
             assert state.preconditions == [list(c.key()) for c in live.preconditions]
             assert state.failure_modes == live.failure_modes
         assert projection[a.id].application_count == 7
+        assert projection[a.id].status == "active"
         assert len(projection[a.id].source_trajectories) == 2
+        replayed = await memory.replay()
+        assert replayed.matches_live, replayed.mismatches
+        assert replayed.strategies == 2
+
+
+async def _applied(memory: AsyncMemory, *outcomes: bool) -> Procedure:
+    """A strategy learned from one success, then applied with these outcomes."""
+    [strategy] = (
+        await memory.learn_from_trajectory("Back up the orders", ["run pg_dump"], True)
+    ).items
+    for ok in outcomes:
+        strategy = await memory.record_procedure_outcome(strategy.id, ok)
+    return strategy
+
+
+async def test_replay_names_a_strategy_changed_without_its_event(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with _memory(tmp_path / "m.db", local_embedder) as memory:
+        strategy = await _applied(memory, True)
+        storage = await memory._ready()
+        live = await memory.get(strategy.id)
+        with storage.transaction():  # a write that forgets its event
+            storage.procedures.update(replace(live, success_count=0))
+        replayed = await memory.replay()
+        assert not replayed.matches_live
+        mismatch = replayed.mismatches[strategy.id]
+        assert (mismatch.field, mismatch.replayed, mismatch.live) == ("success_count", 1, 0)
+
+
+async def test_replay_after_import_equals_the_imported_strategies(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with _memory(tmp_path / "a.db", local_embedder) as memory:
+        strategy = await _applied(memory, True, True, True, False)
+        await memory.learn_from_trajectory("Back up", ["copy files"], False, "locked")
+        lines = [line async for line in memory.export_lines()]
+    async with _memory(tmp_path / "b.db", local_embedder) as copy:
+        await copy.import_lines(lines)
+        replayed = await copy.replay()
+        assert replayed.matches_live, replayed.mismatches
+        assert replayed.strategies == 2
+        imported = await copy.get(strategy.id)
+        assert (imported.execution_count, imported.success_count) == (4, 3)
 
 
 async def test_export_then_import_reproduces_the_strategies(

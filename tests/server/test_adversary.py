@@ -323,6 +323,53 @@ def _write_a(client: httpx.Client) -> Tenant:
         if opinion["id"] not in t.ids["opinion"]:
             t.add("opinion", opinion["id"])
 
+    # The world model and the self-model.
+    for outcome in ("Tindlebrook freeze held", "Tindlebrook freeze held", "Oxalis-7 lock"):
+        transition = _ok(
+            client.post(
+                "/v1/world/transitions",
+                json={
+                    "action": "deploy Marrowfield",
+                    "outcome": outcome,
+                    "context": {"site": "Quokkaville"},
+                },
+            )
+        )
+        if transition["id"] not in t.ids.get("transition", []):
+            t.add("transition", transition["id"])
+    competence = _ok(
+        client.post(
+            "/v1/self/competences",
+            json={
+                "capability": "Marrowfield deploys",
+                "success": False,
+                "predicted": 0.8,
+                "failure_reason": "Oxalis-7 migration locks",
+            },
+        )
+    )
+    t.add("competence", competence["id"])
+    # A goal with subgoals, one suspended by what A observed.
+    goal = _ok(
+        client.post(
+            "/v1/goals",
+            json={
+                "description": "Migrate the Marrowfield service and retire the Tindlebrook "
+                "backups for the Quokkaville team",
+                "priority": 0.9,
+            },
+        )
+    )
+    t.add("goal", goal["id"])
+    for subgoal in _ok(client.post(f"/v1/goals/{goal['id']}/decompose", json={}))["items"]:
+        t.add("goal", subgoal["id"])
+    _ok(client.post(f"/v1/goals/{t.ids['goal'][1]}/progress", json={"progress": 0.5}))
+    _ok(client.post("/v1/observe", json={"content": "The Oxalis-7 rollout got cancelled."}))
+    t.add(
+        "goal",
+        _ok(client.post("/v1/goals", json={"description": "Finish the Oxalis-7 rollout"}))["id"],
+    )
+
     # An import: a record with an id of its own file, re-identified into A's scope.
     header, record = _memory_line(client)
     original = "ep_" + "5" * 32
@@ -377,6 +424,7 @@ def _write_b(client: httpx.Client) -> dict[str, Any]:
         )
     )
     assert conflicted["conflicts_detected"], "B's store needs a conflict to import"
+    _ok(client.post("/v1/goals", json={"description": "Brew green tea for the Friday call"}))
     lines = [json.loads(line) for line in client.get("/v1/export").text.splitlines()]
     by_type = {line["type"]: line for line in reversed(lines)}
     episode = next(
@@ -560,6 +608,40 @@ probes(
     ("learning",),
     Probe("POST", "/v1/learnings/{X}/validate", body={"success": False}),
 )
+probes("GET", "/v1/goals/{goal_id}", ("goal",), Probe("GET", "/v1/goals/{X}"))
+probes(
+    "POST",
+    "/v1/goals/{goal_id}/decompose",
+    ("goal",),
+    Probe("POST", "/v1/goals/{X}/decompose", body={"steps": ["Boil water", "Steep tea"]}),
+    Probe("POST", "/v1/goals/{X}/decompose"),
+)
+probes(
+    "POST",
+    "/v1/goals/{goal_id}/progress",
+    ("goal",),
+    Probe("POST", "/v1/goals/{X}/progress", body={"progress": 1.0}),
+    Probe("POST", "/v1/goals/{X}/progress", body={"delta": -1.0}),
+)
+probes("POST", "/v1/goals/{goal_id}/resume", ("goal",), Probe("POST", "/v1/goals/{X}/resume"))
+probes("POST", "/v1/goals/{goal_id}/abandon", ("goal",), Probe("POST", "/v1/goals/{X}/abandon"))
+probes(
+    "GET",
+    "/v1/goals/{goal_id}/anticipate",
+    ("goal",),
+    Probe("GET", "/v1/goals/{X}/anticipate"),
+)
+probes("POST", "/v1/goals/{goal_id}/pursue", ("goal",), Probe("POST", "/v1/goals/{X}/pursue"))
+probes(
+    "POST",
+    "/v1/goals",
+    ("goal",),
+    Probe(
+        "POST",
+        "/v1/goals",
+        body={"description": "Bob's tea subgoal", "parent_id": "{X}", "agent_id": FRESH},
+    ),
+)
 probes("GET", "/v1/opinions/{opinion_id}", ("opinion",), Probe("GET", "/v1/opinions/{X}"))
 probes(
     "GET",
@@ -716,6 +798,7 @@ for form, kinds in (
     ("decision", ("decision",)),
     ("conflict", ("conflict",)),
     ("opinion", ("opinion",)),
+    ("goal", ("goal",)),
 ):
     probes("POST", "/v1/import", kinds, Probe("POST", "/v1/import", content=f"import:{form}"))
 
@@ -792,6 +875,9 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/opinions", params={"include_replaced": "true", "limit": 1000}),
     Probe("GET", "/v1/opinions/find", params={"topic": "Zephyrine's Marrowfield dashboard"}),
     Probe("GET", "/v1/opinions/below", params={"confidence": 1.0}),
+    Probe("GET", "/v1/goals", params={"limit": 1000}),
+    Probe("GET", "/v1/goals", params={"status": "suspended"}),
+    Probe("GET", "/v1/goals/active"),
     Probe(
         "POST",
         "/v1/retain",
@@ -803,6 +889,41 @@ SEARCHES: list[Probe] = [
         },
     ),
     Probe("POST", "/v1/remember", body={"query": "Zephyrine dashboard", "banks": ["opinion"]}),
+    Probe("GET", "/v1/world/transitions", params={"limit": 1000}),
+    Probe("GET", "/v1/world/transitions", params={"action": "deploy Marrowfield"}),
+    Probe(
+        "POST",
+        "/v1/world/simulate",
+        body={"action": "deploy Marrowfield", "context": {"site": "Quokkaville"}},
+    ),
+    Probe(
+        "POST",
+        "/v1/world/transitions",
+        body={
+            "action": "deploy Marrowfield",
+            "outcome": "Oxalis-7 lock",
+            "context": {"site": "Quokkaville"},
+            "agent_id": MIRROR,
+        },
+    ),
+    Probe("GET", "/v1/self/competences", params={"limit": 1000}),
+    Probe(
+        "POST",
+        "/v1/self/competences",
+        body={"capability": "Marrowfield deploys", "success": True, "agent_id": MIRROR},
+    ),
+    Probe("GET", "/v1/self/introspect", params={"task": "Am I good at Marrowfield deploys?"}),
+    Probe(
+        "GET",
+        "/v1/self/introspect",
+        params={"task": "Deploy Marrowfield", "capability": "Marrowfield deploys"},
+    ),
+    Probe(
+        "POST",
+        "/v1/self/should-attempt",
+        body={"task": "Deploy Marrowfield during the Oxalis-7 migration"},
+    ),
+    Probe("GET", "/v1/self/learning-priorities", params={"limit": 100}),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
     Probe("GET", "/v1/episodes", params={"start": 0, "end": 4_000_000_000}),
     Probe("GET", "/v1/sessions/current"),
@@ -919,6 +1040,10 @@ def _import_body(world: World, form: str, value: str) -> str:
         opinion = lines["opinion"]
         data = {**opinion["opinion"], "id": value, "replaces": value, "replaced_by": value}
         records = [mine, {**opinion, "opinion": data}]
+    elif form == "goal":  # a goal under A's id, a subgoal of A's, with A's as subgoal
+        goal = lines["goal"]
+        data = {**goal["goal"], "id": value, "parent_id": value, "subgoals": [value]}
+        records = [mine, {**goal, "goal": data}]
     header = lines["header"]
     return "\n".join(json.dumps(line) for line in (header, *records)) + "\n"
 
@@ -1057,6 +1182,17 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "salience_history": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "retention": [(MEMORY_KINDS, {"memory_id": "{X}"})],
     "sources": [(MEMORY_KINDS, {"memory_id": "{X}"})],
+    "get_goal": [(("goal",), {"goal_id": "{X}"})],
+    "decompose_goal": [
+        (("goal",), {"goal_id": "{X}", "steps": ["Boil water", "Steep tea"]}),
+        (("goal",), {"goal_id": "{X}"}),
+    ],
+    "update_progress": [(("goal",), {"goal_id": "{X}", "progress": 1.0})],
+    "resume_goal": [(("goal",), {"goal_id": "{X}"})],
+    "abandon_goal": [(("goal",), {"goal_id": "{X}"})],
+    "anticipate": [(("goal",), {"goal_id": "{X}"})],
+    "pursue_goal": [(("goal",), {"goal_id": "{X}"})],
+    "add_goal": [(("goal",), {"description": "Bob's tea subgoal", "parent_id": "{X}"})],
     "get_opinion": [(("opinion",), {"opinion_id": "{X}"})],
     "opinion_history": [(("opinion",), {"opinion_id": "{X}"})],
     "reinforce_opinion": [(("opinion",), {"opinion_id": "{X}", "evidence": "Bob saw it."})],
@@ -1091,7 +1227,19 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("duplicates", {"limit": 100}),
     ("opinions", {"include_replaced": True, "limit": 200}),
     ("opinions_below", {"confidence": 1.0}),
+    ("goals", {"limit": 200}),
+    ("goals", {"status": "suspended"}),
+    ("get_active_goals", {}),
     ("find_opinion", {"topic": "Zephyrine's Marrowfield dashboard theme"}),
+    ("transitions", {"limit": 200}),
+    ("transitions", {"action": "deploy Marrowfield"}),
+    ("simulate", {"action": "deploy Marrowfield", "context": {"site": "Quokkaville"}}),
+    ("competences", {"limit": 200}),
+    ("introspect", {"task": "Am I good at Marrowfield deploys?"}),
+    ("should_attempt", {"task": "Deploy Marrowfield during the Oxalis-7 migration"}),
+    ("learning_priorities", {"limit": 100}),
+    ("observe_transition", {"action": "brew tea", "outcome": "bitter", "context": {"minutes": 10}}),
+    ("record_competence", {"capability": "tea", "success": False, "failure_reason": "too hot"}),
     (
         "retain",
         {"text": "Bob prefers oolong tea on Friday calls.", "bank": "opinion", "topic": "tea"},

@@ -66,6 +66,12 @@ CROSS_FIELD_RULES = {
     # (such as "0") in cases it counts as positive.
     ("GET", "/v1/export"): "Fernet key",
     ("POST", "/v1/trajectories"): "failed trajectory only",
+    ("POST", "/v1/self/competences"): "failed attempt only",
+    # A context may not name one condition twice once case and spacing are folded.
+    ("POST", "/v1/world/transitions"): "twice",
+    ("POST", "/v1/world/simulate"): "twice",
+    ("POST", "/v1/self/should-attempt"): "twice",
+    ("POST", "/v1/goals/{goal_id}/progress"): "exactly one of progress or delta",
     ("POST", "/v1/procedures/{procedure_id}/outcome"): (
         "failed application only",
         "the task they were discovered in",

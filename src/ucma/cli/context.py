@@ -7,8 +7,10 @@ error prints one red line on stderr and exits with status 1.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
+import typing
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +22,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ucma.errors import UCMAError
+from ucma.memory.levels import ContentType
+from ucma.types import Bank
 
 if TYPE_CHECKING:
     from ucma.config import UCMAConfig
@@ -29,8 +33,12 @@ __all__ = [
     "DATABASE_NAME",
     "LOCAL_HOST",
     "AgentOption",
+    "BankOption",
+    "ContentTypeOption",
     "HomeOption",
     "JsonOption",
+    "SalienceOption",
+    "TemporalLevelOption",
     "UserOption",
     "database",
     "fail",
@@ -38,10 +46,12 @@ __all__ = [
     "plural",
     "print_json",
     "reported_errors",
+    "scoped_command",
     "show",
     "show_work",
     "stderr",
     "stdout",
+    "store_step",
     "json_option",
     "with_memory",
 ]
@@ -66,6 +76,49 @@ UserOption = Annotated[
 ]
 AgentOption = Annotated[str, typer.Option("--agent", "-a", help="agent_id within that user.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+# The store step where the caller knows better than the heuristics (seed 003 R1, R2).
+ContentTypeOption = Annotated[
+    ContentType | None,
+    typer.Option(help="What it is: read for how long it lasts [default: heuristics]."),
+]
+TemporalLevelOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        max=4,
+        help="1 immediate, 2 situational, 3 seasonal, 4 identity [default: heuristics].",
+    ),
+]
+SalienceOption = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        max=1.0,
+        help="Starting salience: 1 stated by the user, 0.8 strong, 0.6 inferred, 0.4 a guess "
+        "[default: heuristics].",
+    ),
+]
+BankOption = Annotated[
+    Bank | None,
+    typer.Option(help="[default: opinion for a stated preference, else experience]."),
+]
+
+
+def store_step(
+    content_type: ContentType | None,
+    temporal_level: int | None,
+    salience: float | None,
+    bank: Bank | None,
+) -> dict[str, Any]:
+    """The store-step options given, as the engine's keyword arguments."""
+    given = {
+        "content_type": content_type,
+        "temporal_level": temporal_level,
+        "salience": salience,
+        "bank": bank,
+    }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def stdout() -> Console:
@@ -188,6 +241,54 @@ def show_work(
     """Run ``work`` on the engine of ``home`` in the scope ``user``/``agent`` and
     ``show`` the dictionary it returns."""
     show(with_memory(database(home), work, user=user, agent=agent), as_json)
+
+
+_SCOPE_PARAMETERS = (
+    inspect.Parameter("user", inspect.Parameter.KEYWORD_ONLY, annotation=UserOption),
+    inspect.Parameter(
+        "agent", inspect.Parameter.KEYWORD_ONLY, default="default", annotation=AgentOption
+    ),
+    inspect.Parameter("home", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=HomeOption),
+    inspect.Parameter(
+        "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption
+    ),
+)
+
+
+def scoped_command(
+    work: Callable[..., Awaitable[dict[str, Any]]],
+) -> Callable[..., None]:
+    """The command of ``work(memory, **arguments)``, an async function that calls one
+    method of the engine and returns what to show: the command takes ``work``'s
+    arguments and options (after ``memory``, as ``work`` declares them) between the
+    scope's (``--user``, ``--agent``) and ``--home`` and ``--json``, runs ``work`` in
+    that scope and ``show``s its answer. Name and help are ``work``'s."""
+    # Only the command's own annotations are read: ``memory``'s type is for mypy alone.
+    own = list(inspect.signature(work).parameters.values())[1:]
+    hints = typing.get_type_hints(work, include_extras=True, localns={"AsyncMemory": object})
+    parameters = [
+        _SCOPE_PARAMETERS[0],
+        _SCOPE_PARAMETERS[1],
+        *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[p.name]) for p in own),
+        *_SCOPE_PARAMETERS[2:],
+    ]
+
+    def command(*, user: str, agent: str, home: Path | None, as_json: bool, **given: Any) -> None:
+        show_work(
+            lambda memory: work(memory, **given),
+            user=user,
+            agent=agent,
+            home=home,
+            as_json=as_json,
+        )
+
+    command.__name__ = work.__name__
+    command.__qualname__ = work.__qualname__
+    command.__doc__ = work.__doc__
+    command.__module__ = work.__module__
+    command.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command
 
 
 def json_option(raw: str | None, option: str) -> Any:

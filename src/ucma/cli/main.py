@@ -24,8 +24,12 @@ from ucma.cli.context import (
     DATABASE_NAME,
     LOCAL_HOST,
     AgentOption,
+    BankOption,
+    ContentTypeOption,
     HomeOption,
     JsonOption,
+    SalienceOption,
+    TemporalLevelOption,
     UserOption,
     database,
     engine_config,
@@ -36,6 +40,7 @@ from ucma.cli.context import (
     reported_errors,
     stderr,
     stdout,
+    store_step,
     with_memory,
 )
 from ucma.cli.erasure import (
@@ -44,12 +49,14 @@ from ucma.cli.erasure import (
     forget_scope_command,
     restore_command,
 )
+from ucma.cli.goals import register as register_goal_commands
 from ucma.cli.graph import register as register_graph_commands
 from ucma.cli.keys import count_keys, keys_app
 from ucma.cli.knowledge import register as register_knowledge_commands
 from ucma.cli.loop import events_list
 from ucma.cli.loop import register as register_loop_commands
 from ucma.cli.opinions import register as register_opinion_commands
+from ucma.cli.predictive import register as register_predictive_commands
 from ucma.cli.privacy import register as register_privacy_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
@@ -85,6 +92,8 @@ register_loop_commands(app)
 register_privacy_commands(app)
 register_opinion_commands(app)
 register_strategy_commands(app)
+register_predictive_commands(app)
+register_goal_commands(app)
 
 
 def _print_version(value: bool) -> None:
@@ -398,15 +407,25 @@ def observe(
     session: Annotated[
         str | None, typer.Option(help="Session id [default: the current one].")
     ] = None,
+    content_type: ContentTypeOption = None,
+    temporal_level: TemporalLevelOption = None,
+    salience: SalienceOption = None,
+    bank: BankOption = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Observe one input: it is stored, merged into a near-duplicate memory, or skipped
-    as chit-chat (not important enough to keep); the answer says which."""
+    as chit-chat (not important enough to keep); the answer says which. The options
+    after --session steer the store step where you know better than its heuristics."""
     path = database(home)
     observation = with_memory(
         path,
-        lambda memory: memory.observe(text, source=source, session_id=session),
+        lambda memory: memory.observe(
+            text,
+            source=source,
+            session_id=session,
+            **store_step(content_type, temporal_level, salience, bank),
+        ),
         user=user,
         agent=agent,
     )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import AgentOption, HomeOption, JsonOption, UserOption, show_work
+from ucma.cli.context import scoped_command
 from ucma.types import Bank
 
 if TYPE_CHECKING:
@@ -27,11 +27,10 @@ WeightOption = Annotated[
 LimitOption = Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000, help="Most to show.")]
 
 
-def retain(
+async def retain(
+    memory: AsyncMemory,
     text: Annotated[str, typer.Argument(help="The statement.", show_default=False)],
     bank: Annotated[Bank, typer.Option(help="The bank to store it in (required).")],
-    user: UserOption,
-    agent: AgentOption = "default",
     confidence: Annotated[
         float | None, typer.Option(min=0.0, max=1.0, help="How sure, from 0 to 1.")
     ] = None,
@@ -40,153 +39,97 @@ def retain(
         typer.Option(help="Who or what it involves (repeatable).", show_default=False),
     ] = None,
     topic: Annotated[str | None, typer.Option(help="For an opinion: what it is about.")] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Store TEXT in a bank (world, experience, opinion, observation); in the opinion
     bank it forms an opinion, or reinforces or weakens the one held on its topic."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        observation = await memory.retain(
-            text, bank=bank, confidence=confidence, entities=entity, topic=topic
-        )
-        return dataclasses.asdict(observation)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    observation = await memory.retain(
+        text, bank=bank, confidence=confidence, entities=entity, topic=topic
+    )
+    return dataclasses.asdict(observation)
 
 
-def find_opinion(
+async def find_opinion(
+    memory: AsyncMemory,
     topic: Annotated[str, typer.Argument(help='e.g. "Alice\'s editor theme"', show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The opinion held now on TOPIC (null when none is)."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.find_opinion(topic)
-        return {"opinion": opinion_to_api_dict(found) if found else None}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.find_opinion(topic)
+    return {"opinion": opinion_to_api_dict(found) if found else None}
 
 
-def opinions(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def opinions(
+    memory: AsyncMemory,
     include_replaced: Annotated[
         bool, typer.Option("--include-replaced", help="Also the stances held before.")
     ] = False,
     limit: LimitOption = 100,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The opinions held now, newest change first."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.opinions(include_replaced=include_replaced, limit=limit)
-        return {"opinions": [opinion_to_api_dict(o) for o in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.opinions(include_replaced=include_replaced, limit=limit)
+    return {"opinions": [opinion_to_api_dict(o) for o in found]}
 
 
-def opinions_below(
+async def opinions_below(
+    memory: AsyncMemory,
     confidence: Annotated[
         float, typer.Argument(min=0.0, max=1.0, help="The bound.", show_default=False)
     ],
-    user: UserOption,
-    agent: AgentOption = "default",
     limit: LimitOption = 100,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Opinions held with less than CONFIDENCE: beliefs to check."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.opinions_below(confidence, limit=limit)
-        return {"opinions": [opinion_to_api_dict(o) for o in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.opinions_below(confidence, limit=limit)
+    return {"opinions": [opinion_to_api_dict(o) for o in found]}
 
 
-def get_opinion(
-    opinion_id: OpinionArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+async def get_opinion(memory: AsyncMemory, opinion_id: OpinionArgument) -> dict[str, Any]:
     """Show one opinion, with its evidence."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return opinion_to_api_dict(await memory.get_opinion(opinion_id))
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return opinion_to_api_dict(await memory.get_opinion(opinion_id))
 
 
-def opinion_history(
-    opinion_id: OpinionArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+async def opinion_history(memory: AsyncMemory, opinion_id: OpinionArgument) -> dict[str, Any]:
     """The stances held on an opinion's topic, oldest first."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        chain = await memory.opinion_history(opinion_id)
-        return {"opinions": [opinion_to_api_dict(o) for o in chain]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    chain = await memory.opinion_history(opinion_id)
+    return {"opinions": [opinion_to_api_dict(o) for o in chain]}
 
 
-def reinforce_opinion(
+async def reinforce_opinion(
+    memory: AsyncMemory,
     opinion_id: OpinionArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
     evidence: EvidenceOption = None,
     weight: WeightOption = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Evidence for an opinion: its confidence rises gradually."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.reinforce_opinion(opinion_id, evidence=evidence, weight=weight)
-        return opinion_to_api_dict(found)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.reinforce_opinion(opinion_id, evidence=evidence, weight=weight)
+    return opinion_to_api_dict(found)
 
 
-def weaken_opinion(
+async def weaken_opinion(
+    memory: AsyncMemory,
     opinion_id: OpinionArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
     evidence: EvidenceOption = None,
     weight: WeightOption = None,
     stance: Annotated[
         str | None, typer.Option(help="What replaces it if its confidence falls too low.")
     ] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Evidence against an opinion: its confidence falls gradually; too low, STANCE
     replaces it (history kept)."""
     from ucma.serialization import opinion_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.weaken_opinion(
-            opinion_id, evidence=evidence, weight=weight, stance=stance
-        )
-        return opinion_to_api_dict(found)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.weaken_opinion(opinion_id, evidence=evidence, weight=weight, stance=stance)
+    return opinion_to_api_dict(found)
 
 
 COMMANDS = (
@@ -203,5 +146,5 @@ COMMANDS = (
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in COMMANDS:
-        app.command(function.__name__.replace("_", "-"))(function)
+    for work in COMMANDS:
+        app.command(work.__name__.replace("_", "-"))(scoped_command(work))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import AgentOption, HomeOption, JsonOption, UserOption, show_work
+from ucma.cli.context import scoped_command
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -18,43 +18,29 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
-def reveal(
+async def reveal(
+    memory: AsyncMemory,
     token: Annotated[
         str, typer.Argument(help="A token, e.g. [email_3f2a9c1b].", show_default=False)
     ],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The original value of one token of this user's memory."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"token": token, "value": await memory.reveal(token)}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"token": token, "value": await memory.reveal(token)}
 
 
-def detokenise(
+async def detokenise(
+    memory: AsyncMemory,
     text: Annotated[
         str,
         typer.Argument(help="Text holding tokens, e.g. a memory's content.", show_default=False),
     ],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """TEXT with every token of this user's memory replaced by its original (other
     tokens stay as they are)."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"text": await memory.detokenise(text)}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"text": await memory.detokenise(text)}
 
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    app.command("reveal")(reveal)
-    app.command("detokenise")(detokenise)
+    for work in (reveal, detokenise):
+        app.command(work.__name__)(scoped_command(work))

@@ -16,13 +16,18 @@ from rich.text import Text
 
 from ucma.cli.context import (
     AgentOption,
+    BankOption,
+    ContentTypeOption,
     HomeOption,
     JsonOption,
+    SalienceOption,
+    TemporalLevelOption,
     UserOption,
     database,
     fail,
     print_json,
     stdout,
+    store_step,
     with_memory,
 )
 
@@ -93,10 +98,15 @@ def add(
     metadata: Annotated[
         str | None, typer.Option(help="A JSON object stored with each memory, e.g. '{\"a\": 1}'.")
     ] = None,
+    content_type: ContentTypeOption = None,
+    temporal_level: TemporalLevelOption = None,
+    salience: SalienceOption = None,
+    bank: BankOption = None,
     home: HomeOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Add one text, or several as the messages of one conversation, in order."""
+    """Add one text, or several as the messages of one conversation, in order; the
+    options after --metadata steer the store step of each."""
     extra = None
     if metadata is not None:
         try:
@@ -106,7 +116,12 @@ def add(
     messages = [{"role": role, "content": t} for t in text]
     found = with_memory(
         database(home),
-        lambda memory: memory.add(messages, run_id=run, metadata=extra),
+        lambda memory: memory.add(
+            messages,
+            run_id=run,
+            metadata=extra,
+            **store_step(content_type, temporal_level, salience, bank),
+        ),
         user=user,
         agent=agent,
     )

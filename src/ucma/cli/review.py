@@ -11,13 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import (
-    AgentOption,
-    HomeOption,
-    JsonOption,
-    UserOption,
-    show_work,
-)
+from ucma.cli.context import HomeOption, JsonOption, scoped_command, show_work
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -31,167 +25,96 @@ DecisionIdArgument = Annotated[
 LimitOption = Annotated[int, typer.Option("--limit", "-n", help="Most items to show.")]
 
 
-def retention(
+async def retention(
+    memory: AsyncMemory,
     memory_id: MemoryIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """How much of a memory is retained now, from 0 to 1, on its forgetting curve."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"memory_id": memory_id, "retention": round(await memory.retention(memory_id), 4)}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"memory_id": memory_id, "retention": round(await memory.retention(memory_id), 4)}
 
 
-def sources(
+async def sources(
+    memory: AsyncMemory,
     memory_id: MemoryIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The occurrences merged into a memory (each near-repeat that reinforced it)."""
     from ucma.serialization import source_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.sources(memory_id)
-        return {"memory_id": memory_id, "sources": [source_to_dict(s) for s in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.sources(memory_id)
+    return {"memory_id": memory_id, "sources": [source_to_dict(s) for s in found]}
 
 
-def duplicates(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def duplicates(
+    memory: AsyncMemory,
     limit: LimitOption = 20,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Writes that nearly repeated a memory and reinforced it instead, newest first."""
     from ucma.serialization import duplicate_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.duplicates(limit=limit)
-        return {"duplicates": [duplicate_to_dict(d) for d in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.duplicates(limit=limit)
+    return {"duplicates": [duplicate_to_dict(d) for d in found]}
 
 
-def salience_history(
+async def salience_history(
+    memory: AsyncMemory,
     memory_id: MemoryIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Every change outcomes made to a memory's salience, oldest first."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.salience_history(memory_id)
-        return {"memory_id": memory_id, "salience_history": [u.to_dict() for u in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.salience_history(memory_id)
+    return {"memory_id": memory_id, "salience_history": [u.to_dict() for u in found]}
 
 
-def memory_influence(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def memory_influence(
+    memory: AsyncMemory,
     min_decisions: Annotated[
         int | None, typer.Option(help="Outcomes a memory needs for a verdict.")
     ] = None,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """How the decisions each memory fed turned out, with a verdict per memory."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.memory_influence(min_decisions=min_decisions)
-        return {"influence": [i.to_dict() for i in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.memory_influence(min_decisions=min_decisions)
+    return {"influence": [i.to_dict() for i in found]}
 
 
-def trace(
+async def trace(
+    memory: AsyncMemory,
     decision_id: DecisionIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """One recorded decision: the memories it used and its outcome."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return (await memory.trace(decision_id)).to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return (await memory.trace(decision_id)).to_dict()
 
 
-def traces(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def traces(
+    memory: AsyncMemory,
     observed: Annotated[
         bool | None,
         typer.Option("--observed/--open", help="Only decisions with an outcome, or without."),
     ] = None,
     limit: LimitOption = 20,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """The recorded decisions, newest first."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.traces(observed=observed, limit=limit)
-        return {"decisions": [t.to_dict() for t in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.traces(observed=observed, limit=limit)
+    return {"decisions": [t.to_dict() for t in found]}
 
 
-def counterfactuals(
+async def counterfactuals(
+    memory: AsyncMemory,
     decision_id: DecisionIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """How a decision would likely have gone without each memory it used."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return (await memory.counterfactuals(decision_id)).to_dict()
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return (await memory.counterfactuals(decision_id)).to_dict()
 
 
-def replay(
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Rebuild salience from the event log alone and compare it with the live records
-    (changes nothing)."""
+async def replay(memory: AsyncMemory) -> dict[str, Any]:
+    """Rebuild salience, opinions and learned strategies from the event log alone and
+    compare them with the live records (changes nothing)."""
     from ucma.serialization import replay_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return replay_to_dict(await memory.replay())
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return replay_to_dict(await memory.replay())
 
 
-def extract_patterns(
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+async def extract_patterns(memory: AsyncMemory) -> dict[str, Any]:
     """Groups of similar memories that consistently came before good outcomes."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"patterns": [p.to_dict() for p in await memory.extract_patterns()]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"patterns": [p.to_dict() for p in await memory.extract_patterns()]}
 
 
 def share_patterns(
@@ -210,96 +133,64 @@ def share_patterns(
     show_work(work, user=None, agent="default", home=home, as_json=as_json)
 
 
-def review_flags(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def review_flags(
+    memory: AsyncMemory,
     include_cleared: Annotated[bool, typer.Option(help="Also list cleared flags.")] = False,
     limit: LimitOption = 20,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Memories flagged for review because a fact they rest on changed."""
     from ucma.conflicts.reports import review_flag_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        flags = await memory.review_flags(include_cleared=include_cleared, limit=limit)
-        return {"review_flags": [review_flag_to_dict(f) for f in flags]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    flags = await memory.review_flags(include_cleared=include_cleared, limit=limit)
+    return {"review_flags": [review_flag_to_dict(f) for f in flags]}
 
 
-def clear_review(
+async def clear_review(
+    memory: AsyncMemory,
     memory_id: MemoryIdArgument,
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Mark a flagged memory as reviewed: its rank recovers."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"memory_id": memory_id, "cleared": await memory.clear_review(memory_id)}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"memory_id": memory_id, "cleared": await memory.clear_review(memory_id)}
 
 
-def fact_history(
+async def fact_history(
+    memory: AsyncMemory,
     subject: Annotated[str, typer.Argument(help='e.g. "Alice"', show_default=False)],
     predicate: Annotated[str, typer.Argument(help='e.g. "works_at"', show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Every value a fact has had, newest first, with the conflicts between them."""
     from ucma.serialization import record_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.fact_history(subject, predicate)
-        return {
-            "facts": [record_to_api_dict(f) for f in found],
-            "conflicts": [c.to_dict() for c in found.conflicts],
-        }
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.fact_history(subject, predicate)
+    return {
+        "facts": [record_to_api_dict(f) for f in found],
+        "conflicts": [c.to_dict() for c in found.conflicts],
+    }
 
 
-def conflicts(
-    user: UserOption,
-    agent: AgentOption = "default",
+async def conflicts(
+    memory: AsyncMemory,
     subject: Annotated[str | None, typer.Option(help="Only about this subject.")] = None,
     pending: Annotated[bool, typer.Option(help="Only those waiting for the user.")] = False,
     limit: LimitOption = 20,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Recorded conflicts between facts, newest first."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.conflicts(
-            subject=subject, status="pending" if pending else None, limit=limit
-        )
-        return {"conflicts": [c.to_dict() for c in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.conflicts(
+        subject=subject, status="pending" if pending else None, limit=limit
+    )
+    return {"conflicts": [c.to_dict() for c in found]}
 
 
-def find_learnings(
+async def find_learnings(
+    memory: AsyncMemory,
     tags: Annotated[list[str], typer.Argument(help="Tags of the situation.", show_default=False)],
-    user: UserOption,
-    agent: AgentOption = "default",
     limit: LimitOption = 5,
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Lessons learned that apply to a situation, by its tags, most confident first."""
     from ucma.serialization import record_to_api_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.find_learnings(tags, limit=limit)
-        return {"learnings": [record_to_api_dict(r) for r in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.find_learnings(tags, limit=limit)
+    return {"learnings": [record_to_api_dict(r) for r in found]}
 
 
 COMMANDS = (
@@ -313,7 +204,6 @@ COMMANDS = (
     counterfactuals,
     replay,
     extract_patterns,
-    share_patterns,
     review_flags,
     clear_review,
     fact_history,
@@ -323,6 +213,7 @@ COMMANDS = (
 
 
 def register(app: typer.Typer) -> None:
-    """Add the commands to ``app``."""
-    for function in COMMANDS:
-        app.command(function.__name__.replace("_", "-"))(function)
+    """Add the commands to ``app``: one scope's each, and ``share-patterns`` over all."""
+    for work in COMMANDS:
+        app.command(work.__name__.replace("_", "-"))(scoped_command(work))
+    app.command("share-patterns")(share_patterns)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import AgentOption, HomeOption, JsonOption, UserOption, json_option, show_work
+from ucma.cli.context import json_option, scoped_command
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -23,9 +23,9 @@ DomainOption = Annotated[
 ]
 
 
-def learn_from_trajectory(
+async def learn_from_trajectory(
+    memory: AsyncMemory,
     task: TaskArgument,
-    user: UserOption,
     step: Annotated[
         list[str], typer.Option("--step", "-s", help="A step taken, in order (repeatable).")
     ],
@@ -44,61 +44,42 @@ def learn_from_trajectory(
             '"object": ...}].'
         ),
     ] = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Keep the strategy of a success or the pitfall of a failure (--step per step)."""
     from ucma.serialization import trajectory_learning_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        facts = json_option(context, "--context")
-        learned = await memory.learn_from_trajectory(
-            task, step, success, reason, domain=domain, context=facts
-        )
-        return trajectory_learning_to_dict(learned)
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    facts = json_option(context, "--context")
+    learned = await memory.learn_from_trajectory(
+        task, step, success, reason, domain=domain, context=facts
+    )
+    return trajectory_learning_to_dict(learned)
 
 
-def strategies_for(
+async def strategies_for(
+    memory: AsyncMemory,
     task: TaskArgument,
-    user: UserOption,
     domain: DomainOption = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100, help="Most to show.")] = 5,
     flag: Annotated[
         bool, typer.Option("--flag", help="Show those the facts contradict too, flagged.")
     ] = False,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Strategies and pitfalls for TASK, best evidence first, grounded in known facts."""
     from ucma.serialization import strategy_match_to_dict
 
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        found = await memory.strategies_for(
-            task, domain=domain, limit=limit, contradicted="flag" if flag else "filter"
-        )
-        return {"strategies": [strategy_match_to_dict(m) for m in found]}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    found = await memory.strategies_for(
+        task, domain=domain, limit=limit, contradicted="flag" if flag else "filter"
+    )
+    return {"strategies": [strategy_match_to_dict(m) for m in found]}
 
 
-def has_strategy_for(
+async def has_strategy_for(
+    memory: AsyncMemory,
     task: TaskArgument,
-    user: UserOption,
     domain: DomainOption = None,
-    agent: AgentOption = "default",
-    home: HomeOption = None,
-    as_json: JsonOption = False,
-) -> None:
+) -> dict[str, Any]:
     """Whether a learned strategy (not a pitfall) applies to TASK."""
-
-    async def work(memory: AsyncMemory) -> dict[str, Any]:
-        return {"has_strategy": await memory.has_strategy_for(task, domain=domain)}
-
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    return {"has_strategy": await memory.has_strategy_for(task, domain=domain)}
 
 
 COMMANDS = (learn_from_trajectory, strategies_for, has_strategy_for)
@@ -106,5 +87,5 @@ COMMANDS = (learn_from_trajectory, strategies_for, has_strategy_for)
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    for function in COMMANDS:
-        app.command(function.__name__.replace("_", "-"))(function)
+    for work in COMMANDS:
+        app.command(work.__name__.replace("_", "-"))(scoped_command(work))

@@ -7,6 +7,7 @@ retrieval.py       remember, recall, prepare_search
 conventions.py     add, search, get_all, update, delete_all: the calls users know
 queries.py         every other read: get, list, facts_about, answer, related, stats ...
 learning.py        the outcome learning loop: decide, outcome, traces, events
+predictive.py      world model, self-model, should_attempt, learning_priorities
 lifecycle.py       sleep, forget, the gardener, history and retention
 administration.py  export / import, API keys, scopes
 privacy.py         the content guard: tokens and the vault, refusals, reveal

@@ -235,6 +235,7 @@ class Administration(PrivacyGuard):
         """The imported decisions', conflicts' and flags' texts with the export's tokens
         renamed as ``tokens`` says, then through the content guard, as every write's: a
         secret refuses the import, PII becomes tokens."""
+        records = await self._guard_contexts(scope, records, tokens)
         fields: list[tuple[object, str]] = []
         for trace, _ in records.decisions:
             fields += [(trace, "summary"), (trace, "outcome_feedback")]
@@ -249,6 +250,11 @@ class Administration(PrivacyGuard):
         for opinion in records.opinions:
             fields += [(opinion, name) for name in ("topic", "stance", "holder")]
             fields += [(entry, "text") for entry in opinion.evidence]
+        fields += [(t, name) for t in records.transitions for name in ("action", "outcome")]
+        for competence in records.competences:
+            fields.append((competence, "capability"))
+            fields += [(mode, "mode") for mode in competence.failure_modes]
+            fields += [(entry, "reason") for entry in competence.evidence]
         present = [(obj, name) for obj, name in fields if getattr(obj, name)]
         texts = [str(getattr(obj, name)) for obj, name in present]
         where = [f"imported {type(obj).__name__.lower()} {name}" for obj, name in present]
@@ -275,7 +281,34 @@ class Administration(PrivacyGuard):
             opinions=[
                 replace(moved(o), evidence=[moved(e) for e in o.evidence]) for o in records.opinions
             ],
+            transitions=[moved(t) for t in records.transitions],
+            competences=[
+                replace(
+                    moved(c),
+                    failure_modes=[moved(m) for m in c.failure_modes],
+                    evidence=[moved(e) for e in c.evidence],
+                )
+                for c in records.competences
+            ],
         )
+
+    async def _guard_contexts(
+        self, scope: Scope, records: exchange_records.ScopeRecords, tokens: dict[str, str]
+    ) -> exchange_records.ScopeRecords:
+        """The imported transitions' contexts (condition and value texts), renamed and
+        guarded like every other imported text."""
+        flat = [text for t in records.transitions for pair in t.context.items() for text in pair]
+        if not flat:
+            return records
+        renamed = [exchange_vault.retokenise(text, tokens) for text in flat]
+        guarded = iter(
+            await self._guard(scope, renamed, ["imported transition context"] * len(flat))
+        )
+        moved = [
+            replace(t, context={next(guarded): next(guarded) for _ in range(len(t.context))})
+            for t in records.transitions
+        ]
+        return dataclasses.replace(records, transitions=moved)
 
     # -- administration: API keys of the service ------------------------------------
 

@@ -55,7 +55,14 @@ from ucma.types import (
     Observation,
     Scope,
 )
-from ucma.validation import check_content, check_id, check_limit, check_metadata, check_query
+from ucma.validation import (
+    check_content,
+    check_id,
+    check_limit,
+    check_metadata,
+    check_offset,
+    check_query,
+)
 
 __all__ = ["Conventions", "matches_filters"]
 
@@ -199,8 +206,7 @@ class Conventions(EngineBase):
         scope = self._scope(user_id, agent_id)
         wanted = _filters(filters, run_id)
         size = check_limit(limit, MAX_PAGE)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be an integer >= 0")
+        check_offset(offset)
         chosen = _enum(MemoryKind, kind, "kind") if kind is not None else None
         in_bank = _enum(Bank, bank, "bank") if bank is not None else None
         storage = await self._ready()

@@ -225,6 +225,8 @@ class EpisodeWrites(EngineBase):
             await self._note_instructions(scope, written)  # type: ignore[attr-defined] # engine/retrieval.py
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
+            said = [p.content for p in stored]
+            await self._reconcile_goals(scope, said)  # type: ignore[attr-defined] # engine/goals.py
         logger.info(
             "observe: %d items, %d stored, %d merged (user=%s)",
             len(prepared),

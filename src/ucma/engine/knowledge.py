@@ -276,6 +276,7 @@ class KnowledgeWrites(PrivacyGuard):
             _initial_retention(fact, now),
             now,
         )
+        await self._reconcile_goals(scope, [text])  # type: ignore[attr-defined] # engine/goals.py
         logger.info(
             "assert_fact: %s %s %s (%s, %d conflicts)",
             subj,

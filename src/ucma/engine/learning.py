@@ -3,6 +3,7 @@ outcomes, traces, the event log and shared patterns."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Mapping, Sequence
@@ -13,7 +14,14 @@ import numpy as np
 from ucma.engine.base import _enum, _new_id
 from ucma.engine.privacy import PrivacyGuard
 from ucma.errors import NotFoundError, ValidationError
-from ucma.events.log import Event, SalienceProjection, replay_salience
+from ucma.events.log import (
+    Event,
+    SalienceProjection,
+    StrategyState,
+    differences,
+    replay_salience,
+    replay_strategies,
+)
 from ucma.learning import causal, patterns
 from ucma.learning.decisions import (
     check_quality,
@@ -22,9 +30,15 @@ from ucma.learning.decisions import (
     track_decision,
 )
 from ucma.learning.records import DecisionTrace, OutcomeReport, OutcomeSignal, SalienceUpdate
-from ucma.paradigms.evidence import replay_opinions
+from ucma.paradigms.evidence import opinion_state, replay_opinions
+from ucma.paradigms.goals import goal_state, replay_goals
+from ucma.paradigms.predictive_evidence import (
+    check_prediction_metadata,
+    live_states,
+    replay_predictive,
+)
 from ucma.storage.base import Storage
-from ucma.types import Scope
+from ucma.types import Procedure, ProcedureType, Scope
 from ucma.validation import (
     check_content,
     check_fraction,
@@ -66,6 +80,13 @@ class LearningLoop(PrivacyGuard):
         ``retrieval_id`` (from ``recall``) must be one of its recalls.
         ``summary`` says what was decided, without personal data. Returns the
         trace; pass its ``id`` to ``outcome`` once the result is known.
+
+        The outcome also teaches the world model and the self-model (seed 000):
+        ``metadata["capability"]`` (default ``decision_type``) is the capability
+        attempted, predicted to succeed at ``confidence`` (or
+        ``metadata["predicted_success"]``); ``metadata["action"]`` (default the
+        capability) done while ``metadata["context"]`` (conditions to values) held
+        leads to success or failure.
         """
         scope = self._scope(user_id, agent_id)
         limits = self.config.limits
@@ -92,6 +113,7 @@ class LearningLoop(PrivacyGuard):
             created_at=self._clock(),
             metadata=check_metadata(metadata, limits),
         )
+        check_prediction_metadata(trace.metadata)
         storage = await self._ready()
         await self._run(track_decision, storage, scope, trace)
         logger.info("decide: %s (%d memories, %s)", trace.id, len(ids), trace.decision_type)
@@ -138,6 +160,7 @@ class LearningLoop(PrivacyGuard):
             self._clock(),
             self.config.procedures,
             self.config.forgetting.outcome_stability_gain,
+            self.config.predictive,
         )
         logger.info(
             "outcome: %s quality %+.2f (%s), %d salience updates",
@@ -221,36 +244,51 @@ class LearningLoop(PrivacyGuard):
     async def replay(
         self, *, user_id: str | None = None, agent_id: str | None = None
     ) -> SalienceProjection:
-        """Rebuild the scope's salience projection (every memory's outcome
-        adjustment) and its opinions (confidence, status, successor) from its
-        events alone, and compare them with the live records: ``mismatches`` maps
-        a memory or opinion id to its (replayed, live) adjustment or confidence."""
+        """Rebuild the scope's state from its events alone and compare it with the
+        live records: every memory's outcome adjustment (salience), every opinion's
+        confidence, status and successor, every learned strategy or pitfall's
+        application count, successes, status, source trajectories, preconditions and
+        failure modes, every world-model transition's confirmations, errors and
+        promotion, every competence's attempts, successes, predictions and failure
+        modes, and every goal's status, progress, subgoals, blocking_on and
+        last_worked. ``mismatches`` maps a memory, opinion, transition, competence or
+        goal id to the first field that differs (empty: replay equals the live state).
+        Changes nothing."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
 
         def rebuild() -> SalienceProjection:
             with storage.transaction():  # one consistent state: events and records
                 events = storage.events.list(scope)
-                projection = replay_salience(events)
-                live = {
-                    r.id: r.outcome_adjustment
-                    for r in storage.memories.list(scope, limit=2**62, include_archived=True)
-                }
-                opinions = {
-                    o.id: (o.confidence, o.status.value, o.replaced_by)
-                    for o in storage.opinions.list(scope, limit=2**62)
-                }
-            for memory_id in projection.adjustments.keys() | live.keys():
-                replayed = projection.adjustments.get(memory_id, float("nan"))
-                current = live.get(memory_id, float("nan"))
-                if not abs(replayed - current) <= 1e-9:
-                    projection.mismatches[memory_id] = (replayed, current)
-            rebuilt = replay_opinions(events)
-            missing = (float("nan"), "", None)
-            for opinion_id in rebuilt.keys() | opinions.keys():
-                was, now = rebuilt.get(opinion_id, missing), opinions.get(opinion_id, missing)
-                if not abs(was[0] - now[0]) <= 1e-9 or was[1:] != now[1:]:
-                    projection.mismatches[opinion_id] = (was[0], now[0])
+                records = storage.memories.list(scope, limit=2**62, include_archived=True)
+                opinions = storage.opinions.list(scope, limit=2**62)
+                live_transitions, live_competences = live_states(storage, scope)
+                goals = storage.goals.list(scope, limit=2**62)
+            projection = replay_salience(events)
+            salience = {i: {"outcome_adjustment": v} for i, v in projection.adjustments.items()}
+            live_salience = {r.id: {"outcome_adjustment": r.outcome_adjustment} for r in records}
+            rebuilt_opinions = replay_opinions(events)
+            live_opinions = {o.id: opinion_state(o) for o in opinions}
+            rebuilt_strategies = {
+                i: dataclasses.asdict(state) for i, state in replay_strategies(events).items()
+            }
+            live_strategies = {
+                r.id: dataclasses.asdict(StrategyState.of(r))
+                for r in records
+                if isinstance(r, Procedure) and r.procedure_type is not ProcedureType.WORKFLOW
+            }
+            transitions, competences = replay_predictive(events)
+            for rebuilt, live in (
+                (salience, live_salience),
+                (rebuilt_opinions, live_opinions),
+                (rebuilt_strategies, live_strategies),
+                (_as_dicts(transitions), _as_dicts(live_transitions)),
+                (_as_dicts(competences), _as_dicts(live_competences)),
+                (replay_goals(events), {g.id: goal_state(g) for g in goals}),
+            ):
+                projection.mismatches.update(differences(rebuilt, live))
+            projection.opinions = len(rebuilt_opinions)
+            projection.strategies = len(rebuilt_strategies)
             return projection
 
         return await self._run(rebuild)
@@ -381,3 +419,8 @@ class LearningLoop(PrivacyGuard):
             raise ValidationError("position must be an integer >= 0")
         storage = await self._ready()
         await self._run(storage.events.set_cursor, name, position, self._clock())
+
+
+def _as_dicts(states: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Replay states (dataclasses) by id, as the field mappings ``differences`` compares."""
+    return {key: dataclasses.asdict(state) for key, state in states.items()}

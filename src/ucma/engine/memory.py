@@ -21,6 +21,10 @@ Familiar calls: ``add``, ``search``, ``get_all``, ``update`` and ``delete_all``,
 ``get``, ``delete`` and ``history``, are the names users know from other memory libraries
 over the same implementation (ucma.engine.conventions).
 
+Goals (seed 000's predictive paradigm): ``add_goal``, ``decompose_goal``,
+``update_progress``, ``get_active_goals``, ``anticipate``, ``pursue_goal`` and the rest in
+ucma.engine.goals.
+
 Erasure: ``forget_person`` and ``forget_scope`` erase for good (ucma.engine.erasure);
 ``backup`` copies the whole store online.
 
@@ -36,10 +40,12 @@ from ucma.engine.administration import Administration
 from ucma.engine.conventions import Conventions
 from ucma.engine.episodes import EpisodeWrites
 from ucma.engine.erasure import Erasure
+from ucma.engine.goals import Goals
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
 from ucma.engine.opinions import Opinions
+from ucma.engine.predictive import Predictive
 from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
@@ -49,6 +55,8 @@ __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Goals,
+    Predictive,
     Strategies,
     Opinions,
     EpisodeWrites,

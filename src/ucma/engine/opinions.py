@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ucma.config import OpinionConfig
 from ucma.engine.base import _enum
 from ucma.engine.episodes import EpisodeWrites
 from ucma.engine.privacy import PrivacyGuard
@@ -22,6 +23,7 @@ from ucma.validation import (
     check_fraction,
     check_id,
     check_limit,
+    check_offset,
     check_strings,
 )
 
@@ -88,10 +90,12 @@ class Opinions(EpisodeWrites, PrivacyGuard):
         self, topic: str, *, user_id: str | None = None, agent_id: str | None = None
     ) -> Opinion | None:
         """The current opinion on ``topic``, or None: one whose topic is the same text
-        (case and punctuation aside), else the closest in meaning among the scope's
-        opinions (its topic and stance, cosine at least ``OpinionConfig.min_topic_cosine``).
-        A match on an opinion that was replaced answers with what replaced it, so
-        "Alice's editor theme" finds the stance held now without naming ids."""
+        (case and punctuation aside), else the one whose statement is closest in
+        meaning (cosine at least ``OpinionConfig.min_topic_cosine``), searched in the
+        vector index among the ``OpinionConfig.max_candidates`` memories nearest the
+        topic, so only the topic is embedded however many opinions there are. A match
+        on an opinion that was replaced answers with what replaced it, so "Alice's
+        editor theme" finds the stance held now without naming ids."""
         scope = self._scope(user_id, agent_id)
         text = check_content(topic, self.config.limits, "topic")
         storage = await self._ready()
@@ -99,18 +103,9 @@ class Opinions(EpisodeWrites, PrivacyGuard):
         if exact:
             logger.info("find_opinion: %s by its topic", exact[0].id)
             return exact[0]
-        cfg = self.config.opinions
-        candidates = await self._run(storage.opinions.list, scope, limit=cfg.max_candidates)
-        if not candidates:
-            return None
-        vectors = await self._embed_queries([text, *(f"{o.topic}: {o.stance}" for o in candidates)])
-        scores = vectors[1:] @ vectors[0]
-        best = int(np.argmax(scores))
-        if float(scores[best]) < cfg.min_topic_cosine:
-            logger.info("find_opinion: none of %d is close enough", len(candidates))
-            return None
-        found = await self._run(_current_of, storage, scope, candidates[best])
-        logger.info("find_opinion: %s (cosine %.2f)", found.id if found else None, scores[best])
+        [vector] = await self._embed_queries([text])
+        found, cosine = await self._run(_closest, storage, scope, vector, self.config.opinions)
+        logger.info("find_opinion: %s (cosine %.2f)", found.id if found else None, cosine)
         return found
 
     async def reinforce_opinion(
@@ -225,8 +220,7 @@ class Opinions(EpisodeWrites, PrivacyGuard):
         ``include_replaced`` their history too."""
         scope = self._scope(user_id, agent_id)
         count = check_limit(limit, 10_000)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be an integer >= 0")
+        check_offset(offset)
         storage = await self._ready()
         status = None if include_replaced else OpinionStatus.CURRENT
         found = await self._run(
@@ -259,6 +253,30 @@ class Opinions(EpisodeWrites, PrivacyGuard):
         chain = await self._run(_chain, storage, scope, start)
         logger.info("opinion_history: %s, %d stances", start.id, len(chain))
         return chain
+
+
+def _closest(
+    storage: Storage, scope: Scope, vector: np.ndarray, config: OpinionConfig
+) -> tuple[Opinion | None, float]:
+    """The current opinion whose statement (a memory of the scope, archived or not) is
+    nearest ``vector`` with at least ``config.min_topic_cosine``, and that cosine."""
+    hits = storage.memories.vector_search(
+        scope, vector, config.max_candidates, include_archived=True
+    )
+    hits = [(memory_id, cosine) for memory_id, cosine in hits if cosine >= config.min_topic_cosine]
+    if not hits:
+        return None, 0.0
+    stating: dict[str, list[Opinion]] = {}
+    for opinion in storage.opinions.list(
+        scope, memory_ids=[memory_id for memory_id, _ in hits], limit=2**31
+    ):
+        stating.setdefault(opinion.memory_id or "", []).append(opinion)
+    for memory_id, cosine in hits:  # best first
+        for opinion in sorted(stating.get(memory_id, []), key=lambda o: not o.is_current):
+            current = _current_of(storage, scope, opinion)
+            if current is not None:
+                return current, cosine
+    return None, 0.0
 
 
 def _current_of(storage: Storage, scope: Scope, opinion: Opinion) -> Opinion | None:

@@ -40,6 +40,7 @@ from ucma.validation import (
     check_fraction,
     check_id,
     check_limit,
+    check_offset,
     check_strings,
     check_timestamp,
 )
@@ -76,8 +77,7 @@ class Queries(EngineBase):
         """Records of a scope, oldest first, a page at a time."""
         scope = self._scope(user_id, agent_id)
         check_limit(limit, 10_000)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be an integer >= 0")
+        check_offset(offset)
         storage = await self._ready()
         return await self._run(
             storage.memories.list,

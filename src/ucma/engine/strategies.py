@@ -22,9 +22,10 @@ from ucma.engine.episodes import EpisodeWrites
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.errors import NotFoundError, ProviderError, ValidationError
 from ucma.events.log import EventType, record
-from ucma.learning.procedures import record_execution
+from ucma.learning.procedures import log_status_change, record_execution
 from ucma.memory_ids import new_memory_id
-from ucma.paradigms.distillation import DistilledItem, distill_by_rules, parse_distilled
+from ucma.paradigms.distillation import AVOID, DistilledItem, distill_by_rules, parse_distilled
+from ucma.paradigms.predictive_evidence import learn_from_attempt, record_failure_mode
 from ucma.paradigms.procedural import (
     CONTRADICTED,
     generalise,
@@ -99,14 +100,66 @@ def _domain(value: object) -> str:
     return " ".join(value.lower().split())
 
 
-def _may_merge(item: DistilledItem, existing: Procedure) -> bool:
-    """Strategies merge whatever held (their preconditions generalise to what held every
-    time); a pitfall is a warning about one situation, so pitfalls merge only when
-    their conditions are the same: a step failing in two situations is two warnings,
-    not one about what the situations share (which may be nothing: "avoid it always")."""
-    if item.procedure_type is not ProcedureType.PITFALL:
-        return True
-    return {c.key() for c in item.preconditions} == {c.key() for c in existing.preconditions}
+def _merge_overlap(item: DistilledItem, existing: Procedure) -> int | None:
+    """How many preconditions ``item`` shares with ``existing`` when it may merge into
+    it, else None.
+
+    Strategies merge whatever held (their preconditions generalise to what held every
+    time). A pitfall merges with one of the same step when the two situations differ in
+    at most one condition on each side (one property with another value: "the shortcut
+    fails under a strict rate limit with a required login, whatever the pagination"),
+    and keeps what both share; situations further apart stay two warnings, so two
+    failures that share nothing never become "avoid it always"."""
+    new = {c.key() for c in item.preconditions}
+    old = {c.key() for c in existing.preconditions}
+    shared = new & old
+    if item.procedure_type is not ProcedureType.PITFALL or new == old:
+        return len(shared)
+    if shared and len(new - shared) <= 1 and len(old - shared) <= 1:
+        return len(shared)
+    return None
+
+
+def _refute_pitfalls(
+    storage: Storage,
+    scope: Scope,
+    domain: str,
+    steps: Sequence[str],
+    conditions: Sequence[Condition],
+    trajectory_id: str,
+    now: float,
+) -> list[str]:
+    """Deprecate the domain's pitfalls a success disproves: each that says to avoid one
+    of the steps taken under conditions that all held (a pitfall generalised too far,
+    or one failure that was chance). Deprecated, ``strategies_for`` leaves it out and
+    new failures no longer merge into it; the status change is logged with the
+    trajectory. Returns their ids."""
+    taken = {" ".join(step.lower().split()) for step in steps}
+    held = {c.key() for c in conditions}
+    refuted: list[str] = []
+    for pitfall in storage.procedures.in_domain(scope, domain, ProcedureType.PITFALL):
+        if pitfall.status is ProcedureStatus.DEPRECATED:
+            continue
+        avoided = {
+            " ".join(s.description.lower().split()) for s in pitfall.steps if s.action_type == AVOID
+        }
+        if not avoided & taken or not {c.key() for c in pitfall.preconditions} <= held:
+            continue
+        updated = replace(pitfall, status=ProcedureStatus.DEPRECATED, updated_at=now)
+        storage.procedures.update(updated)
+        log_status_change(
+            storage,
+            scope,
+            updated,
+            pitfall.status,
+            now,
+            {
+                "trajectory_id": trajectory_id,
+                "reason": "the step it avoids worked under its conditions",
+            },
+        )
+        refuted.append(pitfall.id)
+    return refuted
 
 
 class Strategies(EpisodeWrites, KnowledgeWrites):
@@ -169,16 +222,21 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         content_vectors = await self._embed([item.content for item in items])
         targets: list[str | None] = []
         offset = len(items)
+        floor = self.config.procedures.merge_similarity
         for i, (item, group) in enumerate(zip(items, candidates, strict=True)):
-            best, best_id = -1.0, None
+            best: tuple[float, int] | None = None
+            best_id = None
             for candidate in group:
                 similarity = float(title_vectors[i] @ title_vectors[offset])
                 offset += 1
-                if similarity > best and _may_merge(item, candidate):
-                    best, best_id = similarity, candidate.id
-            targets.append(best_id if best >= self.config.procedures.merge_similarity else None)
+                overlap = _merge_overlap(item, candidate)
+                if similarity < floor or overlap is None:
+                    continue
+                if best is None or (similarity, overlap) > best:  # ties: the closest situation
+                    best, best_id = (similarity, overlap), candidate.id
+            targets.append(best_id)
         provenance = Provenance.GENERATED if self._distiller() is not None else Provenance.INFERRED
-        stored, merged = await self._run(
+        stored, merged, refuted = await self._run(
             self._keep_items,
             storage,
             scope,
@@ -189,15 +247,18 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
             content_vectors,
             provenance,
             now,
+            (step_texts, conditions) if success else None,
+            (success, failure_reason, conditions),
         )
         logger.info(
-            "learn_from_trajectory: %s (%s, %d new, %d merged)",
+            "learn_from_trajectory: %s (%s, %d new, %d merged, %d pitfalls refuted)",
             trajectory_id,
             "success" if success else "failure",
             len(stored) - len(merged),
             len(merged),
+            len(refuted),
         )
-        return TrajectoryLearning(trajectory_id, tuple(stored), tuple(merged))
+        return TrajectoryLearning(trajectory_id, tuple(stored), tuple(merged), tuple(refuted))
 
     async def _guard_conditions(
         self, scope: Scope, given: list[Condition | str]
@@ -261,7 +322,14 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
     def _candidates(
         storage: Storage, scope: Scope, domain: str, items: list[DistilledItem]
     ) -> list[list[Procedure]]:
-        return [storage.procedures.in_domain(scope, domain, item.procedure_type) for item in items]
+        return [
+            [
+                p
+                for p in storage.procedures.in_domain(scope, domain, item.procedure_type)
+                if p.status is not ProcedureStatus.DEPRECATED
+            ]
+            for item in items
+        ]
 
     def _keep_items(
         self,
@@ -274,10 +342,31 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         vectors: np.ndarray,
         provenance: Provenance,
         now: float,
-    ) -> tuple[list[Procedure], list[str]]:
+        worked: tuple[Sequence[str], Sequence[Condition]] | None,
+        attempt: tuple[bool, str | None, list[Condition]],
+    ) -> tuple[list[Procedure], list[str], list[str]]:
+        """Store or merge each item, when the trajectory succeeded (``worked``: its
+        steps and the conditions that held) refute the pitfalls it disproves, and keep
+        the trajectory as an attempt of the domain (the self-model and the world model,
+        seed 000 flow 5); one transaction."""
         stored: list[Procedure] = []
         merged: list[str] = []
+        refuted: list[str] = []
+        success, failure_reason, conditions = attempt
         with storage.transaction():
+            if worked is not None:
+                refuted = _refute_pitfalls(storage, scope, domain, *worked, trajectory_id, now)
+            learn_from_attempt(
+                storage,
+                scope,
+                domain,
+                [(c.subject, c.predicate, c.object) for c in conditions],
+                success,
+                failure_reason,
+                f"trajectory {trajectory_id}",
+                now,
+                self.config.predictive,
+            )
             for item, target, vector in zip(items, targets, vectors, strict=True):
                 existing = storage.procedures.get(scope, target) if target else None
                 if existing is not None:
@@ -302,7 +391,7 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
                         now,
                     )
                 stored.append(kept)
-        return stored, merged
+        return stored, merged, refuted
 
     @staticmethod
     def _merge(
@@ -528,6 +617,16 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
                 procedure = storage.memories.get(scope, procedure_id)
                 if not isinstance(procedure, Procedure):
                     raise NotFoundError(MemoryKind.PROCEDURAL.value, procedure_id)
+                if failure_reason and procedure.domain:
+                    # Flow 5: a strategy's failure mode is one of its domain's.
+                    record_failure_mode(
+                        storage,
+                        scope,
+                        procedure.domain,
+                        failure_reason,
+                        f"procedure {procedure.id}",
+                        now,
+                    )
                 return record_execution(
                     storage, scope, procedure, success, now, config, failure_reason=failure_reason
                 )

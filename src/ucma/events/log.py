@@ -10,8 +10,11 @@ counts). Two sources append them:
   schema does it with triggers, so no write path can forget;
 - ``record`` below, called inside the write transactions of the learning loop
   (retrievals, decisions, outcomes, salience, procedure and learning
-  statistics, procedure status changes), of conflict resolution (detected, resolved, superseded)
-  and of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``).
+  statistics, procedure status changes), of conflict resolution (detected, resolved, superseded),
+  of opinions (formed, reinforced, weakened, replaced: ``ucma.paradigms.evidence``),
+  of the world model and self-model (``ucma.paradigms.predictive_evidence``)
+  and of goals (added, decomposed, progressed, suspended, resumed, abandoned, worked on:
+  ``ucma.engine.goals``; ``ucma.paradigms.goals.replay_goals`` folds them).
 
 ``replay_salience`` is the salience projection rebuilt from events alone:
 every memory's ``outcome_adjustment`` is its adjustment when stored plus the
@@ -21,7 +24,11 @@ engine's ``replay`` compares it with the live records.
 ``replay_strategies`` is the strategy projection: each learned strategy or pitfall's
 application count, successes, status, source trajectories, preconditions and failure
 modes from its ``strategy.learned`` / ``strategy.merged`` events and the procedure
-outcome and status events after them.
+outcome and status events after them (an imported one starts from the state its
+``strategy.learned`` event carries).
+
+``differences`` compares rebuilt records with the live ones, field by field: the
+engine's ``replay`` runs it over the salience, opinion and strategy projections.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from ucma.types import Scope
+from ucma.types import Procedure, Scope
 
 if TYPE_CHECKING:
     from ucma.storage.base import Storage
@@ -39,8 +46,11 @@ if TYPE_CHECKING:
 __all__ = [
     "Event",
     "EventType",
+    "Mismatch",
     "SalienceProjection",
     "StrategyState",
+    "differences",
+    "is_redacted",
     "record",
     "replay_salience",
     "replay_strategies",
@@ -70,6 +80,21 @@ class EventType(StrEnum):
     OPINION_REINFORCED = "opinion.reinforced"
     OPINION_WEAKENED = "opinion.weakened"
     OPINION_REPLACED = "opinion.replaced"
+    TRANSITION_OBSERVED = "world.transition_observed"
+    TRANSITION_IMPORTED = "world.transition_imported"
+    PATTERN_PROMOTED = "world.pattern_promoted"
+    TRANSITION_ERASED = "world.transition_erased"
+    ATTEMPT_RECORDED = "self.attempt_recorded"
+    FAILURE_MODE_RECORDED = "self.failure_mode_recorded"
+    COMPETENCE_IMPORTED = "self.competence_imported"
+    COMPETENCE_ERASED = "self.competence_erased"
+    GOAL_ADDED = "goal.added"
+    GOAL_DECOMPOSED = "goal.decomposed"
+    GOAL_PROGRESSED = "goal.progressed"
+    GOAL_SUSPENDED = "goal.suspended"
+    GOAL_RESUMED = "goal.resumed"
+    GOAL_ABANDONED = "goal.abandoned"
+    GOAL_WORKED = "goal.worked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,19 +135,60 @@ def record(
     return storage.events.append(scope, event_type.value, dict(payload), now)
 
 
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A field the events rebuild differently from the live record: its name and
+    the two values (None on the side that has no record)."""
+
+    field: str
+    replayed: Any
+    live: Any
+
+
+def _differs(replayed: Any, live: Any) -> bool:
+    numbers = isinstance(replayed, int | float) and isinstance(live, int | float)
+    return not abs(replayed - live) <= 1e-9 if numbers else bool(replayed != live)
+
+
+def differences(
+    rebuilt: Mapping[str, Mapping[str, Any]], live: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Mismatch]:
+    """Each record (by id) whose rebuilt fields differ from its live ones, with the
+    first field that does (numbers within 1e-9 agree); a record on one side only
+    differs in its first field, None on the other side."""
+    found: dict[str, Mismatch] = {}
+    for record_id in sorted(rebuilt.keys() | live.keys()):
+        was, now = rebuilt.get(record_id, {}), live.get(record_id, {})
+        for name in was or now:
+            if _differs(was.get(name), now.get(name)):
+                found[record_id] = Mismatch(name, was.get(name), now.get(name))
+                break
+    return found
+
+
 @dataclass(slots=True)
 class SalienceProjection:
-    """Outcome adjustments rebuilt from events; ``mismatches`` (filled by the
-    engine's ``replay``) lists memory ids whose live value differs."""
+    """What ``replay`` rebuilt from events: every memory's outcome adjustment, and
+    how many opinions and learned strategies; ``mismatches`` (filled by the engine's
+    ``replay``) maps a memory or opinion id whose live state differs to how."""
 
     adjustments: dict[str, float]
     events_applied: int
     last_seq: int
-    mismatches: dict[str, tuple[float, float]] = field(default_factory=dict)
+    mismatches: dict[str, Mismatch] = field(default_factory=dict)
+    opinions: int = 0
+    strategies: int = 0
 
     @property
     def matches_live(self) -> bool:
         return not self.mismatches
+
+
+def is_redacted(event: Event) -> bool:
+    """Whether forgetting a person redacted the event (its payload is then only
+    ``{"erased": true}``). Every replay skips such events: the records they told of
+    went with the person, and their other events name them by id only."""
+    return bool(event.payload.get("erased"))
 
 
 def replay_salience(events: Iterable[Event]) -> SalienceProjection:
@@ -132,6 +198,8 @@ def replay_salience(events: Iterable[Event]) -> SalienceProjection:
     last = 0
     for event in events:
         last = max(last, event.seq)
+        if is_redacted(event):
+            continue
         memory_id = str(event.payload.get("memory_id", ""))
         if event.type == EventType.MEMORY_STORED:
             adjustments[memory_id] = float(event.payload.get("outcome_adjustment", 0.0))
@@ -157,17 +225,36 @@ class StrategyState:
     preconditions: list[list[str]] = field(default_factory=list)
     failure_modes: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, procedure: Procedure) -> StrategyState:
+        """The same fields of a live strategy or pitfall, to compare with a replay."""
+        return cls(
+            application_count=procedure.execution_count,
+            success_count=procedure.success_count,
+            status=procedure.status.value,
+            source_trajectories=list(procedure.source_trajectories),
+            preconditions=[list(c.key()) for c in procedure.preconditions],
+            failure_modes=list(procedure.failure_modes),
+        )
+
 
 def replay_strategies(events: Iterable[Event]) -> dict[str, StrategyState]:
     """Fold a scope's events (in ``seq`` order) into each learned strategy's state."""
     states: dict[str, StrategyState] = {}
     for event in events:
-        memory_id = str(event.payload.get("memory_id", ""))
+        if is_redacted(event):
+            continue
+        payload = event.payload
+        memory_id = str(payload.get("memory_id", ""))
         if event.type == EventType.STRATEGY_LEARNED:
+            trajectories = payload.get("source_trajectories", [payload.get("trajectory_id")])
             states[memory_id] = StrategyState(
-                source_trajectories=[str(event.payload["trajectory_id"])],
-                preconditions=[list(c) for c in event.payload.get("preconditions", [])],
-                failure_modes=list(event.payload.get("failure_modes", [])),
+                application_count=int(payload.get("application_count", 0)),
+                success_count=int(payload.get("success_count", 0)),
+                status=str(payload.get("status", "draft")),
+                source_trajectories=[str(t) for t in trajectories],
+                preconditions=[list(c) for c in payload.get("preconditions", [])],
+                failure_modes=list(payload.get("failure_modes", [])),
             )
             continue
         state = states.get(memory_id)

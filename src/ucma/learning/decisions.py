@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ucma.config import ProcedureConfig, SalienceConfig
+from ucma.config import PredictiveConfig, ProcedureConfig, SalienceConfig
 from ucma.errors import (
     NotFoundError,
     OutcomeAlreadyRecorded,
@@ -44,6 +44,7 @@ from ucma.learning.salience import (
     temporal_dampening,
 )
 from ucma.memory.retention import DEFAULT_OUTCOME_GAIN, after_outcome
+from ucma.paradigms.predictive_evidence import learn_from_trace
 from ucma.storage.base import Storage
 from ucma.types import HistoryEntry, Learning, Procedure, Scope
 
@@ -153,10 +154,12 @@ def observe_outcome(
     now: float,
     procedures_config: ProcedureConfig | None = None,
     stability_gain: float = DEFAULT_OUTCOME_GAIN,
+    predictive_config: PredictiveConfig | None = None,
 ) -> OutcomeReport:
     """Record an outcome and apply everything that follows from it, atomically.
     Procedures' statuses move by ``procedures_config`` (defaults when None);
-    retention stability by ``stability_gain`` (``ForgettingConfig.outcome_stability_gain``)."""
+    retention stability by ``stability_gain`` (``ForgettingConfig.outcome_stability_gain``);
+    the world model and self-model learn from it (``learn_from_trace``)."""
     with storage.transaction():
         trace = storage.traces.get(scope, trace_id)
         if trace is None:
@@ -185,6 +188,9 @@ def observe_outcome(
         procedures, learnings = _update_statistics(
             storage, scope, trace_id, quality, fresh, now, procedures_config or ProcedureConfig()
         )
+        transition, competence = learn_from_trace(
+            storage, scope, trace, quality, now, predictive_config or PredictiveConfig()
+        )
         completed = dataclasses.replace(
             trace,
             outcome_quality=quality,
@@ -198,6 +204,8 @@ def observe_outcome(
         procedures=procedures,
         learnings=learnings,
         skipped=[m for m in credit if m not in records],
+        transitions=[transition.id] if transition else [],
+        competences=[competence.id] if competence else [],
     )
 
 

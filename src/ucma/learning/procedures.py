@@ -26,7 +26,7 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["evidence_status", "record_execution", "risk_for"]
+__all__ = ["evidence_status", "log_status_change", "record_execution", "risk_for"]
 
 _RISK_ORDER = [RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH]
 
@@ -94,24 +94,43 @@ def record_execution(
         outcome["trace_id"] = trace_id
     record(storage, scope, EventType.PROCEDURE_OUTCOME, outcome, now)
     if changed:
-        evidence = {
-            "from": procedure.status.value,
-            "to": status.value,
-            "success_rate": round(updated.success_rate, 4),
-            "execution_count": updated.execution_count,
-            "reason": _reason(status, updated, config),
-        }
-        record(
+        log_status_change(
             storage,
             scope,
-            EventType.PROCEDURE_STATUS_CHANGED,
-            {"memory_id": updated.id, **evidence},
+            updated,
+            procedure.status,
             now,
-        )
-        storage.lifecycle.add_history(
-            scope, [HistoryEntry(updated.id, "status_changed", now, evidence)]
+            {
+                "success_rate": round(updated.success_rate, 4),
+                "execution_count": updated.execution_count,
+                "reason": _reason(status, updated, config),
+            },
         )
     return updated
+
+
+def log_status_change(
+    storage: Storage,
+    scope: Scope,
+    procedure: Procedure,
+    before: ProcedureStatus,
+    now: float,
+    evidence: dict[str, object],
+) -> None:
+    """Log that ``procedure`` (already stored with its new status) moved from
+    ``before``: a ``procedure.status_changed`` event and a ``status_changed`` history
+    entry, both with the evidence."""
+    details = {"from": before.value, "to": procedure.status.value, **evidence}
+    record(
+        storage,
+        scope,
+        EventType.PROCEDURE_STATUS_CHANGED,
+        {"memory_id": procedure.id, **details},
+        now,
+    )
+    storage.lifecycle.add_history(
+        scope, [HistoryEntry(procedure.id, "status_changed", now, details)]
+    )
 
 
 def _reason(status: ProcedureStatus, procedure: Procedure, config: ProcedureConfig) -> str:

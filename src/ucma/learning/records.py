@@ -141,8 +141,9 @@ class SalienceUpdate:
 
 @dataclass(slots=True)
 class OutcomeReport:
-    """What ``outcome`` changed: the completed trace, each salience update, and
-    the procedures and learnings whose statistics it updated (seed 000)."""
+    """What ``outcome`` changed: the completed trace, each salience update, the
+    procedures and learnings whose statistics it updated, and the world-model
+    transition and self-model competence it fed (seed 000)."""
 
     trace: DecisionTrace
     updates: list[SalienceUpdate]
@@ -150,3 +151,5 @@ class OutcomeReport:
     learnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Memory ids of the trace that no longer exist (deleted since the decision)."""
+    transitions: list[str] = field(default_factory=list)
+    competences: list[str] = field(default_factory=list)

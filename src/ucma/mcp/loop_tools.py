@@ -158,8 +158,9 @@ def add_loop_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, told: G
         ),
         (
             replay,
-            "Check the event log: rebuild every memory's outcome-driven salience from the "
-            "events alone and compare it with the live records (changes nothing).",
+            "Check the event log: rebuild every memory's outcome-driven salience, every "
+            "opinion and every learned strategy from the events alone and compare them "
+            "with the live records (changes nothing).",
         ),
         (
             extract_patterns,

@@ -8,7 +8,7 @@ word means one operation in Python, REST, MCP and the CLI.
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ucma import serialization
 from ucma.engine import AsyncMemory
+from ucma.memory.levels import ContentType
 from ucma.types import Bank, MemoryKind, Observation
 
 __all__ = ["MEMORY_TOOL_NAMES", "add_memory_tools", "observation_to_tool"]
@@ -121,7 +122,7 @@ def add_memory_tools(
             ),
         ] = None,
         content_type: Annotated[
-            Literal["fact", "preference", "event", "goal", "observation"] | None,
+            ContentType | None,
             Field(description="What it is, when you know: sets how long it lasts."),
         ] = None,
         temporal_level: Annotated[

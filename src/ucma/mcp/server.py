@@ -30,6 +30,11 @@ tool                           what it does (``AsyncMemory`` method of that name
                                history (opinion_tools)
 ``learn_from_trajectory`` ...  strategies: learn from a trajectory, strategies_for,
                                has_strategy_for (strategy_tools)
+``simulate`` ...               world model and self-model: observe_transition,
+                               transitions, record_competence, competences, introspect,
+                               should_attempt, learning_priorities (predictive_tools)
+``add_goal`` ...               goals: add, list, decompose, progress, resume, abandon,
+                               anticipate, pursue (goal_tools)
 =============================  ================================================
 
 Python's ``remember`` is ``search`` without filters under the seed's name; MCP offers
@@ -55,10 +60,12 @@ import ucma
 from ucma.engine import AsyncMemory
 from ucma.errors import UserError
 from ucma.learning.records import OutcomeSignal
+from ucma.mcp.goal_tools import GOAL_TOOL_NAMES, add_goal_tools
 from ucma.mcp.knowledge_tools import KNOWLEDGE_TOOL_NAMES, add_knowledge_tools
 from ucma.mcp.loop_tools import LOOP_TOOL_NAMES, add_loop_tools
 from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
 from ucma.mcp.opinion_tools import OPINION_TOOL_NAMES, add_opinion_tools
+from ucma.mcp.predictive_tools import PREDICTIVE_TOOL_NAMES, add_predictive_tools
 from ucma.mcp.strategy_tools import STRATEGY_TOOL_NAMES, add_strategy_tools
 from ucma.types import Conflict, Hit, LearningType
 
@@ -81,6 +88,8 @@ TOOL_NAMES = (
     *LOOP_TOOL_NAMES,
     *STRATEGY_TOOL_NAMES,
     *OPINION_TOOL_NAMES,
+    *PREDICTIVE_TOOL_NAMES,
+    *GOAL_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -100,6 +109,14 @@ Long-term memory for this user, kept across conversations.
 - `find_opinion` says what the user prefers on a topic now; `retain` into the `opinion`
   bank records a preference with a confidence, `reinforce_opinion` / `weaken_opinion`
   report evidence for or against one.
+- Before a task you may not manage, `should_attempt` says whether to attempt it, add a
+  caveat, ask the user for help, or decline; `introspect` answers "am I good at this?";
+  `simulate` predicts what an action will lead to, and `observe_transition` records what
+  it did.
+- `get_active_goals` says what the user is working towards, most important first;
+  `add_goal` records a new one (it comes back suspended, with the memories that
+  contradict it, when memory says it cannot go ahead: tell the user), `pursue_goal`
+  plans one and `update_progress` reports how far it got.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
   `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
@@ -482,4 +499,6 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     add_loop_tools(server, memory, scope, _told_to_the_agent)
     add_strategy_tools(server, memory, scope, _told_to_the_agent)
     add_opinion_tools(server, memory, scope, _told_to_the_agent)
+    add_predictive_tools(server, memory, scope, _told_to_the_agent)
+    add_goal_tools(server, memory, scope, _told_to_the_agent)
     return server

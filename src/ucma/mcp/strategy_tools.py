@@ -103,6 +103,7 @@ def add_strategy_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, tol
                 "trajectory_id": learned.trajectory_id,
                 "items": [_item(p) for p in learned.items],
                 "merged_ids": list(learned.merged_ids),
+                "refuted_ids": list(learned.refuted_ids),
             }
 
     async def strategies_for(

@@ -62,11 +62,13 @@ import math
 import re
 from collections.abc import Iterable
 from types import MappingProxyType
+from typing import Literal, get_args
 
 from ucma.errors import ValidationError
 
 __all__ = [
     "CONTENT_TYPES",
+    "ContentType",
     "PROVENANCES",
     "SALIENCE_BACKGROUND",
     "SALIENCE_EXPLICIT",
@@ -92,7 +94,9 @@ TEMPORAL_DAMPENING: MappingProxyType[int, float] = MappingProxyType(
     {1: 1.0, 2: 0.5, 3: 0.25, 4: 0.1}
 )
 
-CONTENT_TYPES: frozenset[str] = frozenset({"fact", "preference", "event", "goal", "observation"})
+ContentType = Literal["fact", "preference", "event", "goal", "observation"]
+"""Seed 003 R1's content types: what an input is, read for its temporal level."""
+CONTENT_TYPES: frozenset[str] = frozenset(get_args(ContentType))
 PROVENANCES: frozenset[str] = frozenset({"observed", "user_stated", "inferred", "generated"})
 
 SALIENCE_EXPLICIT = 1.0

@@ -27,9 +27,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ucma.config import OpinionConfig
-from ucma.events.log import Event, EventType, record
+from ucma.events.log import Event, EventType, is_redacted, record
 from ucma.paradigms.opinions import evolve, opinion_key, stance_of_change
 from ucma.serialization import opinion_to_dict
 from ucma.storage.base import Storage
@@ -42,6 +43,7 @@ __all__ = [
     "apply_evidence",
     "apply_statements",
     "form_opinion",
+    "opinion_state",
     "replay_opinions",
 ]
 
@@ -339,23 +341,37 @@ def _form_from(
     )
 
 
-def replay_opinions(events: Iterable[Event]) -> dict[str, tuple[float, str, str | None]]:
-    """Each opinion's (confidence, status, replaced_by) rebuilt from a scope's events
-    alone, in ``seq`` order: what ``replay`` compares with the live opinions."""
-    state: dict[str, tuple[float, str, str | None]] = {}
+def opinion_state(opinion: Opinion) -> dict[str, Any]:
+    """What ``replay_opinions`` rebuilds of an opinion, from the live one."""
+    return {
+        "confidence": opinion.confidence,
+        "status": opinion.status.value,
+        "replaced_by": opinion.replaced_by,
+    }
+
+
+def replay_opinions(events: Iterable[Event]) -> dict[str, dict[str, Any]]:
+    """Each opinion's confidence, status and successor (``opinion_state``'s fields)
+    rebuilt from a scope's events alone, in ``seq`` order: what ``replay`` compares
+    with the live opinions."""
+    state: dict[str, dict[str, Any]] = {}
     for event in events:
+        if is_redacted(event):  # its opinion named the person forgotten, and went too
+            continue
         payload = event.payload
         if event.type == EventType.OPINION_FORMED:
             o = payload["opinion"]
-            state[o["id"]] = (float(o["confidence"]), o["status"], o.get("replaced_by"))
+            state[o["id"]] = {
+                "confidence": float(o["confidence"]),
+                "status": o["status"],
+                "replaced_by": o.get("replaced_by"),
+            }
+        elif payload.get("opinion_id") not in state:
+            continue
         elif event.type in (EventType.OPINION_REINFORCED, EventType.OPINION_WEAKENED):
-            key = payload["opinion_id"]
-            if key in state:
-                _, status, by = state[key]
-                state[key] = (float(payload["confidence"]), status, by)
+            state[payload["opinion_id"]]["confidence"] = float(payload["confidence"])
         elif event.type == EventType.OPINION_REPLACED:
-            key = payload["opinion_id"]
-            if key in state:
-                confidence, _, _ = state[key]
-                state[key] = (confidence, OpinionStatus.REPLACED.value, payload["replaced_by"])
+            state[payload["opinion_id"]].update(
+                status=OpinionStatus.REPLACED.value, replaced_by=payload["replaced_by"]
+            )
     return state

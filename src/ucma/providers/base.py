@@ -34,6 +34,7 @@ from ucma.types import Provenance
 __all__ = [
     "ExtractedFact",
     "FactExtractor",
+    "GoalDecomposer",
     "ImportanceClassifier",
     "Providers",
     "Summarizer",
@@ -138,6 +139,14 @@ class TrajectoryDistiller(Protocol):
     ) -> list[dict[str, Any]]: ...
 
 
+@runtime_checkable
+class GoalDecomposer(Protocol):
+    """Splits a goal into 1 to 12 subgoals, in order, each one text (checked by the
+    engine's ``decompose_goal``)."""
+
+    async def decompose_goal(self, goal: str) -> list[str]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Providers:
     """The providers consolidation uses. ``importance`` None means "use the stored
@@ -148,6 +157,8 @@ class Providers:
     importance: ImportanceClassifier | None = None
     distiller: TrajectoryDistiller | None = None
     """Distils strategies from trajectories (``learn_from_trajectory``); None: rules."""
+    decomposer: GoalDecomposer | None = None
+    """Splits goals into subgoals (``decompose_goal``); None: the offline rules."""
 
     def __post_init__(self) -> None:
         """Reject a member without its method now, not at the first sleep."""
@@ -159,6 +170,8 @@ class Providers:
             required.append(("importance", self.importance, "classify_importance"))
         if self.distiller is not None:
             required.append(("distiller", self.distiller, "distill_trajectory"))
+        if self.decomposer is not None:
+            required.append(("decomposer", self.decomposer, "decompose_goal"))
         for field_name, provider, method in required:
             if not callable(getattr(provider, method, None)):
                 raise ConfigError(

@@ -65,10 +65,17 @@ _DISTILL_KIND = {
     False: "pitfalls: what to check first or avoid, each step a check or guard",
 }
 
+_DECOMPOSE_PROMPT = (
+    "Split the user's goal into 2 to 12 subgoals that together achieve it, in the order "
+    "to do them. Each subgoal is one short imperative sentence that names what it acts on "
+    'and stands on its own. Reply with JSON only: {"subgoals": [string]}.'
+)
+MAX_SUBGOAL_CHARS = 500
+
 
 class OpenAIChatProvider:
-    """Summarizer, FactExtractor, ImportanceClassifier and TrajectoryDistiller over
-    ``/chat/completions``.
+    """Summarizer, FactExtractor, ImportanceClassifier, TrajectoryDistiller and
+    GoalDecomposer over ``/chat/completions``.
 
     ``api_key=None`` falls back to ``OPENAI_API_KEY`` (the SDK's documented
     behaviour); local servers accept any placeholder. ``http_client`` is used
@@ -168,6 +175,22 @@ class OpenAIChatProvider:
             outcome="completed" if success else "failed at", kind=_DISTILL_KIND[success]
         )
         return await self._ask(prompt, "\n".join(lines), parse)
+
+    async def decompose_goal(self, goal: str) -> list[str]:
+        def parse(text: str) -> list[str]:
+            subgoals = _json_object(text).get("subgoals")
+            if (
+                not isinstance(subgoals, list)
+                or not 2 <= len(subgoals) <= 12
+                or not all(
+                    isinstance(s, str) and s.strip() and len(s) <= MAX_SUBGOAL_CHARS
+                    for s in subgoals
+                )
+            ):
+                raise ProviderError("'subgoals' must be a list of 2 to 12 non-empty texts")
+            return [s.strip() for s in subgoals]
+
+        return await self._ask(_DECOMPOSE_PROMPT, goal, parse)
 
     # -- transport ------------------------------------------------------------------
 

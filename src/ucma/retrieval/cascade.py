@@ -94,6 +94,8 @@ class RecallResult:
     retrieval_id: str | None = None
     """Id of the stored record of this recall (its memory ids and scores);
     pass it to ``decide`` so the decision trace points at what was retrieved."""
+    paradigms: tuple[str, ...] = ()
+    """Seed 000's paradigms the query needs (declarative, procedural, predictive)."""
 
     @property
     def confidence(self) -> float:

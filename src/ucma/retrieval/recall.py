@@ -134,6 +134,7 @@ def run_recall(
     if request.explain:
         explanation = {
             "query_class": plan.query_class.value,
+            "paradigms": [p.value for p in plan.paradigms],
             "mode": plan.mode.value,
             "primary_layer": primary.value,
             "terms": plan.terms,
@@ -165,6 +166,7 @@ def run_recall(
         low_confidence=path.final_confidence < request.threshold,
         explanation=explanation,
         retrieval_id=request.retrieval_id,
+        paradigms=tuple(p.value for p in plan.paradigms),
     )
 
 

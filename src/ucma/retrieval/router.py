@@ -15,6 +15,11 @@ Query classes (seed 004), checked in this order, first match wins:
 - TEMPORAL: when things happened ("when did", "last week", a parsed time range);
 - RELATIONAL: how entities relate ("related to", "relationship", "between X and Y");
 - FACTUAL: everything else.
+
+Beside the class, the plan carries seed 000's paradigms (``ucma.retrieval.paradigms``):
+which kinds of memory an answer draws on. They describe the query for the caller
+(``synthesize``-style composition, explanations); they do not change the channels
+recall searches, which the class and the other fields decide.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from enum import StrEnum
 
 from ucma.people import without_relations
 from ucma.retrieval.names import NameIndex, find_names, name_pattern, remove_names
+from ucma.retrieval.paradigms import Paradigm, paradigms_of
 from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import Bank, MemoryKind, QueryMode
@@ -254,6 +260,8 @@ class QueryPlan:
     # that introduces one ("What is my landlord Bruno's middle name?": middle,
     # name): how much of the question a memory answers, for its confidence.
     answer_terms: list[str] = field(default_factory=list)
+    # Seed 000's paradigms the query needs (declarative, procedural, predictive).
+    paradigms: tuple[Paradigm, ...] = ()
 
     @property
     def layer(self) -> Layer:
@@ -403,4 +411,5 @@ def route(
         semantic_text=semantic_text,
         names=names,
         answer_terms=answer_terms,
+        paradigms=paradigms_of(text, names_entities=bool(entities)),
     )

@@ -34,6 +34,8 @@ import numpy as np
 from ucma.errors import ValidationError
 from ucma.events.log import Event
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
+from ucma.paradigms.goal_records import Goal, GoalStatus
+from ucma.paradigms.predictive_records import Competence, Transition
 from ucma.types import (
     ApiKey,
     Bank,
@@ -71,12 +73,14 @@ __all__ = [
     "EpisodicStore",
     "ErasureStore",
     "EventStore",
+    "GoalStore",
     "GraphStore",
     "KeyStore",
     "LearningStore",
     "LifecycleStore",
     "MemoryCatalog",
     "OpinionStore",
+    "PredictiveStore",
     "ProceduralStore",
     "RetentionStore",
     "ScoredId",
@@ -1003,11 +1007,12 @@ class OpinionStore(ABC):
         *,
         status: OpinionStatus | None = None,
         below: float | None = None,
+        memory_ids: Sequence[str] | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Opinion]:
-        """Opinions of the scope, newest change first, optionally of one status or with
-        a confidence below ``below``."""
+        """Opinions of the scope, newest change first, optionally of one status, with
+        a confidence below ``below``, or stated by one of ``memory_ids``."""
 
     @abstractmethod
     def current(
@@ -1029,6 +1034,99 @@ class OpinionStore(ABC):
         """How many opinions (current and replaced) the scope holds."""
 
 
+class PredictiveStore(ABC):
+    """Seed 000's predictive paradigm per scope: the world model's transitions and the
+    self-model's competences. Every change is also an event, written by the engine in
+    the same transaction.
+
+    A transition is unique by (scope, action key, context key, outcome key) and a
+    competence by (scope, capability key): the keys are ``ucma.paradigms.world_model``'s
+    ``normal`` / ``context_key`` of the texts, computed by the store."""
+
+    @abstractmethod
+    def put_transitions(self, transitions: Sequence[Transition]) -> None:
+        """Insert or overwrite transitions (by id; an id held by another scope, or a
+        second id for one (action, context, outcome), is refused with ``ValidationError``)."""
+
+    @abstractmethod
+    def get_transition(self, scope: Scope, transition_id: str) -> Transition | None: ...
+
+    @abstractmethod
+    def transitions(
+        self,
+        scope: Scope,
+        *,
+        action: str | None = None,
+        context: Mapping[str, str] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Transition]:
+        """The scope's transitions, most observed first, optionally of one action (as
+        ``normal`` text) and one exact context."""
+
+    @abstractmethod
+    def promotable(
+        self, scope: Scope, above: float, min_support: int, *, limit: int = 100
+    ) -> builtins.list[Transition]:
+        """Transitions not promoted yet with at least ``min_support`` observations and a
+        reliability ``(confirmations + 1) / (support + 2)`` above ``above``."""
+
+    @abstractmethod
+    def put_competences(self, competences: Sequence[Competence]) -> None:
+        """Insert or overwrite competences (by id; same refusals as transitions)."""
+
+    @abstractmethod
+    def get_competence(self, scope: Scope, capability: str) -> Competence | None:
+        """The competence of ``capability`` (compared as ``normal`` text)."""
+
+    @abstractmethod
+    def competences(
+        self, scope: Scope, *, limit: int = 1000, offset: int = 0
+    ) -> builtins.list[Competence]:
+        """The scope's competences, most attempted first."""
+
+    @abstractmethod
+    def count(self, scope: Scope) -> dict[str, int]:
+        """How many transitions and competences the scope holds."""
+
+
+class GoalStore(ABC):
+    """Goals (seed 000's predictive paradigm) per scope, open and closed.
+
+    A goal's subgoals are goals whose ``parent_id`` is its id, listed in order in its
+    ``subgoals``; every change is also an event, written by the engine in the same
+    transaction.
+    """
+
+    @abstractmethod
+    def put(self, goals: Sequence[Goal]) -> None:
+        """Insert or overwrite goals (by id; an id held by another scope is refused
+        with ``ValidationError``)."""
+
+    @abstractmethod
+    def get(self, scope: Scope, goal_id: str) -> Goal | None: ...
+
+    @abstractmethod
+    def get_many(self, scope: Scope, goal_ids: Sequence[str]) -> dict[str, Goal]:
+        """The scope's goals among ``goal_ids``, by id (unknown ids left out)."""
+
+    @abstractmethod
+    def list(
+        self,
+        scope: Scope,
+        *,
+        statuses: Sequence[GoalStatus] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Goal]:
+        """Goals of the scope, highest priority first, then nearest deadline (none
+        last), then oldest; optionally only those of ``statuses``."""
+
+    @abstractmethod
+    def count(self, scope: Scope) -> int:
+        """How many goals (any status) the scope holds."""
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -1048,6 +1146,8 @@ class Storage(ABC):
     vault: VaultStore
     erasure: ErasureStore
     opinions: OpinionStore
+    predictive: PredictiveStore
+    goals: GoalStore
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

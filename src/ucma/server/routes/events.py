@@ -4,7 +4,7 @@ that rebuilds state from it to check the live records."""
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field, JsonValue, StringConstraints
 
 from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
@@ -72,26 +72,33 @@ async def events(
 
 
 class Mismatch(BaseModel):
-    replayed: float | None = Field(description="From the events alone; null if none.")
-    live: float | None = Field(description="In the live record; null if there is none.")
+    field: str = Field(description='The first field that differs, e.g. "confidence".')
+    replayed: JsonValue = Field(description="From the events alone; null if none.")
+    live: JsonValue = Field(description="In the live record; null if there is none.")
 
 
 class ReplayReport(BaseModel):
-    """The scope's salience adjustments rebuilt from its events and compared with the
-    live records: `matches_live` is true when every one agrees."""
+    """The scope's state rebuilt from its events and compared with the live records:
+    memories' salience adjustments, opinions, learned strategies and pitfalls.
+    `matches_live` is true when every one agrees."""
 
     events_applied: int
     last_seq: int
     memories: int = Field(description="Memories whose adjustment the events rebuilt.")
+    opinions: int = Field(description="Opinions the events rebuilt.")
+    strategies: int = Field(description="Learned strategies and pitfalls the events rebuilt.")
     matches_live: bool
-    mismatches: dict[str, Mismatch] = Field(description="Memory id -> the two values.")
+    mismatches: dict[str, Mismatch] = Field(
+        description="Memory, opinion or strategy id -> the field that differs and its two values."
+    )
 
 
 @router.get("/events/replay")
 async def replay(
     engine: Engine, key: Caller, user_id: UserQuery = None, agent_id: AgentQuery = None
 ) -> ReplayReport:
-    """Rebuild every memory's outcome-driven salience from this scope's events alone and
-    compare it with the live records (changes nothing): a check of the event log."""
+    """Rebuild every memory's outcome-driven salience, every opinion and every learned
+    strategy from this scope's events alone and compare them with the live records
+    (changes nothing): a check of the event log."""
     projection = await engine.replay(**scope_for(key, user_id, agent_id))
     return ReplayReport.model_validate(serialization.replay_to_dict(projection))

@@ -2,12 +2,13 @@
 themselves (get, list a page at a time, delete, episodes in a time range)."""
 
 import dataclasses
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ucma import serialization
+from ucma.memory.levels import ContentType
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
     MAX_ID_CHARS,
@@ -28,9 +29,6 @@ from ucma.server.schemas import (
     page_of,
 )
 from ucma.types import Bank, MemoryKind, Provenance, QueryMode
-
-#: Seed 003 R1's content types.
-ContentType = Literal["fact", "preference", "event", "goal", "observation"]
 
 __all__ = ["MemoryId", "StoreStep", "router"]
 

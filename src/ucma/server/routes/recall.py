@@ -54,6 +54,10 @@ class RecallRequest(RememberRequest):
 class RecallResponse(BaseModel):
     query: str
     query_class: str
+    paradigms: list[str] = Field(
+        default_factory=list,
+        description="The memory paradigms the query needs: declarative, procedural, predictive.",
+    )
     retrieval_id: str | None = Field(description="Pass to POST /v1/decisions.")
     confidence: float = Field(description="Final confidence after the cascade, in [0, 1].")
     low_confidence: bool = Field(

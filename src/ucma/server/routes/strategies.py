@@ -83,8 +83,8 @@ async def learn_from_trajectory(
     body: TrajectoryRequest, engine: Engine, key: Caller
 ) -> dict[str, Any]:
     """Distil strategies (from a success) or pitfalls (from a failure) from one
-    trajectory; near-duplicates merge. Answers the trajectory id, the items kept and
-    the ids of existing items they merged into.
+    trajectory; near-duplicates merge. Answers the trajectory id, the items kept, the
+    ids of existing items they merged into, and the pitfalls a success refuted.
     ``failure_reason`` is for a failed trajectory only.
     A fact id in ``context`` must be a fact of this scope (404)."""
     learned = await engine.learn_from_trajectory(

@@ -129,6 +129,24 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "id",
         ("topic", "topic_key", "stance", "stance_key", "holder", "holder_key", "evidence"),
     ),
+    "transitions": (
+        "transitions",
+        "id",
+        (
+            "action",
+            "action_key",
+            "context",
+            "context_key",
+            "outcome",
+            "outcome_key",
+        ),
+    ),
+    "competences": (
+        "competences",
+        "id",
+        ("capability", "capability_key", "bins", "failure_modes", "evidence"),
+    ),
+    "goals": ("goals", "id", ("description", "blocking_on", "conflicts")),
     "decision_traces": (
         "decisions",
         "rowid",

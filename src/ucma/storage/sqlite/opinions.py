@@ -117,6 +117,7 @@ class SQLiteOpinionStore(OpinionStore):
         *,
         status: OpinionStatus | None = None,
         below: float | None = None,
+        memory_ids: Sequence[str] | None = None,
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Opinion]:
@@ -128,6 +129,11 @@ class SQLiteOpinionStore(OpinionStore):
         if below is not None:
             where.append("confidence < ?")
             params.append(float(below))
+        if memory_ids is not None:
+            if not memory_ids:
+                return []
+            where.append("memory_id IN (SELECT value FROM json_each(?))")
+            params.append(ids_param(dict.fromkeys(memory_ids)))
         params += [int(limit), int(offset)]
         return self._select(
             "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",

@@ -861,3 +861,115 @@ def add_strategy_columns(conn: sqlite3.Connection) -> None:
         "SET success_count = CAST(round(success_rate * execution_count) AS INTEGER)"
     )
     conn.execute("CREATE INDEX procedures_domain ON procedures (user_id, agent_id, domain)")
+
+
+# -- migration 14: the world model and the self-model (issue 16) --------------------
+#
+# One row per transition (an action in a context led to an outcome, with its
+# confirmations and errors) and one per capability of the self-model (attempts,
+# successes, calibration bins, failure modes and the latest outcomes, as JSON).
+
+
+@migrations.migration(14)
+def add_world_and_self_models(conn: sqlite3.Connection) -> None:
+    """Transitions and competences (seed 000's predictive paradigm). The keys are the
+    case- and space-folded texts, unique with the scope."""
+    conn.execute(
+        """
+        CREATE TABLE transitions (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            action TEXT NOT NULL,
+            action_key TEXT NOT NULL,
+            context TEXT NOT NULL,
+            context_key TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            outcome_key TEXT NOT NULL,
+            confirmations INTEGER NOT NULL CHECK (confirmations >= 0),
+            errors INTEGER NOT NULL CHECK (errors >= 0),
+            promoted_fact_id TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            UNIQUE (user_id, agent_id, action_key, context_key, outcome_key)
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute(
+        """
+        CREATE TABLE competences (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            capability TEXT NOT NULL,
+            capability_key TEXT NOT NULL,
+            attempts INTEGER NOT NULL CHECK (attempts >= 0),
+            successes INTEGER NOT NULL CHECK (successes >= 0 AND successes <= attempts),
+            predicted_count INTEGER NOT NULL CHECK (predicted_count >= 0),
+            predicted_sum REAL NOT NULL,
+            brier_sum REAL NOT NULL,
+            bins TEXT NOT NULL,
+            failure_modes TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            UNIQUE (user_id, agent_id, capability_key)
+        ) WITHOUT ROWID
+        """
+    )
+    # Forgetting a person deletes the transitions and competences that name them and
+    # redacts the events that do; these events (ids only) tell replay they are gone.
+    # A scope's erasure removes its events too, so it needs none.
+    for table, event, key in (
+        ("transitions", "world.transition_erased", "transition_id"),
+        ("competences", "self.competence_erased", "competence_id"),
+    ):
+        conn.execute(
+            f"""
+            CREATE TRIGGER {table}_event_erased AFTER DELETE ON {table}
+            WHEN EXISTS (SELECT 1 FROM erasures WHERE finished_at IS NULL AND target = 'person')
+            BEGIN
+                INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at)
+                VALUES ({_EVENT_ID}, OLD.user_id, OLD.agent_id, {_NEXT_SEQ.format(row="OLD")},
+                        '{event}', json_object('{key}', OLD.id), {_WALL_CLOCK});
+            END
+            """
+        )
+
+
+# -- migration 15: goals (issue 16) -----------------------------------------------
+
+
+@migrations.migration(15)
+def add_goals(conn: sqlite3.Connection) -> None:
+    """Goals (seed 000's predictive paradigm): one row per goal or subgoal (``parent_id``
+    points up, ``subgoals`` lists the children in order, JSON); ``blocking_on``,
+    ``conflicts`` (the memories that contradict it) and ``accepted`` (memory ids the
+    user resumed it despite) are JSON lists. Memory ids are not foreign keys: deleting
+    a memory leaves the goal, and the next check reads memory as it is."""
+    conn.execute(
+        """
+        CREATE TABLE goals (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            description TEXT NOT NULL,
+            priority REAL NOT NULL CHECK (priority >= 0 AND priority <= 1),
+            status TEXT NOT NULL
+                CHECK (status IN ('active', 'suspended', 'completed', 'abandoned')),
+            progress REAL NOT NULL CHECK (progress >= 0 AND progress <= 1),
+            deadline REAL,
+            parent_id TEXT,
+            subgoals TEXT NOT NULL DEFAULT '[]',
+            blocking_on TEXT NOT NULL DEFAULT '[]',
+            conflicts TEXT NOT NULL DEFAULT '[]',
+            accepted TEXT NOT NULL DEFAULT '[]',
+            origin TEXT NOT NULL CHECK (origin IN ('user', 'steps', 'rules', 'strategy', 'llm')),
+            last_worked REAL,
+            completed_at REAL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    conn.execute("CREATE INDEX goals_scope ON goals (user_id, agent_id, status, priority)")

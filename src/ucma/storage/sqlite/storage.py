@@ -18,12 +18,14 @@ from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
 from ucma.storage.sqlite.events import SQLiteEventStore
+from ucma.storage.sqlite.goals import SQLiteGoalStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
 from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
+from ucma.storage.sqlite.predictive import SQLitePredictiveStore
 from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
@@ -90,6 +92,8 @@ class SQLiteStorage(Storage):
         self.vault = SQLiteVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
         self.opinions = SQLiteOpinionStore(self._db)
+        self.predictive = SQLitePredictiveStore(self._db)
+        self.goals = SQLiteGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
