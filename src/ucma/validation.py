@@ -124,10 +124,14 @@ def check_limit(value: object, maximum: int, name: str = "limit") -> int:
     return value
 
 
+MAX_STORE_OFFSET = 2**62
+"""The deepest offset into a store's records (a SQLite integer, with room for the page)."""
+
+
 def check_offset(value: object, name: str = "offset") -> int:
-    """A page's offset: an integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError(f"{name} must be an integer >= 0")
+    """A page's offset: an integer from 0 to ``MAX_STORE_OFFSET``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STORE_OFFSET:
+        raise ValidationError(f"{name} must be an integer from 0 to {MAX_STORE_OFFSET}")
     return value
 
 

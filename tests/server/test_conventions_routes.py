@@ -127,3 +127,15 @@ async def test_a_key_confines_every_call_to_its_user(keyed: KeyedClient) -> None
     assert found.json()["results"] == []
     mine = await alice.get(f"/v1/memories/{memory_id}")
     assert mine.json()["content"] == "Alice's locker code is in the safe."
+
+
+async def test_a_page_offset_is_bounded_where_the_store_can_hold_it(
+    local: httpx.AsyncClient,
+) -> None:
+    # Deep pages of the store's own lists are allowed (an inspector pages 100,000
+    # memories); an offset no SQLite integer holds is refused by the schema.
+    deep = await local.get("/v1/memories", params={"user_id": "alice", "offset": 2**62})
+    assert deep.status_code == 200, deep.text
+    too_deep = await local.get("/v1/memories", params={"user_id": "alice", "offset": 2**65})
+    assert too_deep.status_code == 422
+    assert ["query", "offset"] in [d["loc"] for d in error_of(too_deep)["details"]]

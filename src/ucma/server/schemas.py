@@ -22,6 +22,7 @@ from pydantic import (
 
 from ucma.server.auth import scope_for
 from ucma.types import ApiKey
+from ucma.validation import MAX_STORE_OFFSET
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -39,6 +40,7 @@ __all__ = [
     "Moment",
     "Number",
     "Offset",
+    "StoreOffset",
     "OptionalScope",
     "Page",
     "ResultLimit",
@@ -173,6 +175,11 @@ class ScopedBody(BaseModel):
 Offset = Annotated[
     int, Query(ge=0, le=MAX_OFFSET, description="Items to skip: the start of the page.")
 ]
+StoreOffset = Annotated[
+    int,
+    Query(ge=0, le=MAX_STORE_OFFSET, description="Records to skip: the start of the page."),
+]
+"""The offset of a list paged in the store itself (memories, facts, procedures)."""
 
 
 class ErrorDetail(BaseModel):

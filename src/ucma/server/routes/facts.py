@@ -17,6 +17,7 @@ from ucma.server.schemas import (
     Number,
     Page,
     ScopedBody,
+    StoreOffset,
     Text,
     UserQuery,
     page_of,
@@ -143,7 +144,7 @@ async def facts_about(
         bool, Query(description="Every version, superseded ones included (not with as_of).")
     ] = False,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: StoreOffset = 0,
 ) -> FactPage:
     """Current facts with the entity as subject or object (or those believed `as_of` a
     moment), a page at a time, with the conflicts that touch them.
@@ -167,7 +168,7 @@ async def fact_history(
     user_id: UserQuery = None,
     agent_id: AgentQuery = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: StoreOffset = 0,
 ) -> FactPage:
     """Every version of (subject, predicate) in record-time order, superseded and
     conflicted ones included, with the conflicts between them."""
@@ -184,7 +185,7 @@ async def traverse(
     agent_id: AgentQuery = None,
     max_hops: Annotated[int, Query(ge=1, le=10)] = 3,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: StoreOffset = 0,
 ) -> Page:
     """Facts reachable from the entity along subject -> object links, a page at a time."""
     facts = await engine.traverse(entity, max_hops=max_hops, **scope_for(key, user_id, agent_id))

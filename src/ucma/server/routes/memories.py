@@ -23,6 +23,7 @@ from ucma.server.schemas import (
     Page,
     ResultLimit,
     ScopedBody,
+    StoreOffset,
     TemporalLevel,
     Text,
     UserQuery,
@@ -261,7 +262,7 @@ async def list_memories(
     agent_id: AgentQuery = None,
     kind: MemoryKind | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: StoreOffset = 0,
     include_archived: bool = False,
     run_id: Annotated[
         str | None,

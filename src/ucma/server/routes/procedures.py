@@ -17,6 +17,7 @@ from ucma.server.schemas import (
     JsonObject,
     Page,
     ScopedBody,
+    StoreOffset,
     Text,
     UserQuery,
     page_of,
@@ -134,7 +135,7 @@ async def find_procedures(
     agent_id: AgentQuery = None,
     min_success_rate: Annotated[float, Query(ge=0.0, le=1.0)] = 0.0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: StoreOffset = 0,
 ) -> Page:
     """Procedures sharing a tag, best confidence-weighted success rate first."""
     found = await engine.find_procedures(
