@@ -7,7 +7,6 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import httpx2
@@ -15,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from tests.mcp.conftest import call
 
 import ucma
 from ucma.embeddings import LocalEmbedder
@@ -28,13 +28,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 LiveServer = Callable[[object], AbstractContextManager[str]]
 FACT = "Alice's staging database moved to port 5433 after the upgrade."
 QUERY = "which port does the staging database use?"
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def round_trip(client: Client) -> None:

@@ -5,10 +5,10 @@ changes, and each tool answering what its Python method of the same name returns
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
+from tests.mcp.conftest import call
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
@@ -19,13 +19,6 @@ from ucma.mcp.loop_tools import LOOP_TOOL_NAMES
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 NOTE = "The staging database listens on port 5433 since the upgrade."
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def test_descriptions_and_hints(tmp_path: Path, local_embedder: LocalEmbedder) -> None:

@@ -5,23 +5,16 @@ tool doing what its Python method of the same name does."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
+from tests.mcp.conftest import call
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.mcp import TOOL_NAMES, create_mcp_server, fixed_scope
 
 pytestmark = pytest.mark.anyio
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def test_tool_names_and_descriptions_are_unambiguous(

@@ -4,10 +4,10 @@ on, and answers matching the engine's."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client
+from tests.mcp.conftest import call
 
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
@@ -15,13 +15,6 @@ from ucma.mcp import create_mcp_server, fixed_scope
 from ucma.mcp.opinion_tools import OPINION_TOOL_NAMES
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def test_opinion_tools(tmp_path: Path, local_embedder: LocalEmbedder) -> None:
