@@ -226,6 +226,7 @@ class Memory:
     abandon_goal = _blocking(AsyncMemory.abandon_goal)
     anticipate = _blocking(AsyncMemory.anticipate)
     pursue_goal = _blocking(AsyncMemory.pursue_goal)
+    synthesize = _blocking(AsyncMemory.synthesize)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

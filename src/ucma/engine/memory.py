@@ -25,6 +25,10 @@ Goals (seed 000's predictive paradigm): ``add_goal``, ``decompose_goal``,
 ``update_progress``, ``get_active_goals``, ``anticipate``, ``pursue_goal`` and the rest in
 ucma.engine.goals.
 
+Synthesis (seed 000's response synthesis and post-interaction learning): ``synthesize``
+reads every paradigm for one query with the conflict matrix applied
+(ucma.engine.synthesis).
+
 Erasure: ``forget_person`` and ``forget_scope`` erase for good (ucma.engine.erasure);
 ``backup`` copies the whole store online.
 
@@ -50,11 +54,13 @@ from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
 from ucma.engine.strategies import Strategies
+from ucma.engine.synthesis import Synthesizer
 
 __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Synthesizer,
     Goals,
     Predictive,
     Strategies,
