@@ -1,8 +1,8 @@
 """``synthesize`` latency at 10,000 memories (issue 16: p95 at most 50 ms on this machine).
 
-A fresh SQLite file is filled through the public API with a store of about ``--size``
-memories: synthetic chat lines (``bench/core.py``'s) and, for the paradigms synthesis
-reads, preferences, facts about actions, strategies and pitfalls learned from
+A fresh SQLite file is filled with a store of about ``--size`` memories: synthetic chat
+lines (``bench/core.py``'s, imported) and, through the public API, for the paradigms
+synthesis reads, preferences, facts about actions, strategies and pitfalls learned from
 trajectories in five task domains, world-model transitions, self-model attempts and
 active goals. Then ``synthesize`` runs on distinct queries, each with a task and an
 action (every paradigm read), query embedding included, in two conditions:
@@ -34,11 +34,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ucma import exchange
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
 
 sys.path.insert(0, str(Path(__file__).parent))
 from core import percentile, run_meta, synthetic_texts  # noqa: E402 - the core bench's helpers
+from import_throughput import write_export  # noqa: E402 - its synthetic export
 
 USER = "bench"
 DOMAINS: dict[str, dict[str, Any]] = {
@@ -110,9 +112,16 @@ def _task(rng: random.Random, domain: str) -> str:
     return str(rng.choice(spec["tasks"])).format(x=rng.choice(spec["x"]), y=rng.choice(spec["y"]))
 
 
-async def fill(mem: AsyncMemory, size: int, seed: int = 16) -> int:
-    """Fill ``mem`` with about ``size`` memories; returns how many it holds."""
+async def fill(mem: AsyncMemory, size: int, workdir: Path, seed: int = 16) -> int:
+    """Fill ``mem`` (scope ``bench``) with about ``size`` memories: the chat lines
+    through an import (the bulk path; observing them one batch at a time is another
+    benchmark's subject), then the paradigms' records through the public API. Returns
+    how many memories it holds."""
     rng = random.Random(seed)
+    export = workdir / "chat.jsonl"
+    write_export(export, synthetic_texts(max(0, size - 200), seed=size), None, "another-model")
+    limit = mem.config.limits.max_import_line_bytes
+    await mem.import_lines(exchange.iter_lines(export, limit), source=str(export))
     for text in PREFERENCES:
         await mem.observe(text)
     domains = list(DOMAINS)
@@ -137,10 +146,6 @@ async def fill(mem: AsyncMemory, size: int, seed: int = 16) -> int:
                 await mem.observe_transition(domain, outcome, context={"target": region})
         await mem.assert_fact(domain, "leads to", "failure when target = production")
         await mem.add_goal(f"get better at {domain} this quarter", priority=rng.random())
-    held = sum((await mem.stats())["memories"].values())
-    texts = synthetic_texts(max(0, size - held), seed=size)
-    for offset in range(0, len(texts), 1_000):
-        await mem.observe_many(texts[offset : offset + 1_000])
     return int(sum((await mem.stats())["memories"].values()))
 
 
@@ -223,7 +228,7 @@ async def main() -> None:
         async with AsyncMemory(path, user_id=USER, embedder=embedder) as mem:
             if not path.exists() or sum((await mem.stats())["memories"].values()) == 0:
                 start = time.perf_counter()
-                held = await fill(mem, args.size)
+                held = await fill(mem, args.size, Path(tmp))
                 print(f"filled {held} memories in {time.perf_counter() - start:.0f} s",
                       file=sys.stderr)  # fmt: skip
             row = await measure_synthesize(mem, args.queries)

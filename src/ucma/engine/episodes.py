@@ -113,6 +113,9 @@ class _Prepared:
 
     # What ``retain`` says of an opinion it stores: (topic, confidence), either None.
     opinion: tuple[str | None, float | None] | None
+    id: str
+    content: str
+    session_id: str
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ucma.engine.goals import Goals
+from ucma.engine.retrieval import _embedded
 from ucma.engine.synthesis_cache import WATCHED, Part, ScopeCache, part_token
 from ucma.errors import ValidationError
 from ucma.paradigms.goal_records import Goal, GoalStatus
@@ -54,8 +55,7 @@ __all__ = ["Synthesizer"]
 
 logger = logging.getLogger(__name__)
 
-_FACT_BANKS = [Bank.WORLD, Bank.EXPERIENCE, Bank.OBSERVATION]
-_FACT_KINDS = [MemoryKind.EPISODIC, MemoryKind.SEMANTIC, MemoryKind.LEARNING]
+_SPARE = 5
 _MAX_LIMIT = 100
 _Vectors = np.ndarray
 
@@ -108,9 +108,13 @@ class Synthesizer(Goals):
         predictive = Paradigm.PREDICTIVE in wanted
         text = await self._tokenise_query(scope, text)
         storage = await self._ready()
-        # One model call for the texts every part compares with (later reads hit the
-        # query cache).
-        query_vector, task_vector = await self._embed_queries([text, job])
+        # One model call for every text compared (recall's included: its reads then hit
+        # the query cache). The query is compared as recall embeds it.
+        plan = await self._route(scope, text, self._clock())  # type: ignore[attr-defined] # engine/retrieval.py
+        wanted_texts = _embedded(plan) if declarative else [plan.embedded_text]
+        texts = list(dict.fromkeys([*wanted_texts, job]))
+        embedded = dict(zip(texts, await self._embed_queries(texts), strict=True))
+        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
         latest = await self._run(storage.events.latest, scope, WATCHED)
         cache = self._synthesis.get(scope)
         if cache is None:
@@ -120,10 +124,12 @@ class Synthesizer(Goals):
 
         facts: list[Hit] = []
         if declarative:
+            # One layer, no cascade (remember's search), a few spare hits for the opinions
+            # and procedures left out (a filter inside recall costs more than this).
             result = await self.recall(  # type: ignore[attr-defined] # engine/retrieval.py
-                text, limit=count, kinds=_FACT_KINDS, banks=_FACT_BANKS, **kwargs
+                text, limit=count + _SPARE, cascade=False, **kwargs
             )
-            facts = list(result.hits)
+            facts = [h for h in result.hits if _is_fact(h)][:count]
         # Preferences bear on every answer (seed 000: "accessed every query").
         opinions, vectors = await self._cached_preferences(
             storage, scope, cache, latest, hits_cache
@@ -322,6 +328,12 @@ class Synthesizer(Goals):
         )
         cache.put(Part.STRATEGIES, token, matches, task)
         return matches
+
+
+def _is_fact(hit: Hit) -> bool:
+    """A declarative hit: not a procedure (strategies) nor in the opinion bank
+    (preferences)."""
+    return hit.kind is not MemoryKind.PROCEDURAL and hit.memory.bank is not Bank.OPINION
 
 
 def _matrix(rows: Sequence[np.ndarray], dimension: int) -> np.ndarray:
