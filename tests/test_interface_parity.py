@@ -206,6 +206,9 @@ OPERATIONS: list[Op] = [
     Op("abandon_goal", "POST /v1/goals/{goal_id}/abandon", "abandon_goal", "abandon-goal"),
     Op("anticipate", "GET /v1/goals/{goal_id}/anticipate", "anticipate", "anticipate"),
     Op("pursue_goal", "POST /v1/goals/{goal_id}/pursue", "pursue_goal", "pursue-goal"),
+    # Seed 000's response synthesis.
+    Op("synthesize", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("post_interaction", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),

@@ -1,0 +1,353 @@
+"""Seed 000's response synthesis: ``synthesize(query)`` reads every paradigm the query
+needs in one call and applies the conflict resolution matrix
+(``ucma.paradigms.synthesis``); what it reads on every query of a scope is cached
+(``ucma.engine.synthesis_cache``).
+
+What it reads, by paradigm (the router's, ``ucma.retrieval.paradigms``; a named
+``task`` is a request for help with a task, so all three, and a named ``action``
+adds predictive):
+
+- always: the current opinions most related to the query (the preferences, from the
+  cache; seed 000: "accessed every query");
+- declarative: ``recall`` of the query over every bank but opinions (the facts);
+- procedural: the strategies ``strategies_for`` finds for the task (cached per task),
+  ranked by competence x success rate;
+- predictive: ``introspect`` of the task (competences from the cache), ``simulate`` of
+  the action (default the capability the task needs), the active goals related to the
+  query (from the cache), and ``should_attempt``'s advice from those same readings.
+
+The query is embedded once, with the task, in one model call; every later read finds
+the vector in the query cache. Latency: ``bench/synthesize.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ucma.engine.goals import Goals
+from ucma.engine.retrieval import _embedded
+from ucma.engine.synthesis_cache import WATCHED, Part, ScopeCache, part_token
+from ucma.errors import ValidationError
+from ucma.paradigms.goal_records import Goal, GoalStatus
+from ucma.paradigms.predictive_evidence import check_context, check_label
+from ucma.paradigms.predictive_records import Competence, Introspection, Simulation
+from ucma.paradigms.self_model import estimate, is_weak
+from ucma.paradigms.synthesis import (
+    contradicting_facts,
+    fact_caveats,
+    rank_strategies,
+    uncertainty_caveat,
+    with_contradictions,
+)
+from ucma.paradigms.synthesis_records import Synthesis
+from ucma.paradigms.world_model import normal
+from ucma.retrieval.paradigms import ALL, Paradigm, paradigms_of
+from ucma.storage.base import Storage
+from ucma.types import Bank, Fact, Hit, MemoryKind, Opinion, OpinionStatus, Scope, StrategyMatch
+from ucma.validation import check_content, check_limit, check_query
+
+__all__ = ["Synthesizer"]
+
+logger = logging.getLogger(__name__)
+
+_SPARE = 5
+_MAX_LIMIT = 100
+_Vectors = np.ndarray
+
+
+class Synthesizer(Goals):
+    """synthesize."""
+
+    async def synthesize(
+        self,
+        query: str,
+        *,
+        task: str | None = None,
+        action: str | None = None,
+        context: Mapping[str, object] | None = None,
+        limit: int = 5,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> Synthesis:
+        """Everything memory holds for ``query``, from each paradigm it needs, in one
+        call (seed 000's response synthesis): ``facts`` (recall), ``preferences``
+        (related current opinions), ``strategies`` (ranked by competence x success
+        rate), ``prediction`` (``simulate`` of ``action``, default the capability the
+        task needs, in ``context``), ``goals`` (related active goals), ``competence``
+        (``introspect`` of ``task``, default the query) and ``advice``
+        (``should_attempt``), at most ``limit`` of each list.
+
+        Seed 000's conflict matrix is applied and each conflict found is a caveat: a
+        known fact that contradicts the prediction halves its confidence; a strategy
+        of a domain the self-model finds weak keeps half its score; an uncertain
+        prediction says to widen its interval and seek facts; two current facts that
+        disagree name the one to prefer (the more recent, unless the older one's
+        source is clearly more reliable). A read: nothing is written but recall's
+        bookkeeping."""
+        scope = self._scope(user_id, agent_id)
+        limits = self.config.limits
+        text = check_query(query, limits)
+        if not text.strip():
+            raise ValidationError("query must not be empty")
+        job = check_content(task, limits, "task") if task is not None else text
+        verb = check_label(action, "action") if action is not None else None
+        conditions = check_context(context)
+        count = check_limit(limit, _MAX_LIMIT)
+        wanted = set(paradigms_of(text))
+        if task is not None:  # help with a task: facts, strategies and goals (the router's rule)
+            wanted = set(ALL)
+        if verb is not None:
+            wanted.add(Paradigm.PREDICTIVE)
+        declarative = Paradigm.DECLARATIVE in wanted
+        procedural = Paradigm.PROCEDURAL in wanted
+        predictive = Paradigm.PREDICTIVE in wanted
+        text = await self._tokenise_query(scope, text)
+        storage = await self._ready()
+        # One model call for every text compared (recall's included: its reads then hit
+        # the query cache). The query is compared as recall embeds it.
+        plan = await self._route(scope, text, self._clock())  # type: ignore[attr-defined] # engine/retrieval.py
+        wanted_texts = _embedded(plan) if declarative else [plan.embedded_text]
+        texts = list(dict.fromkeys([*wanted_texts, job]))
+        embedded = dict(zip(texts, await self._embed_queries(texts), strict=True))
+        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
+        latest = await self._run(storage.events.latest, scope, WATCHED)
+        cache = self._synthesis.get(scope)
+        if cache is None:
+            cache = self._synthesis[scope] = ScopeCache(self.config.synthesis.strategy_tasks)
+        hits_cache: list[bool] = []
+        kwargs: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+
+        facts: list[Hit] = []
+        if declarative:
+            # One layer, no cascade (remember's search), a few spare hits for the opinions
+            # and procedures left out (a filter inside recall costs more than this).
+            result = await self.recall(  # type: ignore[attr-defined] # engine/retrieval.py
+                text, limit=count + _SPARE, cascade=False, **kwargs
+            )
+            facts = [h for h in result.hits if _is_fact(h)][:count]
+        # Preferences bear on every answer (seed 000: "accessed every query").
+        opinions, vectors = await self._cached_preferences(
+            storage, scope, cache, latest, hits_cache
+        )
+        preferences = _related(
+            opinions, vectors, query_vector, self.config.synthesis.preference_relevance
+        )[:count]
+
+        known, capability_vectors = await self._cached_competences(
+            storage, scope, cache, latest, hits_cache
+        )
+        matches: list[StrategyMatch] = []
+        if procedural or predictive:
+            matches = await self._cached_strategies(scope, job, cache, latest, hits_cache)
+
+        introspection: Introspection | None = None
+        prediction: Simulation | None = None
+        goals: list[Goal] = []
+        advice = None
+        caveats: list[str] = []
+        if predictive:
+            introspection = await self._introspect(scope, job, None, known, capability_vectors)
+            verb = verb or introspection.capability
+            if verb is not None:
+                prediction = await self.simulate(verb, conditions, **kwargs)
+            active, goal_vectors = await self._cached_goals(
+                storage, scope, cache, latest, hits_cache
+            )
+            goals = _related(
+                active, goal_vectors, query_vector, self.config.synthesis.goal_relevance
+            )[:count]
+            past = await self._past_success_rate(scope, task_vector)
+            if prediction is not None:
+                stated = [h.memory for h in facts if isinstance(h.memory, Fact)]
+                stated += await self._run(storage.facts.about, scope, prediction.action)
+                contradicting = contradicting_facts(prediction, stated)
+                prediction, found = with_contradictions(prediction, contradicting)
+                caveats += found
+                cfg = self.config.synthesis
+                doubt = uncertainty_caveat(prediction, cfg.uncertain_width, cfg.uncertain_support)
+                if doubt is not None:
+                    caveats.append(doubt)
+            advice = self._advice(job, conditions, introspection, prediction, past, matches)
+
+        ranked = []
+        if procedural:
+            ranked = self._rank_for(matches, known, introspection)[:count]
+            caveats += [
+                f"strategy {r.name!r} deprioritised: the self-model finds {r.domain!r} weak"
+                for r in ranked
+                if r.deprioritised
+            ]
+        caveats += fact_caveats(
+            [h.memory for h in facts if isinstance(h.memory, Fact)],
+            lambda predicate: self.predicates.classify(predicate).functional,
+        )
+        paradigms = tuple(p.value for p in ALL if p in wanted)
+        logger.info(
+            "synthesize: %s, %d facts, %d strategies, %d caveats%s",
+            "/".join(paradigms),
+            len(facts),
+            len(ranked),
+            len(caveats),
+            " (cached)" if any(hits_cache) else "",
+        )
+        return Synthesis(
+            query=text,
+            task=job,
+            paradigms=paradigms,
+            facts=tuple(facts),
+            preferences=tuple(copy.deepcopy(preferences)),
+            strategies=tuple(ranked),
+            prediction=prediction,
+            goals=tuple(copy.deepcopy(goals)),
+            competence=introspection,
+            advice=advice,
+            caveats=tuple(caveats),
+            cached=any(hits_cache),
+        )
+
+    def _rank_for(
+        self,
+        matches: Sequence[StrategyMatch],
+        known: Sequence[Competence],
+        introspection: Introspection | None,
+    ) -> list[Any]:
+        """Rank strategies by competence x success rate (``ucma.paradigms.synthesis``):
+        the competence of each strategy's domain where the self-model has attempts of
+        it, else the task's (0.5 with neither)."""
+        cfg = self.config.predictive
+        by_domain = {normal(c.capability): c for c in known if c.attempts > 0}
+        fallback = introspection.estimated_accuracy if introspection is not None else 0.5
+
+        def competence_of(domain: str | None) -> float:
+            found = by_domain.get(normal(domain)) if domain else None
+            if found is None:
+                return fallback
+            return estimate(found.successes, found.attempts, cfg.interval).mean
+
+        weak = [c.capability for c in known if is_weak(c.successes, c.attempts, cfg)]
+        return rank_strategies(matches, competence_of, weak)
+
+    # -- the cached parts ------------------------------------------------------------
+
+    async def _cached_preferences(
+        self,
+        storage: Storage,
+        scope: Scope,
+        cache: ScopeCache,
+        latest: tuple[str | None, ...],
+        hits: list[bool],
+    ) -> tuple[list[Opinion], _Vectors]:
+        token = part_token(latest, Part.PREFERENCES)
+        found = cache.get(Part.PREFERENCES, token)
+        hits.append(found is not None)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        limit = self.config.synthesis.max_opinions
+
+        def read() -> tuple[list[Opinion], dict[str, np.ndarray]]:
+            opinions = storage.opinions.list(scope, status=OpinionStatus.CURRENT, limit=limit)
+            ids = [o.memory_id for o in opinions if o.memory_id]
+            return opinions, storage.memories.vectors(scope, ids) if ids else {}
+
+        opinions, stored = await self._run(read)
+        missing = [o.stance for o in opinions if o.memory_id not in stored]
+        embedded = iter(await self._embed_queries(missing)) if missing else iter(())
+        rows = [stored[o.memory_id] if o.memory_id in stored else next(embedded) for o in opinions]
+        value = (opinions, _matrix(rows, self._inner_embedder.dimension))
+        cache.put(Part.PREFERENCES, token, value)
+        return value
+
+    async def _cached_goals(
+        self,
+        storage: Storage,
+        scope: Scope,
+        cache: ScopeCache,
+        latest: tuple[str | None, ...],
+        hits: list[bool],
+    ) -> tuple[list[Goal], _Vectors]:
+        token = part_token(latest, Part.GOALS)
+        found = cache.get(Part.GOALS, token)
+        hits.append(found is not None)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        goals = await self._run(
+            storage.goals.list,
+            scope,
+            statuses=[GoalStatus.ACTIVE],
+            limit=self.config.synthesis.max_goals,
+        )
+        texts = [g.description for g in goals]
+        rows = list(await self._embed_queries(texts)) if texts else []
+        value = (goals, _matrix(rows, self._inner_embedder.dimension))
+        cache.put(Part.GOALS, token, value)
+        return value
+
+    async def _cached_competences(
+        self,
+        storage: Storage,
+        scope: Scope,
+        cache: ScopeCache,
+        latest: tuple[str | None, ...],
+        hits: list[bool],
+    ) -> tuple[list[Competence], _Vectors]:
+        token = part_token(latest, Part.COMPETENCES)
+        found = cache.get(Part.COMPETENCES, token)
+        hits.append(found is not None)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        known = await self._run(storage.predictive.competences, scope, limit=10_000)
+        texts = [c.capability for c in known]
+        rows = list(await self._embed_queries(texts)) if texts else []
+        value = (known, _matrix(rows, self._inner_embedder.dimension))
+        cache.put(Part.COMPETENCES, token, value)
+        return value
+
+    async def _cached_strategies(
+        self,
+        scope: Scope,
+        task: str,
+        cache: ScopeCache,
+        latest: tuple[str | None, ...],
+        hits: list[bool],
+    ) -> list[StrategyMatch]:
+        token = part_token(latest, Part.STRATEGIES)
+        found = cache.get(Part.STRATEGIES, token, task)
+        hits.append(found is not None)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        matches = await self.strategies_for(
+            task,
+            limit=self.config.synthesis.strategy_candidates,
+            user_id=scope.user_id,
+            agent_id=scope.agent_id,
+        )
+        cache.put(Part.STRATEGIES, token, matches, task)
+        return matches
+
+
+def _is_fact(hit: Hit) -> bool:
+    """A declarative hit: not a procedure (strategies) nor in the opinion bank
+    (preferences)."""
+    return hit.kind is not MemoryKind.PROCEDURAL and hit.memory.bank is not Bank.OPINION
+
+
+def _matrix(rows: Sequence[np.ndarray], dimension: int) -> np.ndarray:
+    if not rows:
+        return np.zeros((0, dimension), dtype=np.float32)
+    return np.vstack(rows).astype(np.float32, copy=False)
+
+
+def _related(
+    items: Sequence[Any], vectors: np.ndarray, query: np.ndarray, floor: float
+) -> list[Any]:
+    """The items whose vector is at least ``floor`` related to ``query``, closest first."""
+    if not items:
+        return []
+    scores = vectors @ query.astype(np.float32, copy=False)
+    order = sorted(range(len(items)), key=lambda i: -float(scores[i]))
+    return [items[i] for i in order if float(scores[i]) >= floor]
