@@ -326,6 +326,17 @@ async def help_seeking(memory: AsyncMemory, seed: int, per_context: int) -> dict
     return {"accuracy": round(correct / len(suite), 4), "tasks": len(suite), "decisions": rows}
 
 
+def by_domain(tasks: Sequence[Task], steps: Sequence[Step]) -> dict[str, dict[str, int]]:
+    """Per domain: tasks, own successes, failures and handovers."""
+    out: dict[str, dict[str, int]] = {
+        d.name: {"tasks": 0, "success": 0, "failure": 0, "handed_over": 0} for d in DOMAINS
+    }
+    for task, step in zip(tasks, steps, strict=True):
+        out[task.domain.name]["tasks"] += 1
+        out[task.domain.name][step.kind] += 1
+    return out
+
+
 def blocks(values: Sequence[float], size: int) -> list[float]:
     return [round(statistics.fmean(values[i : i + size]), 4) for i in range(0, len(values), size)]
 
@@ -425,6 +436,7 @@ async def run_all(
         "notes": len(NOTES),
         "misleading_notes": sum(not n.true for n in NOTES),
         "seed": seed,
+        "by_domain": {},
         "seconds_by_arm": {},
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -438,6 +450,7 @@ async def run_all(
             report["utility_by_block"][arm] = blocks(
                 [{"success": 1.0, "failure": 0.0}.get(k, HANDOVER) for k in kinds], block
             )
+            report["by_domain"][arm] = by_domain(sequence, steps)
             report["seconds_by_arm"][arm] = result.pop("seconds")
             report.update(result)
             print(f"{arm}: {report['success_by_block'][arm]}", flush=True)
