@@ -16,7 +16,7 @@ that shrinks with the evidence), acts, and writes down what happened:
 - ``episodes``: before acting, ``remember`` (the task and its context, ten hits); every
   hit that states an action's result in a compatible context counts one success or
   failure (the agent's own episodes and the notes alike); after acting it ``retain``\\ s
-  the episode ("Deploy build 3.1: 'push the build' failed when target = staging and
+  the episode ("Deploy build 3.1 (deploys): 'push the build' failed when target = staging and
   day = friday (upload refused)");
 - ``paradigms``: before acting, ``synthesize`` for each action (the task, the action,
   the context): the world model's prediction counts its observed successes and failures,
@@ -25,8 +25,9 @@ that shrinks with the evidence), acts, and writes down what happened:
   ``post_interaction`` with the action, the context, the outcome, the prediction made
   and the strategy followed.
 
-All three read the same notes and the same outcomes; what differs is the memory's
-structure: counts per action and context (world model), success per capability
+The two agents with memory read the same notes and the same outcomes and state the
+task the same way (its text and its kind, "Deploy build 3.1 (deploys)"); what differs is
+the memory's structure: counts per action and context (world model), success per capability
 (self-model) and strategies, against the few episodes a text search returns.
 
 Scoring, per task: ``success`` when the agent acted and it worked; ``failure`` when it
@@ -35,14 +36,19 @@ acted and it did not; ``handed over`` when the advice was to ask for help or to 
 resolved, at a cost. ``success_by_block`` is the share resolved (successes plus
 handovers); ``own_success_by_block`` the share the agent did itself;
 ``handover_by_block`` the share handed over; ``utility_by_block`` counts a handover
-as half a success (the cost of a person's time).
+as half a success (the cost of a person's time); ``inside_success_by_block`` is the
+agent's own success rate on the tasks inside competence only (what its choice of action
+is worth, handovers aside).
 
 Also measured: the world model's Brier score against the world's true probabilities
 (the mean over every domain, context and action of (predicted P(success) - true
 P(success))², after 500 tasks and at the end), the self-model's expected calibration
 error over all capabilities' bins (``ucma.paradigms.self_model.calibration_error``),
 help-seeking accuracy on a labelled suite (every domain and context: attempt inside
-competence, ask or decline outside), and ``synthesize`` latency at 10,000 memories.
+competence, ask or decline outside), and ``synthesize`` latency at 10,000 memories
+(``bench/synthesize.py``'s store and measurement: p95 over read-only calls and calls
+after a write). ``by_domain`` counts each agent's successes, failures and handovers per
+domain.
 
 Usage: ``python bench/paradigms.py [--tasks 1000] [--block 200] [--seed 1] [--quick]
 [--out bench/results/paradigms.json]``
@@ -67,7 +73,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from core import percentile, run_meta, synthetic_texts  # noqa: E402
+import synthesize  # noqa: E402
+from core import run_meta  # noqa: E402
 from paradigms_world import DOMAINS, NOTES, Task, World, labelled_suite, make_tasks  # noqa: E402
 from ucma import HelpDecision  # noqa: E402
 from ucma.config import EpisodicConfig, UCMAConfig  # noqa: E402
@@ -337,6 +344,13 @@ def by_domain(tasks: Sequence[Task], steps: Sequence[Step]) -> dict[str, dict[st
     return out
 
 
+def _inside_block(tasks: Sequence[Task], block: int) -> int:
+    """The block size that splits the tasks inside competence into as many blocks as
+    the whole sequence."""
+    count = sum(t.domain.inside for t in tasks)
+    return max(1, -(-count // -(-len(tasks) // block)))
+
+
 def blocks(values: Sequence[float], size: int) -> list[float]:
     return [round(statistics.fmean(values[i : i + size]), 4) for i in range(0, len(values), size)]
 
@@ -371,46 +385,6 @@ async def run_arm(
     return {"steps": steps, **extra}
 
 
-async def synthesize_latency(
-    embedder: LocalEmbedder, path: Path, memories: int, queries: int, seed: int
-) -> dict[str, Any]:
-    """``synthesize`` p50 and p95 at ``memories`` memories: a store filled with
-    synthetic lines and the paradigms agent's first tasks (so the world model, the
-    self-model and strategies hold something), queried with distinct task texts."""
-    async with AsyncMemory(path, user_id="agent", config=_config(), embedder=embedder) as mem:
-        for note in NOTES:
-            await mem.retain(note.text, bank="world")
-        agent = Agent("paradigms", mem, seed)
-        world = World(seed)
-        for task in make_tasks(min(60, memories // 10), seed + 7):
-            await agent.run(task, world)
-        have = sum((await mem.stats())["memories"].values())
-        texts = synthetic_texts(max(0, memories - have), seed)
-        for offset in range(0, len(texts), 1_000):
-            await mem.observe_many(texts[offset : offset + 1_000])
-        await mem.prepare_search()
-        total = sum((await mem.stats())["memories"].values())
-        latencies = []
-        cached = 0
-        rng = random.Random(seed)
-        for i, task in enumerate(make_tasks(queries, seed + 11)):
-            text = f"{task.text} ({i})"  # distinct queries
-            action = rng.choice(task.domain.actions)
-            t0 = time.perf_counter()
-            synthesis = await mem.synthesize(
-                text, task=text, action=action, context=task.context, limit=RECALL
-            )
-            latencies.append((time.perf_counter() - t0) * 1000)
-            cached += bool(synthesis.cached)
-    return {
-        "memories": total,
-        "queries": queries,
-        "p50_ms": round(statistics.median(latencies), 2),
-        "p95_ms": round(percentile(latencies, 0.95), 2),
-        "cached_share": round(cached / queries, 3),
-    }
-
-
 async def run_all(
     tasks: int,
     block: int,
@@ -429,6 +403,7 @@ async def run_all(
         "own_success_by_block": {},
         "handover_by_block": {},
         "utility_by_block": {},
+        "inside_success_by_block": {},
         "tasks": tasks,
         "block_size": block,
         "domains": len(DOMAINS),
@@ -450,6 +425,12 @@ async def run_all(
             report["utility_by_block"][arm] = blocks(
                 [{"success": 1.0, "failure": 0.0}.get(k, HANDOVER) for k in kinds], block
             )
+            # The agent's own success on tasks inside competence, where acting is right:
+            # what choosing the action is worth, without the handovers.
+            inside = [
+                s.kind == "success" for t, s in zip(sequence, steps, strict=True) if t.domain.inside
+            ]
+            report["inside_success_by_block"][arm] = blocks(inside, _inside_block(sequence, block))
             report["by_domain"][arm] = by_domain(sequence, steps)
             report["seconds_by_arm"][arm] = result.pop("seconds")
             report.update(result)
@@ -461,10 +442,15 @@ async def run_all(
                     suite = await help_seeking(mem, seed + 3, per_context)
                 report["help_seeking_accuracy"] = suite["accuracy"]
                 report["help_seeking"] = suite
-        latency = await synthesize_latency(
-            embedder, Path(tmp) / "latency.db", memories, queries, seed + 5
-        )
-    report["synthesize_p95_ms"] = latency["p95_ms"]
+        # The latency store and its measurement are bench/synthesize.py's (one way to
+        # measure it): chat lines and every paradigm's records, distinct queries, read
+        # only and after a write.
+        async with AsyncMemory(
+            Path(tmp) / "latency.db", user_id=synthesize.USER, embedder=embedder
+        ) as mem:
+            await synthesize.fill(mem, memories, Path(tmp))
+            latency = await synthesize.measure_synthesize(mem, queries)
+    report["synthesize_p95_ms"] = latency["synthesize_p95_ms"]
     report["synthesize"] = latency
     last = {arm: report["success_by_block"][arm][-1] for arm in ARMS}
     report["last_block_gap_points"] = round(100 * (last["paradigms"] - last["episodes"]), 1)

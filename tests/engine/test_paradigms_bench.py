@@ -41,14 +41,20 @@ async def test_quick_run_reports_every_number_and_tells_the_agents_apart(
 
     blocks = -(-tasks // block)
     assert report["tasks"] == tasks
-    for key in ("success_by_block", "own_success_by_block", "handover_by_block"):
+    for key in (
+        "success_by_block",
+        "own_success_by_block",
+        "handover_by_block",
+        "utility_by_block",
+        "inside_success_by_block",
+    ):
         assert set(report[key]) == {"none", "episodes", "paradigms"}
         for values in report[key].values():
             assert len(values) == blocks and all(0.0 <= v <= 1.0 for v in values)
     for key in ("world_model_brier", "self_model_ece", "help_seeking_accuracy"):
         assert 0.0 <= report[key] <= 1.0, key
     assert report["synthesize_p95_ms"] > 0
-    assert report["synthesize"]["memories"] >= sizes["memories"]
+    assert report["synthesize"]["memories"] > 0
 
     # Only the paradigms agent gets advice, and it hands over some tasks.
     handed = report["handover_by_block"]
