@@ -119,7 +119,7 @@ async def fill(mem: AsyncMemory, size: int, workdir: Path, seed: int = 16) -> in
     how many memories it holds."""
     rng = random.Random(seed)
     export = workdir / "chat.jsonl"
-    write_export(export, synthetic_texts(max(0, size - 200), seed=size), None, "another-model")
+    write_export(export, synthetic_texts(max(0, size - 150), seed=size), None, "another-model")
     limit = mem.config.limits.max_import_line_bytes
     await mem.import_lines(exchange.iter_lines(export, limit), source=str(export))
     for text in PREFERENCES:
@@ -146,6 +146,9 @@ async def fill(mem: AsyncMemory, size: int, workdir: Path, seed: int = 16) -> in
                 await mem.observe_transition(domain, outcome, context={"target": region})
         await mem.assert_fact(domain, "leads to", "failure when target = production")
         await mem.add_goal(f"get better at {domain} this quarter", priority=rng.random())
+    held = int(sum((await mem.stats())["memories"].values()))
+    if held < size:  # top up to the size asked for
+        await mem.observe_many(synthetic_texts(size - held, seed=size + 1))
     return int(sum((await mem.stats())["memories"].values()))
 
 

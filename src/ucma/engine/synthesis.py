@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -58,6 +58,7 @@ logger = logging.getLogger(__name__)
 _SPARE = 5
 _MAX_LIMIT = 100
 _Vectors = np.ndarray
+T = TypeVar("T")
 
 
 class Synthesizer(Goals):
@@ -127,7 +128,10 @@ class Synthesizer(Goals):
             # One layer, no cascade (remember's search), a few spare hits for the opinions
             # and procedures left out (a filter inside recall costs more than this).
             result = await self.recall(  # type: ignore[attr-defined] # engine/retrieval.py
-                text, limit=count + _SPARE, cascade=False, **kwargs
+                text,
+                limit=min(count + _SPARE, self.config.retrieval.max_results_limit),
+                cascade=False,
+                **kwargs,
             )
             facts = [h for h in result.hits if _is_fact(h)][:count]
         # Preferences bear on every answer (seed 000: "accessed every query").
@@ -234,6 +238,31 @@ class Synthesizer(Goals):
 
     # -- the cached parts ------------------------------------------------------------
 
+    async def _cached(
+        self,
+        cache: ScopeCache,
+        latest: tuple[str | None, ...],
+        hits: list[bool],
+        part: Part,
+        load: Callable[[], Awaitable[T]],
+        key: str = "",
+    ) -> T:
+        """``part`` from the cache when its token is unchanged, else ``load()`` kept
+        under the token read before it (``ucma.engine.synthesis_cache``)."""
+        token = part_token(latest, part)
+        found = cache.get(part, token, key)
+        hits.append(found is not None)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        value = await load()
+        cache.put(part, token, value, key)
+        return value
+
+    async def _rows(self, texts: Sequence[str]) -> _Vectors:
+        """The query vectors of ``texts`` as one matrix (no rows for none)."""
+        rows = list(await self._embed_queries(list(texts))) if texts else []
+        return _matrix(rows, self._inner_embedder.dimension)
+
     async def _cached_preferences(
         self,
         storage: Storage,
@@ -242,11 +271,8 @@ class Synthesizer(Goals):
         latest: tuple[str | None, ...],
         hits: list[bool],
     ) -> tuple[list[Opinion], _Vectors]:
-        token = part_token(latest, Part.PREFERENCES)
-        found = cache.get(Part.PREFERENCES, token)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
+        """The current opinions, each with its statement's stored vector (its stance's
+        query vector when the statement is gone)."""
         limit = self.config.synthesis.max_opinions
 
         def read() -> tuple[list[Opinion], dict[str, np.ndarray]]:
@@ -254,13 +280,16 @@ class Synthesizer(Goals):
             ids = [o.memory_id for o in opinions if o.memory_id]
             return opinions, storage.memories.vectors(scope, ids) if ids else {}
 
-        opinions, stored = await self._run(read)
-        missing = [o.stance for o in opinions if o.memory_id not in stored]
-        embedded = iter(await self._embed_queries(missing)) if missing else iter(())
-        rows = [stored[o.memory_id] if o.memory_id in stored else next(embedded) for o in opinions]
-        value = (opinions, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.PREFERENCES, token, value)
-        return value
+        async def load() -> tuple[list[Opinion], _Vectors]:
+            opinions, stored = await self._run(read)
+            missing = [o.stance for o in opinions if o.memory_id not in stored]
+            embedded = iter(await self._rows(missing))
+            rows = [
+                stored[o.memory_id] if o.memory_id in stored else next(embedded) for o in opinions
+            ]
+            return opinions, _matrix(rows, self._inner_embedder.dimension)
+
+        return await self._cached(cache, latest, hits, Part.PREFERENCES, load)
 
     async def _cached_goals(
         self,
@@ -270,22 +299,18 @@ class Synthesizer(Goals):
         latest: tuple[str | None, ...],
         hits: list[bool],
     ) -> tuple[list[Goal], _Vectors]:
-        token = part_token(latest, Part.GOALS)
-        found = cache.get(Part.GOALS, token)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        goals = await self._run(
-            storage.goals.list,
-            scope,
-            statuses=[GoalStatus.ACTIVE],
-            limit=self.config.synthesis.max_goals,
-        )
-        texts = [g.description for g in goals]
-        rows = list(await self._embed_queries(texts)) if texts else []
-        value = (goals, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.GOALS, token, value)
-        return value
+        """The active goals, each with its description's query vector."""
+
+        async def load() -> tuple[list[Goal], _Vectors]:
+            goals = await self._run(
+                storage.goals.list,
+                scope,
+                statuses=[GoalStatus.ACTIVE],
+                limit=self.config.synthesis.max_goals,
+            )
+            return goals, await self._rows([g.description for g in goals])
+
+        return await self._cached(cache, latest, hits, Part.GOALS, load)
 
     async def _cached_competences(
         self,
@@ -295,17 +320,13 @@ class Synthesizer(Goals):
         latest: tuple[str | None, ...],
         hits: list[bool],
     ) -> tuple[list[Competence], _Vectors]:
-        token = part_token(latest, Part.COMPETENCES)
-        found = cache.get(Part.COMPETENCES, token)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        known = await self._run(storage.predictive.competences, scope, limit=10_000)
-        texts = [c.capability for c in known]
-        rows = list(await self._embed_queries(texts)) if texts else []
-        value = (known, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.COMPETENCES, token, value)
-        return value
+        """The self-model's competences, each with its capability's query vector."""
+
+        async def load() -> tuple[list[Competence], _Vectors]:
+            known = await self._run(storage.predictive.competences, scope, limit=10_000)
+            return known, await self._rows([c.capability for c in known])
+
+        return await self._cached(cache, latest, hits, Part.COMPETENCES, load)
 
     async def _cached_strategies(
         self,
@@ -315,19 +336,17 @@ class Synthesizer(Goals):
         latest: tuple[str | None, ...],
         hits: list[bool],
     ) -> list[StrategyMatch]:
-        token = part_token(latest, Part.STRATEGIES)
-        found = cache.get(Part.STRATEGIES, token, task)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        matches = await self.strategies_for(
-            task,
-            limit=self.config.synthesis.strategy_candidates,
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-        )
-        cache.put(Part.STRATEGIES, token, matches, task)
-        return matches
+        """``strategies_for(task)``, kept per task."""
+
+        async def load() -> list[StrategyMatch]:
+            return await self.strategies_for(
+                task,
+                limit=self.config.synthesis.strategy_candidates,
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+            )
+
+        return await self._cached(cache, latest, hits, Part.STRATEGIES, load, task)
 
 
 def _is_fact(hit: Hit) -> bool:
