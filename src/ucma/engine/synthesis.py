@@ -9,19 +9,21 @@ adds predictive):
 
 - always: the current opinions most related to the query (the preferences, from the
   cache; seed 000: "accessed every query");
-- declarative: ``recall`` of the query over every bank but opinions (the facts);
+- declarative: ``recall`` of the query in its primary layer, without the cascade
+  (``remember``'s search), opinions and procedures left out (the facts);
 - procedural: the strategies ``strategies_for`` finds for the task (cached per task),
   ranked by competence x success rate;
 - predictive: ``introspect`` of the task (competences from the cache), ``simulate`` of
   the action (default the capability the task needs), the active goals related to the
   query (from the cache), and ``should_attempt``'s advice from those same readings.
 
-The query is embedded once, with the task, in one model call; every later read finds
-the vector in the query cache. Latency: ``bench/synthesize.py``.
+The query (as recall embeds it) and the task are embedded in one model call; every
+later read finds the vectors in the query cache. Latency: ``bench/synthesize.py``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -114,14 +116,29 @@ class Synthesizer(Goals):
         plan = await self._route(scope, text, self._clock())  # type: ignore[attr-defined] # engine/retrieval.py
         wanted_texts = _embedded(plan) if declarative else [plan.embedded_text]
         texts = list(dict.fromkeys([*wanted_texts, job]))
-        embedded = dict(zip(texts, await self._embed_queries(texts), strict=True))
-        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
-        latest = await self._run(storage.events.latest, scope, WATCHED)
+        embedding = asyncio.ensure_future(self._embed_queries(texts))
         cache = self._synthesis.get(scope)
         if cache is None:
             cache = self._synthesis[scope] = ScopeCache(self.config.synthesis.strategy_tasks)
         hits_cache: list[bool] = []
         kwargs: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        # While the model runs: the reads that need no vector.
+        early: tuple[Simulation, list[Fact]] | None = None
+        try:
+            latest = await self._run(storage.events.latest, scope, WATCHED)
+            known, capability_vectors = await self._cached_competences(
+                storage, scope, cache, latest, hits_cache
+            )
+            if verb is not None:
+                early = (
+                    await self.simulate(verb, conditions, **kwargs),
+                    await self._run(storage.facts.about, scope, verb),
+                )
+            embedded = dict(zip(texts, await embedding, strict=True))
+        except BaseException:
+            embedding.cancel()
+            raise
+        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
 
         facts: list[Hit] = []
         if declarative:
@@ -142,9 +159,6 @@ class Synthesizer(Goals):
             opinions, vectors, query_vector, self.config.synthesis.preference_relevance
         )[:count]
 
-        known, capability_vectors = await self._cached_competences(
-            storage, scope, cache, latest, hits_cache
-        )
         matches: list[StrategyMatch] = []
         if procedural or predictive:
             matches = await self._cached_strategies(scope, job, cache, latest, hits_cache)
@@ -156,9 +170,12 @@ class Synthesizer(Goals):
         caveats: list[str] = []
         if predictive:
             introspection = await self._introspect(scope, job, None, known, capability_vectors)
-            verb = verb or introspection.capability
-            if verb is not None:
-                prediction = await self.simulate(verb, conditions, **kwargs)
+            if early is None and introspection.capability is not None:
+                verb = introspection.capability
+                early = (
+                    await self.simulate(verb, conditions, **kwargs),
+                    await self._run(storage.facts.about, scope, verb),
+                )
             active, goal_vectors = await self._cached_goals(
                 storage, scope, cache, latest, hits_cache
             )
@@ -166,16 +183,15 @@ class Synthesizer(Goals):
                 active, goal_vectors, query_vector, self.config.synthesis.goal_relevance
             )[:count]
             past = await self._past_success_rate(scope, task_vector)
-            if prediction is not None:
-                stated = [h.memory for h in facts if isinstance(h.memory, Fact)]
-                stated += await self._run(storage.facts.about, scope, prediction.action)
-                contradicting = contradicting_facts(prediction, stated)
-                prediction, found = with_contradictions(prediction, contradicting)
-                caveats += found
+            if early is not None:
+                simulated, about = early
                 cfg = self.config.synthesis
-                doubt = uncertainty_caveat(prediction, cfg.uncertain_width, cfg.uncertain_support)
-                if doubt is not None:
-                    caveats.append(doubt)
+                doubt = uncertainty_caveat(simulated, cfg.uncertain_width, cfg.uncertain_support)
+                stated = [h.memory for h in facts if isinstance(h.memory, Fact)] + about
+                prediction, found = with_contradictions(
+                    simulated, contradicting_facts(simulated, stated)
+                )
+                caveats += found + ([doubt] if doubt is not None else [])
             advice = self._advice(job, conditions, introspection, prediction, past, matches)
 
         ranked = []
