@@ -27,6 +27,7 @@ import asyncio
 import copy
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -61,6 +62,18 @@ _SPARE = 5
 _MAX_LIMIT = 100
 _Vectors = np.ndarray
 T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What one synthesize reads the cached parts with: the scope, its cache, the
+    event-log token read first, and a flag per part served from the cache."""
+
+    storage: Storage
+    scope: Scope
+    cache: ScopeCache
+    latest: tuple[str | None, ...]
+    hits: list[bool]
 
 
 class Synthesizer(Goals):
@@ -126,9 +139,8 @@ class Synthesizer(Goals):
         early: tuple[Simulation, list[Fact]] | None = None
         try:
             latest = await self._run(storage.events.latest, scope, WATCHED)
-            known, capability_vectors = await self._cached_competences(
-                storage, scope, cache, latest, hits_cache
-            )
+            reading = _Reading(storage, scope, cache, latest, hits_cache)
+            known, capability_vectors = await self._cached_competences(reading)
             if verb is not None:
                 early = (
                     await self.simulate(verb, conditions, **kwargs),
@@ -152,16 +164,14 @@ class Synthesizer(Goals):
             )
             facts = [h for h in result.hits if _is_fact(h)][:count]
         # Preferences bear on every answer (seed 000: "accessed every query").
-        opinions, vectors = await self._cached_preferences(
-            storage, scope, cache, latest, hits_cache
-        )
+        opinions, vectors = await self._cached_preferences(reading)
         preferences = _related(
             opinions, vectors, query_vector, self.config.synthesis.preference_relevance
         )[:count]
 
         matches: list[StrategyMatch] = []
         if procedural or predictive:
-            matches = await self._cached_strategies(scope, job, cache, latest, hits_cache)
+            matches = await self._cached_strategies(reading, job)
 
         introspection: Introspection | None = None
         prediction: Simulation | None = None
@@ -176,9 +186,7 @@ class Synthesizer(Goals):
                     await self.simulate(verb, conditions, **kwargs),
                     await self._run(storage.facts.about, scope, verb),
                 )
-            active, goal_vectors = await self._cached_goals(
-                storage, scope, cache, latest, hits_cache
-            )
+            active, goal_vectors = await self._cached_goals(reading)
             goals = _related(
                 active, goal_vectors, query_vector, self.config.synthesis.goal_relevance
             )[:count]
@@ -254,24 +262,19 @@ class Synthesizer(Goals):
 
     # -- the cached parts ------------------------------------------------------------
 
+    @staticmethod
     async def _cached(
-        self,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
-        part: Part,
-        load: Callable[[], Awaitable[T]],
-        key: str = "",
+        reading: _Reading, part: Part, load: Callable[[], Awaitable[T]], key: str = ""
     ) -> T:
         """``part`` from the cache when its token is unchanged, else ``load()`` kept
         under the token read before it (``ucma.engine.synthesis_cache``)."""
-        token = part_token(latest, part)
-        found = cache.get(part, token, key)
-        hits.append(found is not None)
+        token = part_token(reading.latest, part)
+        found = reading.cache.get(part, token, key)
+        reading.hits.append(found is not None)
         if found is not None:
             return found  # type: ignore[no-any-return]
         value = await load()
-        cache.put(part, token, value, key)
+        reading.cache.put(part, token, value, key)
         return value
 
     async def _rows(self, texts: Sequence[str]) -> _Vectors:
@@ -281,14 +284,11 @@ class Synthesizer(Goals):
 
     async def _cached_preferences(
         self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
+        reading: _Reading,
     ) -> tuple[list[Opinion], _Vectors]:
         """The current opinions, each with its statement's stored vector (its stance's
         query vector when the statement is gone)."""
+        storage, scope = reading.storage, reading.scope
         limit = self.config.synthesis.max_opinions
 
         def read() -> tuple[list[Opinion], dict[str, np.ndarray]]:
@@ -305,64 +305,51 @@ class Synthesizer(Goals):
             ]
             return opinions, _matrix(rows, self._inner_embedder.dimension)
 
-        return await self._cached(cache, latest, hits, Part.PREFERENCES, load)
+        return await self._cached(reading, Part.PREFERENCES, load)
 
     async def _cached_goals(
         self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
+        reading: _Reading,
     ) -> tuple[list[Goal], _Vectors]:
         """The active goals, each with its description's query vector."""
 
         async def load() -> tuple[list[Goal], _Vectors]:
             goals = await self._run(
-                storage.goals.list,
-                scope,
+                reading.storage.goals.list,
+                reading.scope,
                 statuses=[GoalStatus.ACTIVE],
                 limit=self.config.synthesis.max_goals,
             )
             return goals, await self._rows([g.description for g in goals])
 
-        return await self._cached(cache, latest, hits, Part.GOALS, load)
+        return await self._cached(reading, Part.GOALS, load)
 
     async def _cached_competences(
         self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
+        reading: _Reading,
     ) -> tuple[list[Competence], _Vectors]:
         """The self-model's competences, each with its capability's query vector."""
 
         async def load() -> tuple[list[Competence], _Vectors]:
-            known = await self._run(storage.predictive.competences, scope, limit=10_000)
+            known = await self._run(
+                reading.storage.predictive.competences, reading.scope, limit=10_000
+            )
             return known, await self._rows([c.capability for c in known])
 
-        return await self._cached(cache, latest, hits, Part.COMPETENCES, load)
+        return await self._cached(reading, Part.COMPETENCES, load)
 
-    async def _cached_strategies(
-        self,
-        scope: Scope,
-        task: str,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
-    ) -> list[StrategyMatch]:
+    async def _cached_strategies(self, reading: _Reading, task: str) -> list[StrategyMatch]:
         """``strategies_for(task)``, kept per task."""
 
         async def load() -> list[StrategyMatch]:
             return await self.strategies_for(
                 task,
                 limit=self.config.synthesis.strategy_candidates,
-                user_id=scope.user_id,
-                agent_id=scope.agent_id,
+                user_id=reading.scope.user_id,
+                agent_id=reading.scope.agent_id,
             )
 
-        return await self._cached(cache, latest, hits, Part.STRATEGIES, load, task)
+        return await self._cached(reading, Part.STRATEGIES, load, task)
 
 
 def _is_fact(hit: Hit) -> bool:
