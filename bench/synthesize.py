@@ -14,6 +14,12 @@ action (every paradigm read), query embedding included, in two conditions:
   that observation can change is read again (the strategies; a fact or preference
   observed would also drop those parts) - the cold path.
 
+The rounds interleave both with two references measured in the same run, so that the
+machine's load (other processes share its two cores) moves every series alike:
+``remember`` of a fresh query (seed 004's read, what ``bench/core.py`` times) and the
+model's embedding of two fresh texts alone (synthesize embeds the query and the task in
+one batch). ``synthesize_vs_remember_p50`` is the same-run ratio of medians.
+
 ``measure_synthesize(path_or_memory, n_queries)`` is the measurement alone, over an
 existing file or an open ``AsyncMemory`` (``bench/paradigms.py`` calls it).
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import sys
@@ -119,7 +126,7 @@ async def fill(mem: AsyncMemory, size: int, workdir: Path, seed: int = 16) -> in
     how many memories it holds."""
     rng = random.Random(seed)
     export = workdir / "chat.jsonl"
-    write_export(export, synthetic_texts(max(0, size - 200), seed=size), None, "another-model")
+    write_export(export, synthetic_texts(max(0, size - 150), seed=size), None, "another-model")
     limit = mem.config.limits.max_import_line_bytes
     await mem.import_lines(exchange.iter_lines(export, limit), source=str(export))
     for text in PREFERENCES:
@@ -146,6 +153,9 @@ async def fill(mem: AsyncMemory, size: int, workdir: Path, seed: int = 16) -> in
                 await mem.observe_transition(domain, outcome, context={"target": region})
         await mem.assert_fact(domain, "leads to", "failure when target = production")
         await mem.add_goal(f"get better at {domain} this quarter", priority=rng.random())
+    held = int(sum((await mem.stats())["memories"].values()))
+    if held < size:  # top up to the size asked for
+        await mem.observe_many(synthetic_texts(size - held, seed=size + 1))
     return int(sum((await mem.stats())["memories"].values()))
 
 
@@ -165,17 +175,29 @@ def queries(count: int, seed: int) -> list[tuple[str, str, str]]:
     return out
 
 
-async def _timed(mem: AsyncMemory, items: list[tuple[str, str, str]], write: bool) -> list[float]:
-    latencies = []
-    for n, (query, task, action) in enumerate(items):
-        if write:
-            await mem.observe(f"Checked the dashboard again, run {n}.", user_id=USER)
-        start = time.perf_counter()
-        await mem.synthesize(
-            query, task=task, action=action, context={"target": "staging"}, user_id=USER
-        )
-        latencies.append((time.perf_counter() - start) * 1000)
-    return latencies
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+async def _round(mem: AsyncMemory, n: int, items: list[tuple[str, str, str]]) -> list[float]:
+    """One round, interleaved so that the machine's load drifts alike for every series:
+    ``remember`` of a fresh query (seed 004's read, the reference), the embedding of
+    two fresh texts alone (the model's part), ``synthesize`` with nothing written since
+    the last call, and ``synthesize`` right after an observation."""
+    (q1, _, _), (q2, t2, a2), (q3, t3, a3) = items
+    start = time.perf_counter()
+    await mem.remember(q1)
+    reference = _ms(start)
+    start = time.perf_counter()
+    await mem.embedder.embed([f"{q1} (again)", f"{t2} (again)"])
+    model = _ms(start)
+    start = time.perf_counter()
+    await mem.synthesize(q2, task=t2, action=a2, context={"target": "staging"})
+    read_only = _ms(start)
+    await mem.observe(f"Checked the dashboard again, run {n}.")
+    start = time.perf_counter()
+    await mem.synthesize(q3, task=t3, action=a3, context={"target": "staging"})
+    return [reference, model, read_only, _ms(start)]
 
 
 def _summary(latencies: list[float]) -> dict[str, float]:
@@ -186,31 +208,44 @@ def _summary(latencies: list[float]) -> dict[str, float]:
     }
 
 
-async def measure_synthesize(path_or_memory: str | Path | AsyncMemory, n_queries: int) -> dict:
-    """``synthesize`` p50/p95 over ``n_queries`` distinct queries, read-only and with a
-    write before each call, on a filled store (a path or an open ``AsyncMemory`` whose
-    scope is user ``bench``)."""
+async def measure_synthesize(
+    path_or_memory: str | Path | AsyncMemory, n_queries: int, seed: int = 2
+) -> dict:
+    """``synthesize`` p50/p95 over ``n_queries`` distinct queries (each with a task and an
+    action, so every paradigm is read; query embedding included), read-only and with an
+    observation written before each call, in the default scope of an open
+    ``AsyncMemory``, or of user ``bench`` in the file at a path (``fill`` builds one).
+    The second condition writes ``n_queries`` observations into that scope. Queries are
+    new to the store only once per ``seed`` (the store keeps query vectors it computed)."""
     if isinstance(path_or_memory, AsyncMemory):
-        return await _measure(path_or_memory, n_queries)
+        return await _measure(path_or_memory, n_queries, seed)
     async with AsyncMemory(path_or_memory, user_id=USER) as mem:
-        return await _measure(mem, n_queries)
+        return await _measure(mem, n_queries, seed)
 
 
-async def _measure(mem: AsyncMemory, n_queries: int) -> dict:
-    held = int(sum((await mem.stats(user_id=USER))["memories"].values()))
-    await mem.prepare_search(user_id=USER)
-    warm = queries(20, seed=1)
-    await _timed(mem, warm, write=False)  # model, caches, first-query costs
-    items = queries(2 * n_queries, seed=2)
-    read_only = await _timed(mem, items[:n_queries], write=False)
-    after_write = await _timed(mem, items[n_queries:], write=True)
+async def _measure(mem: AsyncMemory, n_queries: int, seed: int) -> dict:
+    held = int(sum((await mem.stats())["memories"].values()))
+    await mem.prepare_search()
+    warm = queries(24, seed=1000 + seed)
+    for n in range(8):  # model, caches, first-query costs
+        await _round(mem, -n, warm[3 * n : 3 * n + 3])
+    items = queries(3 * n_queries, seed=seed)
+    rounds = [await _round(mem, n, items[3 * n : 3 * n + 3]) for n in range(n_queries)]
+    remember, model, read_only, after_write = (list(series) for series in zip(*rounds, strict=True))
+    both = read_only + after_write
     return {
         "memories": held,
         "queries": n_queries,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "remember": _summary(remember),
+        "embedding_two_texts": _summary(model),
         "read_only": _summary(read_only),
         "after_write": _summary(after_write),
-        "synthesize_p50_ms": round(statistics.median(read_only + after_write), 2),
-        "synthesize_p95_ms": round(percentile(read_only + after_write, 0.95), 2),
+        "synthesize_p50_ms": round(statistics.median(both), 2),
+        "synthesize_p95_ms": round(percentile(both, 0.95), 2),
+        "synthesize_vs_remember_p50": round(
+            statistics.median(both) / statistics.median(remember), 2
+        ),
     }
 
 

@@ -207,8 +207,8 @@ OPERATIONS: list[Op] = [
     Op("anticipate", "GET /v1/goals/{goal_id}/anticipate", "anticipate", "anticipate"),
     Op("pursue_goal", "POST /v1/goals/{goal_id}/pursue", "pursue_goal", "pursue-goal"),
     # Seed 000's response synthesis.
-    Op("synthesize", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
-    Op("post_interaction", Absent(NOT_YET), Absent(NOT_YET), Absent(NOT_YET)),
+    Op("synthesize", "POST /v1/synthesize", "synthesize", "synthesize"),
+    Op("post_interaction", "POST /v1/interactions", "post_interaction", "post-interaction"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),

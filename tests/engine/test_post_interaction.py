@@ -169,6 +169,23 @@ async def test_reliable_patterns_are_promoted_after_the_write(memory: AsyncMemor
     assert fact.content.startswith("deploy the api leads to success")
 
 
+async def _failed_with_everything(memory: AsyncMemory, strategy_id: str, goal_id: str) -> None:
+    """A failed interaction that touches every paradigm."""
+    await memory.post_interaction(
+        QUERY,
+        "Draft.",
+        success=False,
+        capability="email",
+        action="send the draft",
+        strategy_id=strategy_id,
+        trajectory=["read the thread", "send it"],
+        failure_reason="the client never answers",
+        goal_id=goal_id,
+        progress_delta=0.5,
+        preferences=["I prefer short emails."],
+    )
+
+
 async def _state(memory: AsyncMemory) -> dict[str, Any]:
     return {
         "events": [e.id for e in await memory.events(limit=10_000)],
@@ -197,18 +214,7 @@ async def test_a_failure_midway_leaves_nothing(
 
     monkeypatch.setattr(getattr(storage, store), method, fail)
     with pytest.raises(RuntimeError, match="disk on fire"):
-        await memory.post_interaction(
-            QUERY,
-            "Draft.",
-            success=False,
-            capability="email",
-            strategy_id=strategy_id,
-            trajectory=["read the thread", "send it"],
-            failure_reason="the client never answers",
-            goal_id=goal_id,
-            progress_delta=0.5,
-            preferences=["I prefer short emails."],
-        )
+        await _failed_with_everything(memory, strategy_id, goal_id)
     monkeypatch.undo()
     assert await _state(memory) == before
     used = await memory.get(strategy_id)
@@ -250,6 +256,50 @@ async def test_bad_input_is_a_typed_error_and_writes_nothing(
     with pytest.raises(error):
         await memory.post_interaction(**call)
     assert await _state(memory) == before
+
+
+async def test_what_it_learned_travels_in_export_and_import(
+    memory: AsyncMemory, tmp_path: Any
+) -> None:
+    strategy_id, goal_id = await _setup(memory)
+    await _failed_with_everything(memory, strategy_id, goal_id)
+    path = tmp_path / "alice.jsonl"
+    await memory.export_jsonl(path)
+    await memory.import_jsonl(path, user_id="copy")
+
+    def summary(state: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "memories": len(state["memories"]),
+            "transitions": sorted(
+                (t["action"], t["outcome"], t["confirmations"]) for t in state["transitions"]
+            ),
+            "competences": sorted(
+                (c["capability"], c["attempts"], c["successes"], len(c["failure_modes"]))
+                for c in state["competences"]
+            ),
+            "goals": sorted((g[1], g[2]) for g in state["goals"]),
+            "opinions": sorted(o[1] for o in state["opinions"]),
+        }
+
+    original = summary(await _state(memory))
+    copied = summary(await _state(_Scoped(memory, "copy")))  # type: ignore[arg-type]
+    assert copied == original
+    assert (await memory.replay(user_id="copy")).matches_live
+
+
+class _Scoped:
+    """``memory`` with every call in another user's scope (for ``_state``)."""
+
+    def __init__(self, memory: AsyncMemory, user_id: str) -> None:
+        self._memory, self._user = memory, user_id
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._memory, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return await method(*args, user_id=self._user, **kwargs)
+
+        return call
 
 
 def test_the_sync_memory_learns(sync_memory: Any) -> None:

@@ -182,6 +182,8 @@ async def test_parts_follow_the_router_and_the_named_task(memory: AsyncMemory) -
     how = await memory.synthesize("How do I brew tea in the afternoon?")
     assert "declarative" not in how.paradigms and how.facts == ()
     assert [p.stance for p in how.preferences] == ["green tea in the afternoon"]
+    widest = await memory.synthesize("When is the team lunch?", limit=100)
+    assert widest.facts and len(widest.facts) <= 100
     helped = await memory.synthesize("What do I like to drink?", task="make tea")
     assert helped.paradigms == ("declarative", "procedural", "predictive")
     assert helped.task == "make tea" and helped.competence is not None

@@ -116,6 +116,7 @@ class _Prepared:
     id: str
     content: str
     session_id: str
+    timestamp: float
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():

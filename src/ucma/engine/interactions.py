@@ -55,7 +55,7 @@ from ucma.paradigms.predictive_records import Competence, Transition
 from ucma.paradigms.synthesis_records import InteractionLearning
 from ucma.paradigms.world_model import FAILURE, SUCCESS
 from ucma.storage.base import Storage
-from ucma.types import Bank, MemoryKind, Procedure, Scope
+from ucma.types import Bank, GraphEdge, MemoryKind, Procedure, Scope
 from ucma.validation import (
     check_content,
     check_fraction,
@@ -389,10 +389,12 @@ class Interactions(Synthesizer):
             # The statements first: what they are compared with is searched before this
             # transaction has written other vectors of the scope (a search inside a
             # transaction that wrote some reads the scope through it, uncached).
-            written = None
+            written, previous = None, None
             if item.preferences is not None:
                 written = self._write_staged(storage, scope, item.preferences, now)
-            self._write_record(storage, scope, item.experience, item.vectors[0], now)
+                said = [written.merged.get(p.id, p.id) for p in item.preferences.stored]
+                previous = said[-1] if said else None
+            self._write_record(storage, scope, item.experience, item.vectors[0], now, previous)
             procedure = None
             if item.strategy_id is not None:
                 found = storage.memories.get(scope, item.strategy_id)
@@ -429,18 +431,32 @@ class Interactions(Synthesizer):
             if item.goal_id is not None:
                 goal = self._work_on_goal(storage, scope, item.goal_id, item, now)
             if novel and item.failure is not None:
-                self._write_record(storage, scope, item.failure, item.vectors[1], now)
+                self._write_record(
+                    storage, scope, item.failure, item.vectors[1], now, item.experience.id
+                )
             events = [e.type for e in storage.events.list(scope, after_seq=start)]
         return _Done(transition, competence, novel, procedure, goal, written, extracted, events)
 
     def _write_record(
-        self, storage: Storage, scope: Scope, p: _Prepared, vector: np.ndarray, now: float
+        self,
+        storage: Storage,
+        scope: Scope,
+        p: _Prepared,
+        vector: np.ndarray,
+        now: float,
+        previous: str | None,
     ) -> None:
         """Store one of the agent's own records as it is: no claims read from it (it
         quotes the query; it states nothing of the world) and no de-duplication (each
-        interaction is evidence of its own, counted by ``should_attempt``)."""
+        interaction is evidence of its own, counted by ``should_attempt``). It follows
+        ``previous`` in its session (written in this transaction), else the session's
+        last episode."""
         episode = self._episode(scope, p, now)
-        edges = self._session_edges(storage, scope, [p], {})
+        if previous is not None:
+            weight = self.config.graph.session_edge_weight
+            edges = [GraphEdge(previous, p.id, "followed_by", weight, p.timestamp)]
+        else:
+            edges = self._session_edges(storage, scope, [p], {})
         storage.episodes.add([episode], vector[None, :])
         storage.retention.put_many(scope, [_initial_retention(episode, now)])
         if edges:

@@ -9,23 +9,26 @@ adds predictive):
 
 - always: the current opinions most related to the query (the preferences, from the
   cache; seed 000: "accessed every query");
-- declarative: ``recall`` of the query over every bank but opinions (the facts);
+- declarative: ``recall`` of the query in its primary layer, without the cascade
+  (``remember``'s search), opinions and procedures left out (the facts);
 - procedural: the strategies ``strategies_for`` finds for the task (cached per task),
   ranked by competence x success rate;
 - predictive: ``introspect`` of the task (competences from the cache), ``simulate`` of
   the action (default the capability the task needs), the active goals related to the
   query (from the cache), and ``should_attempt``'s advice from those same readings.
 
-The query is embedded once, with the task, in one model call; every later read finds
-the vector in the query cache. Latency: ``bench/synthesize.py``.
+The query (as recall embeds it) and the task are embedded in one model call; every
+later read finds the vectors in the query cache. Latency: ``bench/synthesize.py``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -58,6 +61,19 @@ logger = logging.getLogger(__name__)
 _SPARE = 5
 _MAX_LIMIT = 100
 _Vectors = np.ndarray
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What one synthesize reads the cached parts with: the scope, its cache, the
+    event-log token read first, and a flag per part served from the cache."""
+
+    storage: Storage
+    scope: Scope
+    cache: ScopeCache
+    latest: tuple[str | None, ...]
+    hits: list[bool]
 
 
 class Synthesizer(Goals):
@@ -113,37 +129,49 @@ class Synthesizer(Goals):
         plan = await self._route(scope, text, self._clock())  # type: ignore[attr-defined] # engine/retrieval.py
         wanted_texts = _embedded(plan) if declarative else [plan.embedded_text]
         texts = list(dict.fromkeys([*wanted_texts, job]))
-        embedded = dict(zip(texts, await self._embed_queries(texts), strict=True))
-        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
-        latest = await self._run(storage.events.latest, scope, WATCHED)
+        embedding = asyncio.ensure_future(self._embed_queries(texts))
         cache = self._synthesis.get(scope)
         if cache is None:
             cache = self._synthesis[scope] = ScopeCache(self.config.synthesis.strategy_tasks)
         hits_cache: list[bool] = []
         kwargs: dict[str, Any] = {"user_id": scope.user_id, "agent_id": scope.agent_id}
+        # While the model runs: the reads that need no vector.
+        early: tuple[Simulation, list[Fact]] | None = None
+        try:
+            latest = await self._run(storage.events.latest, scope, WATCHED)
+            reading = _Reading(storage, scope, cache, latest, hits_cache)
+            known, capability_vectors = await self._cached_competences(reading)
+            if verb is not None:
+                early = (
+                    await self.simulate(verb, conditions, **kwargs),
+                    await self._run(storage.facts.about, scope, verb),
+                )
+            embedded = dict(zip(texts, await embedding, strict=True))
+        except BaseException:
+            embedding.cancel()
+            raise
+        query_vector, task_vector = embedded[plan.embedded_text], embedded[job]
 
         facts: list[Hit] = []
         if declarative:
             # One layer, no cascade (remember's search), a few spare hits for the opinions
             # and procedures left out (a filter inside recall costs more than this).
             result = await self.recall(  # type: ignore[attr-defined] # engine/retrieval.py
-                text, limit=count + _SPARE, cascade=False, **kwargs
+                text,
+                limit=min(count + _SPARE, self.config.retrieval.max_results_limit),
+                cascade=False,
+                **kwargs,
             )
             facts = [h for h in result.hits if _is_fact(h)][:count]
         # Preferences bear on every answer (seed 000: "accessed every query").
-        opinions, vectors = await self._cached_preferences(
-            storage, scope, cache, latest, hits_cache
-        )
+        opinions, vectors = await self._cached_preferences(reading)
         preferences = _related(
             opinions, vectors, query_vector, self.config.synthesis.preference_relevance
         )[:count]
 
-        known, capability_vectors = await self._cached_competences(
-            storage, scope, cache, latest, hits_cache
-        )
         matches: list[StrategyMatch] = []
         if procedural or predictive:
-            matches = await self._cached_strategies(scope, job, cache, latest, hits_cache)
+            matches = await self._cached_strategies(reading, job)
 
         introspection: Introspection | None = None
         prediction: Simulation | None = None
@@ -152,26 +180,26 @@ class Synthesizer(Goals):
         caveats: list[str] = []
         if predictive:
             introspection = await self._introspect(scope, job, None, known, capability_vectors)
-            verb = verb or introspection.capability
-            if verb is not None:
-                prediction = await self.simulate(verb, conditions, **kwargs)
-            active, goal_vectors = await self._cached_goals(
-                storage, scope, cache, latest, hits_cache
-            )
+            if early is None and introspection.capability is not None:
+                verb = introspection.capability
+                early = (
+                    await self.simulate(verb, conditions, **kwargs),
+                    await self._run(storage.facts.about, scope, verb),
+                )
+            active, goal_vectors = await self._cached_goals(reading)
             goals = _related(
                 active, goal_vectors, query_vector, self.config.synthesis.goal_relevance
             )[:count]
             past = await self._past_success_rate(scope, task_vector)
-            if prediction is not None:
-                stated = [h.memory for h in facts if isinstance(h.memory, Fact)]
-                stated += await self._run(storage.facts.about, scope, prediction.action)
-                contradicting = contradicting_facts(prediction, stated)
-                prediction, found = with_contradictions(prediction, contradicting)
-                caveats += found
+            if early is not None:
+                simulated, about = early
                 cfg = self.config.synthesis
-                doubt = uncertainty_caveat(prediction, cfg.uncertain_width, cfg.uncertain_support)
-                if doubt is not None:
-                    caveats.append(doubt)
+                doubt = uncertainty_caveat(simulated, cfg.uncertain_width, cfg.uncertain_support)
+                stated = [h.memory for h in facts if isinstance(h.memory, Fact)] + about
+                prediction, found = with_contradictions(
+                    simulated, contradicting_facts(simulated, stated)
+                )
+                caveats += found + ([doubt] if doubt is not None else [])
             advice = self._advice(job, conditions, introspection, prediction, past, matches)
 
         ranked = []
@@ -234,19 +262,33 @@ class Synthesizer(Goals):
 
     # -- the cached parts ------------------------------------------------------------
 
-    async def _cached_preferences(
-        self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
-    ) -> tuple[list[Opinion], _Vectors]:
-        token = part_token(latest, Part.PREFERENCES)
-        found = cache.get(Part.PREFERENCES, token)
-        hits.append(found is not None)
+    @staticmethod
+    async def _cached(
+        reading: _Reading, part: Part, load: Callable[[], Awaitable[T]], key: str = ""
+    ) -> T:
+        """``part`` from the cache when its token is unchanged, else ``load()`` kept
+        under the token read before it (``ucma.engine.synthesis_cache``)."""
+        token = part_token(reading.latest, part)
+        found = reading.cache.get(part, token, key)
+        reading.hits.append(found is not None)
         if found is not None:
             return found  # type: ignore[no-any-return]
+        value = await load()
+        reading.cache.put(part, token, value, key)
+        return value
+
+    async def _rows(self, texts: Sequence[str]) -> _Vectors:
+        """The query vectors of ``texts`` as one matrix (no rows for none)."""
+        rows = list(await self._embed_queries(list(texts))) if texts else []
+        return _matrix(rows, self._inner_embedder.dimension)
+
+    async def _cached_preferences(
+        self,
+        reading: _Reading,
+    ) -> tuple[list[Opinion], _Vectors]:
+        """The current opinions, each with its statement's stored vector (its stance's
+        query vector when the statement is gone)."""
+        storage, scope = reading.storage, reading.scope
         limit = self.config.synthesis.max_opinions
 
         def read() -> tuple[list[Opinion], dict[str, np.ndarray]]:
@@ -254,80 +296,60 @@ class Synthesizer(Goals):
             ids = [o.memory_id for o in opinions if o.memory_id]
             return opinions, storage.memories.vectors(scope, ids) if ids else {}
 
-        opinions, stored = await self._run(read)
-        missing = [o.stance for o in opinions if o.memory_id not in stored]
-        embedded = iter(await self._embed_queries(missing)) if missing else iter(())
-        rows = [stored[o.memory_id] if o.memory_id in stored else next(embedded) for o in opinions]
-        value = (opinions, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.PREFERENCES, token, value)
-        return value
+        async def load() -> tuple[list[Opinion], _Vectors]:
+            opinions, stored = await self._run(read)
+            missing = [o.stance for o in opinions if o.memory_id not in stored]
+            embedded = iter(await self._rows(missing))
+            rows = [
+                stored[o.memory_id] if o.memory_id in stored else next(embedded) for o in opinions
+            ]
+            return opinions, _matrix(rows, self._inner_embedder.dimension)
+
+        return await self._cached(reading, Part.PREFERENCES, load)
 
     async def _cached_goals(
         self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
+        reading: _Reading,
     ) -> tuple[list[Goal], _Vectors]:
-        token = part_token(latest, Part.GOALS)
-        found = cache.get(Part.GOALS, token)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        goals = await self._run(
-            storage.goals.list,
-            scope,
-            statuses=[GoalStatus.ACTIVE],
-            limit=self.config.synthesis.max_goals,
-        )
-        texts = [g.description for g in goals]
-        rows = list(await self._embed_queries(texts)) if texts else []
-        value = (goals, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.GOALS, token, value)
-        return value
+        """The active goals, each with its description's query vector."""
+
+        async def load() -> tuple[list[Goal], _Vectors]:
+            goals = await self._run(
+                reading.storage.goals.list,
+                reading.scope,
+                statuses=[GoalStatus.ACTIVE],
+                limit=self.config.synthesis.max_goals,
+            )
+            return goals, await self._rows([g.description for g in goals])
+
+        return await self._cached(reading, Part.GOALS, load)
 
     async def _cached_competences(
         self,
-        storage: Storage,
-        scope: Scope,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
+        reading: _Reading,
     ) -> tuple[list[Competence], _Vectors]:
-        token = part_token(latest, Part.COMPETENCES)
-        found = cache.get(Part.COMPETENCES, token)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        known = await self._run(storage.predictive.competences, scope, limit=10_000)
-        texts = [c.capability for c in known]
-        rows = list(await self._embed_queries(texts)) if texts else []
-        value = (known, _matrix(rows, self._inner_embedder.dimension))
-        cache.put(Part.COMPETENCES, token, value)
-        return value
+        """The self-model's competences, each with its capability's query vector."""
 
-    async def _cached_strategies(
-        self,
-        scope: Scope,
-        task: str,
-        cache: ScopeCache,
-        latest: tuple[str | None, ...],
-        hits: list[bool],
-    ) -> list[StrategyMatch]:
-        token = part_token(latest, Part.STRATEGIES)
-        found = cache.get(Part.STRATEGIES, token, task)
-        hits.append(found is not None)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        matches = await self.strategies_for(
-            task,
-            limit=self.config.synthesis.strategy_candidates,
-            user_id=scope.user_id,
-            agent_id=scope.agent_id,
-        )
-        cache.put(Part.STRATEGIES, token, matches, task)
-        return matches
+        async def load() -> tuple[list[Competence], _Vectors]:
+            known = await self._run(
+                reading.storage.predictive.competences, reading.scope, limit=10_000
+            )
+            return known, await self._rows([c.capability for c in known])
+
+        return await self._cached(reading, Part.COMPETENCES, load)
+
+    async def _cached_strategies(self, reading: _Reading, task: str) -> list[StrategyMatch]:
+        """``strategies_for(task)``, kept per task."""
+
+        async def load() -> list[StrategyMatch]:
+            return await self.strategies_for(
+                task,
+                limit=self.config.synthesis.strategy_candidates,
+                user_id=reading.scope.user_id,
+                agent_id=reading.scope.agent_id,
+            )
+
+        return await self._cached(reading, Part.STRATEGIES, load, task)
 
 
 def _is_fact(hit: Hit) -> bool:

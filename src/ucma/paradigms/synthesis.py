@@ -146,16 +146,16 @@ def rank_strategies(
     ranked = []
     for match in matches:
         p = match.procedure
-        competence = competence_of(p.domain)
+        competence = competence_of(p.domain or None)
         rate = success_rate(p)
-        demoted = p.domain is not None and normal(p.domain) in weak_keys
+        demoted = bool(p.domain) and normal(p.domain) in weak_keys
         score = competence * rate * (WEAK_FACTOR if demoted else 1.0)
         ranked.append(
             RankedStrategy(
                 procedure_id=p.id,
                 name=p.name,
                 text=p.content,
-                domain=p.domain,
+                domain=p.domain or None,
                 kind=p.procedure_type.value,
                 steps=tuple(s.description for s in p.steps),
                 success_rate=rate,
