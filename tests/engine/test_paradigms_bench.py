@@ -3,32 +3,16 @@ for and the three agents behave as their memories allow. No timing is asserted."
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from tests.bench_modules import load_bench
 
 from ucma.embeddings import LocalEmbedder
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.slow]
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _load(name: str) -> object:
-    if str(_BENCH) not in sys.path:
-        sys.path.insert(0, str(_BENCH))  # bench modules import their siblings
-    spec = importlib.util.spec_from_file_location(name, _BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _load("paradigms")
+bench = load_bench("paradigms")
 
 
 async def test_quick_run_reports_every_number_and_tells_the_agents_apart(

@@ -4,28 +4,13 @@ notes in memory are a mix of true and wrong, and what the agent reads names no r
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import statistics
-import sys
-from pathlib import Path
 
-_BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench_modules import load_bench
 
-
-def _load(name: str) -> object:
-    if str(_BENCH) not in sys.path:
-        sys.path.insert(0, str(_BENCH))  # bench modules import their siblings
-    spec = importlib.util.spec_from_file_location(name, _BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
-
-world = _load("paradigms_world")
-bench = _load("paradigms")
+world = load_bench("paradigms_world")
+bench = load_bench("paradigms")
 
 
 def test_domains_inside_competence_have_a_good_action_that_depends_on_hidden_facts() -> None:
