@@ -214,6 +214,9 @@ OPERATIONS: list[Op] = [
     Op("gardener_schedule", "GET /v1/gardener", Absent(
         "an agent has no use for the maintenance schedule of the whole database; people read "
         "it in the inspector and the shell"), "gardener schedule"),
+    Op("sleep_runs", "GET /v1/sleep/runs", Absent(
+        "an agent has no use for the log of its scope's maintenance; people read it in the "
+        "inspector and the shell"), "sleep-runs"),
     Op("retention", "GET /v1/memories/{memory_id}/retention", "retention", "retention"),
     Op("retention_curve", "GET /v1/memories/{memory_id}/retention", CURVE, CURVE),
     Op("sources", "GET /v1/memories/{memory_id}/sources", "sources", "sources"),

@@ -51,6 +51,7 @@ from ucma.types import (
     Provenance,
     RetentionInfo,
     RiskLevel,
+    SleepRun,
     StrategyMatch,
     Tier,
     TrajectoryLearning,
@@ -83,6 +84,7 @@ __all__ = [
     "replay_to_dict",
     "retention_from_dict",
     "retention_to_dict",
+    "sleep_run_to_dict",
     "source_to_dict",
     "strategy_match_to_dict",
     "trajectory_learning_to_dict",
@@ -426,6 +428,22 @@ def duplicate_to_dict(attempt: DuplicateAttempt) -> dict[str, Any]:
         **dataclasses.asdict(attempt),
         "similarity": round(attempt.similarity, SCORE_DECIMALS),
         "at_iso": iso_time(attempt.at),
+    }
+
+
+def sleep_run_to_dict(run: SleepRun) -> dict[str, Any]:
+    """One recorded sleep cycle: id, why it ran, when (epoch seconds and ISO 8601),
+    how long, the phases that completed, what each changed, interrupted, error."""
+    return {
+        "id": run.id,
+        "trigger": run.trigger,
+        "started_at": run.started_at,
+        "started_at_iso": iso_time(run.started_at),
+        "seconds": round(run.seconds, 4),
+        "phases": list(run.phases),
+        "changes": run.changes,
+        "interrupted": run.interrupted,
+        "error": run.error,
     }
 
 

@@ -185,6 +185,7 @@ class Memory:
     scopes = _blocking(AsyncMemory.scopes)
     sleep = _blocking(AsyncMemory.sleep)
     sleep_all = _blocking(AsyncMemory.sleep_all)
+    sleep_runs = _blocking(AsyncMemory.sleep_runs)
     forget = _blocking(AsyncMemory.forget)
     run_gardener = _blocking(AsyncMemory.run_gardener)
     gardener_schedule = _blocking(AsyncMemory.gardener_schedule)

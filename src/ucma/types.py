@@ -63,6 +63,7 @@ __all__ = [
     "RetentionInfo",
     "ReviewFlag",
     "Scope",
+    "SleepRun",
     "Tier",
     "fact_id_for",
 ]
@@ -806,6 +807,25 @@ class JobRun:
     last_summary: dict[str, Any] = field(default_factory=dict)
     locked_by: str | None = None
     lock_expires_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SleepRun:
+    """One sleep cycle that ran for a scope, as stored: why it ran (``trigger``:
+    "request", "new_session", "all_scopes" or "gardener"), when it started, how long it
+    took, the phases that completed, what each phase changed (``changes``: phase name to
+    its counts), whether it was interrupted, and its error if it failed."""
+
+    user_id: str
+    agent_id: str
+    trigger: str
+    started_at: float
+    seconds: float
+    phases: tuple[str, ...] = ()
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    interrupted: bool = False
+    error: str | None = None
+    id: int = 0
 
 
 @dataclass(frozen=True, slots=True)

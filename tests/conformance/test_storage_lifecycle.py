@@ -1,4 +1,5 @@
-"""The lifecycle store: history, duplicates, sources, co-retrieval, marks, vitals, jobs."""
+"""The lifecycle store: history, duplicates, sources, co-retrieval, marks, vitals, jobs,
+sleep runs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ucma.types import (
     ProcedureStatus,
     RetentionInfo,
     Scope,
+    SleepRun,
     Tier,
 )
 
@@ -168,3 +170,43 @@ def test_clean_orphans_removes_dangling_rows(backend, storage, make) -> None:
     assert removed["co_retrievals"] == 1
     assert storage.lifecycle.take_co_retrievals(ALICE) == []
     assert storage.memories.get(ALICE, episode.id) is not None
+
+
+def _run(scope: Scope, started_at: float, **fields) -> SleepRun:
+    return SleepRun(scope.user_id, scope.agent_id, "request", started_at, 0.5, **fields)
+
+
+def test_sleep_runs_are_scoped_newest_first_and_bounded(storage) -> None:
+    storage.lifecycle.add_sleep_run(
+        _run(
+            ALICE,
+            10.0,
+            phases=("compress", "prune"),
+            changes={"compress": {"archived": 2, "threshold": 0.3}, "prune": {"purged": 0}},
+        ),
+        keep=3,
+    )
+    storage.lifecycle.add_sleep_run(
+        _run(ALICE, 20.0, interrupted=True, error="abstract: ValueError: ü"), keep=3
+    )
+    storage.lifecycle.add_sleep_run(_run(BOB, 30.0), keep=3)
+    newest, oldest = storage.lifecycle.sleep_runs(ALICE, limit=10)
+    assert (newest.started_at, newest.interrupted, newest.error) == (
+        20.0,
+        True,
+        "abstract: ValueError: ü",
+    )
+    assert oldest.phases == ("compress", "prune") and oldest.trigger == "request"
+    assert oldest.changes == {"compress": {"archived": 2, "threshold": 0.3}, "prune": {"purged": 0}}
+    assert newest.id > oldest.id > 0 and (oldest.user_id, oldest.agent_id) == ("alice", "assistant")
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(ALICE, limit=1, offset=1)] == [10.0]
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(BOB, limit=10)] == [30.0]
+    # Only a scope's newest ``keep`` stay; another scope's are untouched.
+    for at in (40.0, 50.0, 60.0):
+        storage.lifecycle.add_sleep_run(_run(ALICE, at), keep=3)
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(ALICE, limit=10)] == [
+        60.0,
+        50.0,
+        40.0,
+    ]
+    assert len(storage.lifecycle.sleep_runs(BOB, limit=10)) == 1

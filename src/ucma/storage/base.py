@@ -60,6 +60,7 @@ from ucma.types import (
     RetentionInfo,
     ReviewFlag,
     Scope,
+    SleepRun,
 )
 
 __all__ = [
@@ -683,6 +684,15 @@ class LifecycleStore(ABC):
     @abstractmethod
     def duplicates(self, scope: Scope, *, limit: int = 100) -> list[DuplicateAttempt]:
         """Logged duplicate attempts, newest first."""
+
+    @abstractmethod
+    def add_sleep_run(self, run: SleepRun, *, keep: int) -> None:
+        """Record a sleep cycle of the run's scope, keeping only that scope's ``keep``
+        newest runs."""
+
+    @abstractmethod
+    def sleep_runs(self, scope: Scope, *, limit: int, offset: int = 0) -> list[SleepRun]:
+        """Recorded sleep cycles of the scope, newest first."""
 
     @abstractmethod
     def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:

@@ -27,6 +27,7 @@ from ucma.types import (
     MemorySource,
     MemoryVitals,
     Scope,
+    SleepRun,
 )
 
 __all__ = ["SQLiteLifecycleStore"]
@@ -134,6 +135,55 @@ class SQLiteLifecycleStore(LifecycleStore):
                 (scope.user_id, scope.agent_id, max(int(limit), 0)),
             ).fetchall()
         return [DuplicateAttempt(*row) for row in rows]
+
+    def add_sleep_run(self, run: SleepRun, *, keep: int) -> None:
+        row = (
+            run.user_id,
+            run.agent_id,
+            run.trigger,
+            real(run.started_at, "started_at"),
+            real(run.seconds, "seconds"),
+            dumps(list(run.phases), "phases"),
+            dumps(run.changes, "sleep changes"),
+            int(run.interrupted),
+            run.error,
+        )
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO sleep_runs (user_id, agent_id, trigger, started_at, seconds,"
+                " phases, changes, interrupted, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            conn.execute(
+                "DELETE FROM sleep_runs WHERE user_id = ? AND agent_id = ? AND id <= ("
+                " SELECT id FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                (run.user_id, run.agent_id, run.user_id, run.agent_id, max(int(keep), 1)),
+            )
+
+    def sleep_runs(self, scope: Scope, *, limit: int, offset: int = 0) -> list[SleepRun]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, trigger, started_at, seconds, phases, changes, interrupted, error"
+                " FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT ? OFFSET ?",
+                (scope.user_id, scope.agent_id, max(int(limit), 0), max(int(offset), 0)),
+            ).fetchall()
+        return [
+            SleepRun(
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                trigger=trigger,
+                started_at=started_at,
+                seconds=seconds,
+                phases=tuple(json.loads(phases)),
+                changes=json.loads(changes),
+                interrupted=bool(interrupted),
+                error=error,
+                id=run_id,
+            )
+            for run_id, trigger, started_at, seconds, phases, changes, interrupted, error in rows
+        ]
 
     def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
         if not sources:
