@@ -44,6 +44,7 @@ from ucma.types import (
     DuplicateAttempt,
     Episode,
     Fact,
+    ForgettingBound,
     GraphEdge,
     HistoryEntry,
     JobRun,
@@ -722,8 +723,9 @@ class LifecycleStore(ABC):
         """Live episodes not yet marked abstracted, oldest first."""
 
     @abstractmethod
-    def vitals(self, scope: Scope) -> list[MemoryVitals]:
-        """Forgetting inputs of every live (not archived) memory of the scope."""
+    def vitals(self, scope: Scope, bound: ForgettingBound | None = None) -> list[MemoryVitals]:
+        """Forgetting inputs of every live (not archived) memory of the scope, in the
+        order the store received them; with ``bound``, of those that pass it only."""
 
     @abstractmethod
     def archived_before(self, scope: Scope, cutoff: float) -> list[str]:
