@@ -150,6 +150,9 @@ OPERATIONS: list[Op] = [
        "has-strategy-for"),
     Op("episodes_between", "GET /v1/episodes", "episodes_between", "episodes-between"),
     Op("related", "GET /v1/memories/{memory_id}/related", "related", "related"),
+    Op("links", "GET /v1/memories/{memory_id}/links", Absent(
+        "related answers what an agent asks of the graph (what a memory leads to); its links "
+        "one by one are for drawing it (the inspector) and the shell"), "links"),
     Op("link", "POST /v1/links", "link", "link"),
     Op("update_graph_importance", "POST /v1/graph/importance", GARDENER, GARDENER),
     # The learning loop and events.

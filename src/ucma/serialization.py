@@ -73,6 +73,7 @@ __all__ = [
     "goal_to_dict",
     "hit_to_dict",
     "iso_time",
+    "link_to_dict",
     "outcome_report_to_dict",
     "recall_result_to_dict",
     "opinion_from_dict",
@@ -397,6 +398,17 @@ def outcome_report_to_dict(report: OutcomeReport) -> dict[str, Any]:
 
 def edge_to_dict(edge: GraphEdge) -> dict[str, Any]:
     return dataclasses.asdict(edge)
+
+
+def link_to_dict(edge: GraphEdge, target: MemoryRecord) -> dict[str, Any]:
+    """One outgoing link of a memory (``links``): its type, weight and time, and the
+    memory it points to."""
+    return {
+        "edge_type": edge.edge_type,
+        "weight": edge.weight,
+        "created_at": edge.created_at,
+        "memory": record_to_api_dict(target),
+    }
 
 
 def edge_from_dict(data: dict[str, Any]) -> GraphEdge:

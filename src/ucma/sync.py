@@ -152,6 +152,7 @@ class Memory:
     find_learnings = _blocking(AsyncMemory.find_learnings)
     episodes_between = _blocking(AsyncMemory.episodes_between)
     related = _blocking(AsyncMemory.related)
+    links = _blocking(AsyncMemory.links)
     link = _blocking(AsyncMemory.link)
     update_graph_importance = _blocking(AsyncMemory.update_graph_importance)
     new_session = _blocking(AsyncMemory.new_session)

@@ -560,6 +560,12 @@ probes(
 )
 probes(
     "GET",
+    "/v1/memories/{memory_id}/links",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/links"),
+)
+probes(
+    "GET",
     "/v1/memories/{memory_id}/retention",
     MEMORY_KINDS,
     Probe("GET", "/v1/memories/{X}/retention"),

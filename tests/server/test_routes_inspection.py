@@ -211,3 +211,48 @@ async def test_sleep_runs_list_each_cycle_of_the_callers_scope_only(
     refused = await bob.get("/v1/sleep/runs", params=A)
     assert refused.status_code == 404 and error_of(refused)["code"] == "not_found"
     assert (await local.get("/v1/sleep/runs", params={"user_id": "bob"})).json()["items"] == []
+
+
+async def test_links_list_a_memorys_typed_edges_one_by_one(
+    local: httpx.AsyncClient, keyed: KeyedClient
+) -> None:
+    first = await _observe(local, NOTE, **A)
+    second = await _observe(local, "The production database still listens on 5432.", **A)
+    third = await _observe(local, "Backups of staging run nightly at two.", **A)
+    for target, edge_type, weight in ((second, "contrasts", 0.7), (second, "supports", 0.2),
+                                      (third, "explains", 0.9)):  # fmt: skip
+        made = await local.post(
+            "/v1/links",
+            json={
+                **A,
+                "source_id": first,
+                "target_id": target,
+                "edge_type": edge_type,
+                "weight": weight,
+            },  # fmt: skip
+        )
+        assert made.status_code == 201, made.text
+    answer = (await local.get(f"/v1/memories/{first}/links", params=A)).json()
+    shown = [(x["edge_type"], x["weight"], x["memory"]["id"]) for x in answer["links"]]
+    # Both links to the second memory show, each with its type, strongest first.
+    assert [s for s in shown if s[0] != "followed_by"] == [
+        ("explains", 0.9, third),
+        ("contrasts", 0.7, second),
+        ("supports", 0.2, second),
+    ]
+    only = await local.get(
+        f"/v1/memories/{first}/links",
+        params={**A, "edge_types": ["supports", "explains"], "limit": 1},
+    )
+    assert [(x["edge_type"], x["memory"]["id"]) for x in only.json()["links"]] == [
+        ("explains", third)
+    ]
+    await local.post(f"/v1/memories/{third}/archive", json=A)
+    after = (await local.get(f"/v1/memories/{first}/links", params=A)).json()
+    assert third not in {x["memory"]["id"] for x in after["links"]}
+
+    missing = await local.get("/v1/memories/ep_nowhere/links", params=A)
+    assert missing.status_code == 404 and error_of(missing)["code"] == "not_found"
+    bob = await keyed("bob")
+    hidden = await bob.get(f"/v1/memories/{first}/links")
+    assert hidden.status_code == 404 and error_of(hidden)["code"] == "not_found"
