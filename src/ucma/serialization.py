@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ucma.config import PredictiveConfig
 from ucma.errors import ValidationError
 from ucma.paradigms.goal_records import (
     Anticipation,
@@ -27,6 +28,8 @@ from ucma.paradigms.goal_records import (
     GoalPlan,
     GoalStatus,
 )
+from ucma.paradigms.predictive_records import Competence
+from ucma.paradigms.self_model import measured
 from ucma.types import (
     Bank,
     Condition,
@@ -64,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "anticipation_to_dict",
+    "competence_to_api_dict",
     "duplicate_to_dict",
     "edge_from_dict",
     "edge_to_dict",
@@ -192,6 +196,25 @@ def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
         "replaced_by": opinion.replaced_by,
         "created_at": opinion.created_at,
         "updated_at": opinion.updated_at,
+    }
+
+
+def competence_to_api_dict(competence: Competence, config: PredictiveConfig) -> dict[str, Any]:
+    """A competence with what its counts say (``self_model.measured``): the estimated
+    ``accuracy`` with its credible interval ``low``..``high``, the ``actual_rate``, the
+    ``mean_predicted`` before attempts, the ``calibration_error`` and ``brier`` score of
+    those predictions, and ``is_weak``; ISO 8601 times beside the epochs."""
+    counts = measured(competence, config)
+    return {
+        **with_iso_times(competence.to_dict()),
+        "accuracy": counts.accuracy.mean,
+        "low": counts.accuracy.low,
+        "high": counts.accuracy.high,
+        "actual_rate": counts.actual_rate,
+        "mean_predicted": counts.mean_predicted,
+        "calibration_error": counts.calibration_error,
+        "brier": counts.brier,
+        "is_weak": counts.is_weak,
     }
 
 
