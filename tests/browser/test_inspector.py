@@ -202,7 +202,7 @@ def test_gardener_schedule_and_a_sleep_cycle_from_the_page(page: Page, local_sit
     expect(runs.nth(1)).to_contain_text("gardener")
     expect(runs.nth(2)).to_contain_text("asked")
     expect(runs.nth(3)).to_contain_text("new session")
-    expect(runs.nth(3)).to_contain_text("reinforce: nodes")
+    expect(runs.nth(3)).to_contain_text("reinforce: memories ranked")
 
 
 def test_the_graph_draws_typed_links_asking_once_per_node(page: Page, local_site: Site) -> None:

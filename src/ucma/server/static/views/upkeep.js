@@ -10,11 +10,19 @@ const UPKEEP_EVENTS = ["memory.archived", "memory.restored", "memory.superseded"
 const RUNS = 20;
 const TRIGGERS = { request: "asked", new_session: "new session", all_scopes: "every scope", gardener: "gardener" };
 
+/** The counts a sleep phase reports, in words (clean names the tables it cleaned). */
+const COUNTS = {
+  expired: "expired", promoted: "promoted", archived: "archived", purged: "purged",
+  episodes: "episodes read", facts_new: "new facts", facts_reinforced: "facts reinforced",
+  pairs: "co-retrieved pairs", edges_strengthened: "links strengthened", nodes: "memories ranked",
+};
+
 /** What a cycle changed, phase by phase, leaving out what stayed at zero. */
 function changes(run) {
   const parts = Object.entries(run.changes).map(([phase, counts]) => {
     const moved = Object.entries(counts).filter(([k, v]) => k !== "threshold" && v);
-    return moved.length ? `${phase}: ${moved.map(([k, v]) => `${k.replaceAll("_", " ")} ${v}`).join(", ")}` : "";
+    const said = moved.map(([k, v]) => `${COUNTS[k] || `${k.replaceAll("_", " ")} rows removed`} ${v}`);
+    return said.length ? `${phase}: ${said.join(", ")}` : "";
   }).filter(Boolean);
   return parts.length ? parts.join(" · ") : "nothing to do";
 }
