@@ -135,9 +135,13 @@ class ConsolidationConfig:
     # move up one temporal level (preferences and identity predicates up to level 4).
     identity_min_reinforcements: int = 3
     identity_min_span_days: float = 7.0
+    # Sleep cycles recorded per scope (the newest; older records are dropped).
+    sleep_runs_kept: int = 1000
 
     def __post_init__(self) -> None:
         _check(self)
+        if self.sleep_runs_kept < 1:
+            raise ConfigError("ConsolidationConfig.sleep_runs_kept must be at least 1")
         if self.on_new_session not in ("sync", "background", "off"):
             raise ConfigError(
                 "ConsolidationConfig.on_new_session must be 'sync', 'background' or 'off', "
