@@ -224,3 +224,44 @@ async def test_a_later_change_about_someone_else_stays_below(
         )
         result = await mem.recall("What kind of songs do I enjoy most?")
     assert result.hits[0].content == mine
+
+
+async def test_an_old_value_a_later_change_replaces_for_the_question_leaves_the_top(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    old = "Rafael has a place in Auckland."
+    new = "As of May: Rafael lives in Lisbon."
+    question = "In what city does Rafael reside?"
+    others = [
+        "As far as I know my neighbour Rafael is married.",
+        "Rafael eats strictly gluten-free.",
+        "Rafael runs 10 km most days.",
+        "Rafael's dog is named Pretzel.",
+        "Had lunch with Rafael near the river.",
+        "Rafael works at Meridian Pharma.",
+    ]
+
+    async def ranked(window: int) -> list[str]:
+        config = UCMAConfig(
+            retrieval=dataclasses.replace(RetrievalConfig(), changes_demote_window=window)
+        )
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            result = await m.recall(question)
+            scores = [hit.score for hit in result.hits]
+            assert scores == sorted(scores, reverse=True)
+            return [hit.content for hit in result.hits]
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe(old, timestamp=1_700_000_000.0)
+        for i, text in enumerate(others):
+            await mem.observe(text, timestamp=1_700_100_000.0 + i * 1000)
+        await mem.observe(new, timestamp=1_700_600_000.0)
+    # Nothing in the words says the two are one attribute (supersession at observe
+    # time keeps both); the question does.
+    kept = await ranked(0)
+    assert kept[0] == new
+    assert old in kept[:5]
+    demoted = await ranked(5)
+    assert demoted[0] == new
+    assert old in demoted
+    assert old not in demoted[:5]

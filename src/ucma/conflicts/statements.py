@@ -56,6 +56,7 @@ from ucma.providers.rule_facts import GENERIC_SPEAKERS
 __all__ = [
     "Candidate",
     "Replacement",
+    "echoes",
     "marks_change",
     "replacements",
     "retired_words",
@@ -279,7 +280,9 @@ def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> b
     what of the subject (words in ``subject`` do not count: "Olivia's sister
     works in Groningen" / "... rents a flat in Groningen" changes the verb, not
     a value), the rest (at least three words, and most of each sentence)
-    shared in order."""
+    shared in order. A value may also come first when at least two words after it
+    say what it is of ("Thursday evenings are for climbing" / "Tuesday evenings are
+    for climbing")."""
     a, b = _tokens(old), _tokens(new)
     if min(len(a), len(b)) < 4:
         return False
@@ -296,7 +299,10 @@ def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> b
         and shared / max(len(a), len(b)) >= 0.6
         and bool(_words(" ".join(a[i1:i2])))
         and bool(_words(" ".join(b[j1:j2])))
-        and bool(_words(" ".join(a[:i1])) - subject)
+        and (
+            bool(_words(" ".join(a[:i1])) - subject)
+            or (i1 == 0 and len(_words(" ".join(a[i2:])) - subject) >= 2)
+        )
     )
 
 
@@ -471,6 +477,20 @@ def replacements(
     if rivals:
         return [], chosen + rivals
     return [Replacement(c, "cued", rests[c.id]) for c in chosen], []
+
+
+def echoes(reply: str, old: str, new: str) -> bool:
+    """Whether ``reply``, the assistant's turn right after ``old``, repeats the value
+    ``new`` replaced in it: it names a content word of ``old`` that ``new`` does not
+    say, none that only ``new`` says, and is no longer than a statement of one value
+    ("I'll keep Thursday evenings free for your climbing" after "Thursday evenings
+    are for climbing", which "As of January, climbing is on Friday evenings"
+    replaced)."""
+    said, before = _words(new), _words(old)
+    theirs = _words(reply)
+    return (
+        len(theirs) <= MAX_WORDS and bool(theirs & (before - said)) and not theirs & (said - before)
+    )
 
 
 def _simple(sentences: Sequence[str]) -> bool:
