@@ -57,6 +57,7 @@ __all__ = [
     "Candidate",
     "Replacement",
     "echoes",
+    "is_event",
     "marks_change",
     "replacements",
     "retired_words",
@@ -375,7 +376,7 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     happened ("Tariq sold the Volvo, he gets around on an e-bike these days")."""
     names = known_people([text]) | set(people)
     return any(
-        (marks_change(sentence) or not _is_event(sentence))
+        (marks_change(sentence) or not is_event(sentence))
         and (
             _FIRST_PERSON.search(sentence) is not None
             or _NAMED_SUBJECT.search(sentence) is not None
@@ -385,7 +386,8 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     )
 
 
-def _is_event(text: str) -> bool:
+def is_event(text: str) -> bool:
+    """Whether ``text`` tells of something that happened (a dated or past event)."""
     return _EVENT.search(text) is not None
 
 
@@ -447,7 +449,7 @@ def replacements(
             continue  # one says nothing the other does not: a restatement, not a change
         if (
             timestamp - old.timestamp >= REFRAME_GAP
-            and not _is_event(about)
+            and not is_event(about)
             and any(same_frame(o, n, name_words) for o in _sentences(about) for n in new_sentences)
         ):
             strong.append(Replacement(old, "reframed", rests[old.id]))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.config import UCMAConfig
-from ucma.conflicts.statements import marks_change, short_statement
+from ucma.conflicts.statements import is_event, marks_change, short_statement, states_lasting
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
@@ -74,6 +74,7 @@ _SESSION_TOP = 3
 _INHERITED = ("context", "graph_expansion")  # candidates only a neighbour brought in
 _DERIVED_EDGE = "derived_from"
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
+_SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and how things are
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
 #: that can hold the answer to its class of question includes episodes: an agent
@@ -480,6 +481,8 @@ class Retriever:
         # Sofia listens to baroque nonstop").
         about_asker = not plan.entities and not plan.names and asks_about_speaker(plan.text)
         relevant = False
+        # A question about how things are, not about what happened.
+        asks_state = cfg.retrieval.event_factor < 1 and not is_event(plan.text)
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -539,6 +542,8 @@ class Retriever:
             score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
             if elsewhere:
                 score *= cfg.retrieval.other_person_factor
+            if asks_state and _says_nothing_lasting(record.content):
+                score *= cfg.retrieval.event_factor
             hits.append(
                 Hit(
                     memory=record,
@@ -795,6 +800,13 @@ def record_access(
         storage.memories.touch(scope, memory_ids, now)
         states = storage.retention.get_many(scope, memory_ids)
         storage.retention.put_many(scope, [reviewed(s, now, boost_base) for s in states.values()])
+
+
+def _says_nothing_lasting(text: str) -> bool:
+    """A short line (at most ``_SHORT_LINE_WORDS`` words) that says nothing of how
+    someone is: an event ("Had lunch with Rafael near the river"), a plan, a
+    request or a question. A longer message may hold both."""
+    return len(text.split()) <= _SHORT_LINE_WORDS and not states_lasting(text)
 
 
 def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:
