@@ -975,11 +975,11 @@ def add_goals(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX goals_scope ON goals (user_id, agent_id, status, priority)")
 
 
-# -- migration 17: sleep runs (issue 18) --------------------------------------------
+# -- migration 16: sleep runs (issue 18) --------------------------------------------
 # (16 is reserved for work on another branch.)
 
 
-@migrations.migration(17)
+@migrations.migration(16)
 def add_sleep_runs(conn: sqlite3.Connection) -> None:
     """Every sleep cycle that ran for a scope (issue 18, the inspector's sleep view):
     why, when, how long, the phases that completed, what each changed (JSON: phase to
