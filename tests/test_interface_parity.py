@@ -209,6 +209,9 @@ OPERATIONS: list[Op] = [
     Op("abandon_goal", "POST /v1/goals/{goal_id}/abandon", "abandon_goal", "abandon-goal"),
     Op("anticipate", "GET /v1/goals/{goal_id}/anticipate", "anticipate", "anticipate"),
     Op("pursue_goal", "POST /v1/goals/{goal_id}/pursue", "pursue_goal", "pursue-goal"),
+    # Seed 000's response synthesis.
+    Op("synthesize", "POST /v1/synthesize", "synthesize", "synthesize"),
+    Op("post_interaction", "POST /v1/interactions", "post_interaction", "post-interaction"),
     # Lifecycle.
     Op("sleep", "POST /v1/sleep", "sleep", "sleep"),
     Op("sleep_all", GARDENER, GARDENER, GARDENER),

@@ -92,6 +92,7 @@ if TYPE_CHECKING:
         Transition,
         TransitionEvidence,
     )
+    from ucma.paradigms.synthesis_records import InteractionLearning, RankedStrategy, Synthesis
     from ucma.privacy.erasure import ErasureReport
     from ucma.retrieval.cascade import CascadePath, RecallResult
     from ucma.retrieval.confidence import Confidence
@@ -216,6 +217,11 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Simulation",
         "Transition",
         "TransitionEvidence",
+    ),
+    "ucma.paradigms.synthesis_records": (
+        "InteractionLearning",
+        "RankedStrategy",
+        "Synthesis",
     ),
     "ucma.paradigms.goal_records": (
         "Anticipation",
@@ -349,6 +355,7 @@ __all__ = [
     "Hit",
     "ImportReport",
     "InputLimitError",
+    "InteractionLearning",
     "Introspection",
     "KnowledgeGap",
     "Layer",
@@ -386,6 +393,7 @@ __all__ = [
     "ProviderError",
     "QueryClass",
     "QueryMode",
+    "RankedStrategy",
     "RecallResult",
     "ResolutionStrategy",
     "Retrieval",
@@ -407,6 +415,7 @@ __all__ = [
     "SourceOfTruthError",
     "StorageError",
     "StrategyMatch",
+    "Synthesis",
     "SystemClock",
     "Tier",
     "TrajectoryLearning",

@@ -40,6 +40,7 @@ __all__ = [
     "RetrievalConfig",
     "SalienceConfig",
     "SensoryConfig",
+    "SynthesisConfig",
     "ServiceConfig",
     "UCMAConfig",
     "WorkingMemoryConfig",
@@ -708,6 +709,48 @@ class GoalConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SynthesisConfig:
+    """``synthesize`` and ``post_interaction`` (seed 000's response synthesis and
+    post-interaction learning; ``ucma.engine.synthesis``).
+
+    ``synthesize`` returns the preferences (current opinions) and active goals at least
+    ``preference_relevance`` / ``goal_relevance`` related to the query (cosine),
+    ``strategy_candidates`` ranked strategies for the advice it gives, and flags a
+    prediction as uncertain when its most likely outcome's credible interval is wider
+    than ``uncertain_width`` or rests on fewer than ``uncertain_support`` observations.
+    Per scope it caches at most ``max_opinions`` opinions, ``max_goals`` active goals
+    and the strategies of ``strategy_tasks`` recent tasks (seed 000's caching
+    strategy), each entry checked against the event log on every read.
+    ``post_interaction`` keeps at most ``response_chars`` of the response in the
+    experience record's metadata."""
+
+    preference_relevance: float = 0.3
+    goal_relevance: float = 0.3
+    strategy_candidates: int = 10
+    uncertain_width: float = 0.3
+    uncertain_support: float = 3.0
+    max_opinions: int = 1000
+    max_goals: int = 200
+    strategy_tasks: int = 64
+    response_chars: int = 500
+
+    def __post_init__(self) -> None:
+        _check(self)
+        for name in ("preference_relevance", "goal_relevance", "uncertain_width"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ConfigError(f"SynthesisConfig.{name} must be in [0, 1]")
+        counts = (
+            self.strategy_candidates,
+            self.max_opinions,
+            self.max_goals,
+            self.strategy_tasks,
+            self.response_chars,
+        )
+        if min(counts) < 1:
+            raise ConfigError("SynthesisConfig counts must be at least 1")
+
+
+@dataclass(frozen=True, kw_only=True)
 class CascadeConfig:
     """Seed 004: five-factor confidence and cascading recall."""
 
@@ -891,6 +934,7 @@ class UCMAConfig:
     opinions: OpinionConfig = field(default_factory=OpinionConfig)
     predictive: PredictiveConfig = field(default_factory=PredictiveConfig)
     goals: GoalConfig = field(default_factory=GoalConfig)
+    synthesis: SynthesisConfig = field(default_factory=SynthesisConfig)
     cascade: CascadeConfig = field(default_factory=CascadeConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     privacy: PrivacyConfig = field(default_factory=PrivacyConfig)

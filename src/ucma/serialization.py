@@ -63,6 +63,7 @@ from ucma.types import (
 if TYPE_CHECKING:
     from ucma.events.log import SalienceProjection
     from ucma.learning.records import OutcomeReport
+    from ucma.paradigms.synthesis_records import InteractionLearning, Synthesis
     from ucma.retrieval.cascade import RecallResult
 
 __all__ = [
@@ -91,7 +92,9 @@ __all__ = [
     "retention_to_dict",
     "sleep_run_to_dict",
     "source_to_dict",
+    "interaction_learning_to_dict",
     "strategy_match_to_dict",
+    "synthesis_to_dict",
     "trajectory_learning_to_dict",
     "with_iso_times",
 ]
@@ -523,4 +526,43 @@ def trajectory_learning_to_dict(learning: TrajectoryLearning) -> dict[str, Any]:
         "items": [record_to_api_dict(p) for p in learning.items],
         "merged_ids": list(learning.merged_ids),
         "refuted_ids": list(learning.refuted_ids),
+    }
+
+
+def synthesis_to_dict(synthesis: Synthesis) -> dict[str, Any]:
+    """``synthesize``'s answer: every paradigm's part (facts as recall hits, opinions
+    and goals with ISO times), the conflict matrix's caveats, and whether the cache
+    served part of it."""
+    s = synthesis
+    return {
+        "query": s.query,
+        "task": s.task,
+        "paradigms": list(s.paradigms),
+        "facts": [hit_to_dict(h) for h in s.facts],
+        "preferences": [opinion_to_api_dict(o) for o in s.preferences],
+        "strategies": [r.to_dict() for r in s.strategies],
+        "prediction": s.prediction.to_dict() if s.prediction is not None else None,
+        "goals": [goal_to_api_dict(g) for g in s.goals],
+        "competence": s.competence.to_dict() if s.competence is not None else None,
+        "advice": s.advice.to_dict() if s.advice is not None else None,
+        "caveats": list(s.caveats),
+        "cached": s.cached,
+    }
+
+
+def interaction_learning_to_dict(learning: InteractionLearning) -> dict[str, Any]:
+    """What ``post_interaction`` changed in each paradigm, and the events it wrote."""
+    x = learning
+    return {
+        "experience_id": x.experience_id,
+        "opinions": list(x.opinions),
+        "strategy_id": x.strategy_id,
+        "strategies_extracted": list(x.strategies_extracted),
+        "transition": x.transition.to_api_dict() if x.transition is not None else None,
+        "competence": x.competence.to_dict() if x.competence is not None else None,
+        "goal": goal_to_api_dict(x.goal) if x.goal is not None else None,
+        "failure_mode_added": x.failure_mode_added,
+        "failure_experience_id": x.failure_experience_id,
+        "promoted_fact_ids": list(x.promoted_fact_ids),
+        "events": list(x.events),
     }

@@ -228,6 +228,8 @@ class Memory:
     abandon_goal = _blocking(AsyncMemory.abandon_goal)
     anticipate = _blocking(AsyncMemory.anticipate)
     pursue_goal = _blocking(AsyncMemory.pursue_goal)
+    synthesize = _blocking(AsyncMemory.synthesize)
+    post_interaction = _blocking(AsyncMemory.post_interaction)
 
 
 async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:

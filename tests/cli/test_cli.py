@@ -107,6 +107,8 @@ COMMANDS = [
     "abandon-goal",
     "anticipate",
     "pursue-goal",
+    "synthesize",
+    "post-interaction",
 ]
 SUBCOMMANDS = [
     ("keys", "create"),

@@ -118,6 +118,17 @@ def test_events_are_numbered_per_scope(storage) -> None:
     assert storage.events.after(a1.position, 10) == [b1, a2]
 
 
+def test_latest_names_the_newest_event_of_each_type(storage) -> None:
+    assert storage.events.latest(ALICE, ["x.one", "x.two"]) == (None, None)
+    assert storage.events.latest(ALICE, []) == ()
+    a1 = storage.events.append(ALICE, "x.one", {}, 1.0)
+    storage.events.append(BOB, "x.two", {}, 2.0)
+    assert storage.events.latest(ALICE, ["x.one", "x.two"]) == (a1.id, None)
+    a2 = storage.events.append(ALICE, "x.one", {}, 3.0)
+    a3 = storage.events.append(ALICE, "x.two", {}, 4.0)
+    assert storage.events.latest(ALICE, ["x.two", "x.one"]) == (a3.id, a2.id)
+
+
 def test_memory_lifecycle_is_logged_by_the_backend(storage, make) -> None:
     episode = make.episode(ALICE)
     storage.episodes.add([episode], make.vectors(1))

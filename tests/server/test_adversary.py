@@ -796,6 +796,39 @@ probes(
         body={"messages": "Bob's run note about green tea.", "run_id": "{X}", "agent_id": FRESH},
     ),
 )
+probes(
+    "POST",
+    "/v1/interactions",
+    ("procedure",),
+    Probe(
+        "POST",
+        "/v1/interactions",
+        body={
+            "query": "Bob brews tea",
+            "response": "Brewed.",
+            "success": False,
+            "strategy_id": "{X}",
+            "agent_id": FRESH,
+        },
+    ),
+)
+probes(
+    "POST",
+    "/v1/interactions",
+    ("goal",),
+    Probe(
+        "POST",
+        "/v1/interactions",
+        body={
+            "query": "Bob brews tea",
+            "response": "Brewed.",
+            "success": True,
+            "goal_id": "{X}",
+            "progress_delta": 1.0,
+            "agent_id": FRESH,
+        },
+    ),
+)
 for form, kinds in (
     ("memory", MEMORY_KINDS),
     ("edge", MEMORY_KINDS),
@@ -931,6 +964,35 @@ SEARCHES: list[Probe] = [
         body={"task": "Deploy Marrowfield during the Oxalis-7 migration"},
     ),
     Probe("GET", "/v1/self/learning-priorities", params={"limit": 100}),
+    Probe(
+        "POST",
+        "/v1/synthesize",
+        body={
+            "query": "How do I deploy Marrowfield for Zephyrine at Quokkaville?",
+            "task": "Deploy Marrowfield during the Oxalis-7 migration",
+            "action": "deploy Marrowfield",
+            "context": {"site": "Quokkaville"},
+            "limit": 100,
+        },
+    ),
+    Probe("POST", "/v1/synthesize", body={"query": "What does Zephyrine prefer?", "limit": 100}),
+    Probe(
+        "POST",
+        "/v1/interactions",
+        body={
+            "query": "Deploy Marrowfield for the Quokkaville team",
+            "response": "Deployed it.",
+            "success": False,
+            "capability": "Marrowfield deploys",
+            "action": "deploy Marrowfield",
+            "context": {"site": "Quokkaville"},
+            "trajectory": ["Freeze Tindlebrook writes", "Deploy"],
+            "failure_reason": "the Oxalis-7 lock",
+            "preferences": ["Zephyrine prefers the Marrowfield dashboard in dark mode."],
+            "domain": "quokkaville-deploy",
+            "agent_id": MIRROR,
+        },
+    ),
     Probe("GET", "/v1/memories", params={"limit": 200, "include_archived": "true"}),
     Probe("GET", "/v1/episodes", params={"start": 0, "end": 4_000_000_000}),
     Probe("GET", "/v1/sessions/current"),
@@ -1200,6 +1262,27 @@ TOOL_PROBES: dict[str, list[tuple[tuple[str, ...], dict[str, Any]]]] = {
     "anticipate": [(("goal",), {"goal_id": "{X}"})],
     "pursue_goal": [(("goal",), {"goal_id": "{X}"})],
     "add_goal": [(("goal",), {"description": "Bob's tea subgoal", "parent_id": "{X}"})],
+    "post_interaction": [
+        (
+            ("procedure",),
+            {
+                "query": "Bob brews tea",
+                "response": "Brewed.",
+                "success": False,
+                "strategy_id": "{X}",
+            },
+        ),
+        (
+            ("goal",),
+            {
+                "query": "Bob brews tea",
+                "response": "Brewed.",
+                "success": True,
+                "goal_id": "{X}",
+                "progress_delta": 1.0,
+            },
+        ),
+    ],
     "get_opinion": [(("opinion",), {"opinion_id": "{X}"})],
     "opinion_history": [(("opinion",), {"opinion_id": "{X}"})],
     "reinforce_opinion": [(("opinion",), {"opinion_id": "{X}", "evidence": "Bob saw it."})],
@@ -1245,6 +1328,30 @@ TOOL_SEARCHES: list[tuple[str, dict[str, Any]]] = [
     ("introspect", {"task": "Am I good at Marrowfield deploys?"}),
     ("should_attempt", {"task": "Deploy Marrowfield during the Oxalis-7 migration"}),
     ("learning_priorities", {"limit": 100}),
+    (
+        "synthesize",
+        {
+            "query": "How do I deploy Marrowfield for Zephyrine at Quokkaville?",
+            "task": "Deploy Marrowfield during the Oxalis-7 migration",
+            "action": "deploy Marrowfield",
+            "context": {"site": "Quokkaville"},
+            "limit": 100,
+        },
+    ),
+    ("synthesize", {"query": "What does Zephyrine prefer?"}),
+    (
+        "post_interaction",
+        {
+            "query": "Brew green tea for Bob",
+            "response": "Brewed it too long.",
+            "success": False,
+            "capability": "tea",
+            "trajectory": ["Boil water", "Steep for ten minutes"],
+            "failure_reason": "bitter",
+            "preferences": ["Bob prefers oolong tea on Friday calls."],
+            "domain": "tea",
+        },
+    ),
     ("observe_transition", {"action": "brew tea", "outcome": "bitter", "context": {"minutes": 10}}),
     ("record_competence", {"capability": "tea", "success": False, "failure_reason": "too hot"}),
     (

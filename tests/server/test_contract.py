@@ -72,6 +72,12 @@ CROSS_FIELD_RULES = {
     ("POST", "/v1/world/simulate"): "twice",
     ("POST", "/v1/self/should-attempt"): "twice",
     ("POST", "/v1/goals/{goal_id}/progress"): "exactly one of progress or delta",
+    ("POST", "/v1/synthesize"): "twice",
+    ("POST", "/v1/interactions"): (
+        "failed interaction only",
+        "needs the goal_id it moves",
+        "twice",
+    ),
     ("POST", "/v1/procedures/{procedure_id}/outcome"): (
         "failed application only",
         "the task they were discovered in",

@@ -61,6 +61,7 @@ from ucma.cli.privacy import register as register_privacy_commands
 from ucma.cli.records import register as register_record_commands
 from ucma.cli.review import register as register_review_commands
 from ucma.cli.strategies import register as register_strategy_commands
+from ucma.cli.synthesis import register as register_synthesis_commands
 from ucma.cli.transfer import export_command, import_command
 from ucma.config import ServiceConfig
 
@@ -93,6 +94,7 @@ register_privacy_commands(app)
 register_opinion_commands(app)
 register_strategy_commands(app)
 register_predictive_commands(app)
+register_synthesis_commands(app)
 register_goal_commands(app)
 
 

@@ -29,6 +29,7 @@ from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.sources import SourceOfTruth
 from ucma.embeddings import CachedEmbedder, Embedder, EmbedderLike, TokenCounter, as_embedder
+from ucma.engine.synthesis_cache import ScopeCache
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
@@ -134,6 +135,10 @@ class EngineBase:
         # Each scope's standing instructions, read on its first recall and kept up
         # to date by this engine's observations (see Retrieval._condition_cosines).
         self._instructions: LruMap[Scope, Instructions] = LruMap(scopes)
+        # What synthesize reads on every query of a scope (ucma.engine.synthesis_cache):
+        # checked against the event log on each read, so a dropped scope only costs
+        # its next synthesize the reads.
+        self._synthesis: LruMap[Scope, ScopeCache] = LruMap(scopes)
 
     # -- lifecycle ----------------------------------------------------------------
 

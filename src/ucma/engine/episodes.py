@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,7 @@ from ucma.types import (
     Fact,
     GraphEdge,
     Observation,
+    Opinion,
     Provenance,
     RetentionInfo,
     Scope,
@@ -112,10 +113,34 @@ class _Prepared:
 
     # What ``retain`` says of an opinion it stores: (topic, confidence), either None.
     opinion: tuple[str | None, float | None] | None
+    id: str
+    content: str
+    session_id: str
+    timestamp: float
 
     def __init__(self, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
+
+
+@dataclass(slots=True)
+class _Staged:
+    """Observations validated, guarded and embedded, waiting for their write:
+    ``stored`` those important enough, ``vectors`` theirs and then their facts'."""
+
+    prepared: list[_Prepared]
+    stored: list[_Prepared]
+    vectors: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Written:
+    """What a write of observations did: {duplicate id: existing id}, the older
+    statements revised in part, the opinions formed or moved."""
+
+    merged: dict[str, str]
+    partial: list[PartialReplacement]
+    opinions: list[Opinion]
 
 
 class EpisodeWrites(EngineBase):
@@ -202,12 +227,23 @@ class EpisodeWrites(EngineBase):
         self, scope: Scope, prepared: list[_Prepared], now: float
     ) -> list[Observation]:
         """Guard, embed and write validated observations (``observe_many``, ``retain``)."""
+        staged = await self._stage_observations(scope, prepared, now)
+        storage = await self._ready()
+        written = await self._run(self._write_staged, storage, scope, staged, now)
+        return await self._settle_observations(scope, staged, written, now)
+
+    async def _stage_observations(
+        self, scope: Scope, prepared: list[_Prepared], now: float
+    ) -> _Staged:
+        """Everything before the write: the content guard, the sensory buffer, the
+        claims read and the vectors (the store step's cuts and the write are separate
+        so ``post_interaction`` can write observations inside its own transaction)."""
         await self._guard_items(scope, prepared)  # type: ignore[attr-defined] # engine/privacy.py
         for p in prepared:
             await self.sensory.ingest(p.content, p.source, metadata={"memory_id": p.id})
         threshold = self.config.episodic.min_importance_to_store
         stored = [p for p in prepared if p.base_importance > threshold]
-        merged: dict[str, str] = {}
+        staged = _Staged(prepared, stored)
         if stored:
             storage = await self._ready()
             await self._read_claims(storage, scope, stored, now)
@@ -215,21 +251,42 @@ class EpisodeWrites(EngineBase):
             vectors = await self._embed([p.content for p in stored] + [f.content for f in facts])
             await self._embed_name_free(stored)
             await self._compare_unnamed(storage, scope, stored, vectors, now)
-            merged, partial = await self._run(
-                self._write_episodes, storage, scope, stored, vectors[: len(stored)], now,
-                vectors[len(stored) :],
-            )  # fmt: skip
-            if partial:
-                await self._replace_in_part(storage, scope, partial, now)
-            written = [(p.id, p.content) for p in stored if p.id not in merged]
-            await self._note_instructions(scope, written)  # type: ignore[attr-defined] # engine/retrieval.py
+            staged.vectors = vectors
+        return staged
+
+    def _write_staged(
+        self, storage: Storage, scope: Scope, staged: _Staged, now: float
+    ) -> _Written:
+        """Write staged observations (storage thread; inside the caller's transaction
+        when there is one)."""
+        if not staged.stored:
+            return _Written({}, [], [])
+        count = len(staged.stored)
+        assert staged.vectors is not None
+        return self._write_episodes(
+            storage, scope, staged.stored, staged.vectors[:count], now, staged.vectors[count:]
+        )
+
+    async def _settle_observations(
+        self, scope: Scope, staged: _Staged, written: _Written, now: float
+    ) -> list[Observation]:
+        """What follows a write: statements revised in part, standing instructions,
+        the sessions' last episodes and the goals the new text may contradict."""
+        stored, merged = staged.stored, written.merged
+        if stored:
+            storage = await self._ready()
+            if written.partial:
+                await self._replace_in_part(storage, scope, written.partial, now)
+            kept = [(p.id, p.content) for p in stored if p.id not in merged]
+            await self._note_instructions(scope, kept)  # type: ignore[attr-defined] # engine/retrieval.py
             for p in stored:
                 self._last_episode[(scope, p.session_id)] = merged.get(p.id, p.id)
             said = [p.content for p in stored]
             await self._reconcile_goals(scope, said)  # type: ignore[attr-defined] # engine/goals.py
+        threshold = self.config.episodic.min_importance_to_store
         logger.info(
             "observe: %d items, %d stored, %d merged (user=%s)",
-            len(prepared),
+            len(staged.prepared),
             len(stored) - len(merged),
             len(merged),
             scope.user_id,
@@ -242,7 +299,7 @@ class EpisodeWrites(EngineBase):
                 temporal_level=p.temporal_level,
                 merged_into=merged.get(p.id),
             )
-            for p in prepared
+            for p in staged.prepared
         ]
 
     async def _embed_name_free(self, batch: Sequence[_Prepared]) -> None:
@@ -475,10 +532,10 @@ class EpisodeWrites(EngineBase):
         all_vectors: np.ndarray,
         now: float,
         fact_vectors: np.ndarray | None = None,
-    ) -> tuple[dict[str, str], list[PartialReplacement]]:
+    ) -> _Written:
         """Write a batch in one transaction; near-duplicates (R4, ``ucma.lifecycle.dedup``)
-        reinforce what they duplicate instead. Returns {duplicate id: existing id}
-        and the older statements the new ones revise only in part.
+        reinforce what they duplicate instead. Returns {duplicate id: existing id},
+        the older statements the new ones revise only in part and the opinions changed.
 
         In the same transaction, the claims read from each new episode are
         resolved against the scope (``ucma.conflicts.supersession``): what they
@@ -520,7 +577,7 @@ class EpisodeWrites(EngineBase):
             )
             if statements and self._rules_read_on_sleep():
                 storage.lifecycle.mark_abstracted(scope, [s.episode.id for s in statements], now)
-            apply_statements(
+            opinions = apply_statements(
                 storage,
                 scope,
                 [_stated(p) for p in batch],
@@ -532,7 +589,7 @@ class EpisodeWrites(EngineBase):
         if conflicts:
             logger.info("observe: %d conflicts recorded or settled", len(conflicts))
         self._names.pop(scope, None)
-        return merged, [item for s in statements for item in s.partial]
+        return _Written(merged, [item for s in statements for item in s.partial], opinions)
 
     async def _replace_in_part(
         self, storage: Storage, scope: Scope, partial: Sequence[PartialReplacement], now: float

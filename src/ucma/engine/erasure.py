@@ -144,6 +144,7 @@ class Erasure(PrivacyGuard):
         scope when ``matcher`` is None)."""
         self._names.pop(scope, None)
         self._instructions.pop(scope, None)
+        self._synthesis.pop(scope, None)
         for key in [k for k in self._last_episode if k[0] == scope]:
             del self._last_episode[key]
         working = self._working.get(scope)

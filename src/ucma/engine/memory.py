@@ -25,6 +25,11 @@ Goals (seed 000's predictive paradigm): ``add_goal``, ``decompose_goal``,
 ``update_progress``, ``get_active_goals``, ``anticipate``, ``pursue_goal`` and the rest in
 ucma.engine.goals.
 
+Synthesis (seed 000's response synthesis and post-interaction learning): ``synthesize``
+reads every paradigm for one query with the conflict matrix applied
+(ucma.engine.synthesis); ``post_interaction`` learns from one interaction in every
+paradigm in one transaction (ucma.engine.interactions).
+
 Erasure: ``forget_person`` and ``forget_scope`` erase for good (ucma.engine.erasure);
 ``backup`` copies the whole store online.
 
@@ -41,6 +46,7 @@ from ucma.engine.conventions import Conventions
 from ucma.engine.episodes import EpisodeWrites
 from ucma.engine.erasure import Erasure
 from ucma.engine.goals import Goals
+from ucma.engine.interactions import Interactions
 from ucma.engine.knowledge import KnowledgeWrites
 from ucma.engine.learning import LearningLoop
 from ucma.engine.lifecycle import Lifecycle
@@ -50,11 +56,14 @@ from ucma.engine.privacy import PrivacyGuard
 from ucma.engine.queries import Queries
 from ucma.engine.retrieval import Retrieval
 from ucma.engine.strategies import Strategies
+from ucma.engine.synthesis import Synthesizer
 
 __all__ = ["AsyncMemory"]
 
 
 class AsyncMemory(
+    Interactions,
+    Synthesizer,
     Goals,
     Predictive,
     Strategies,

@@ -41,6 +41,7 @@ from ucma.paradigms.predictive_records import (
     Simulation,
     Transition,
 )
+from ucma.paradigms.procedural import success_rate
 from ucma.paradigms.self_model import (
     content_stems,
     estimate,
@@ -54,10 +55,10 @@ from ucma.types import (
     Condition,
     Episode,
     MemoryKind,
-    Procedure,
     ProcedureType,
     Provenance,
     Scope,
+    StrategyMatch,
     TrajectoryLearning,
 )
 from ucma.validation import check_content, check_fraction, check_limit, check_offset
@@ -246,9 +247,10 @@ class Predictive(Strategies, LearningLoop):
 
         def write() -> Competence:
             with storage.transaction():
-                return record_attempt(
+                competence, _ = record_attempt(
                     storage, scope, name, success, chance, "caller", reason, now, cfg
                 )
+                return competence
 
         competence = await self._run(write)
         logger.info(
@@ -301,7 +303,20 @@ class Predictive(Strategies, LearningLoop):
         name = check_label(capability, "capability") if capability is not None else None
         storage = await self._ready()
         known = await self._run(storage.predictive.competences, scope, limit=10_000)
-        chosen = name if name is not None else await self._capability_of(text, known)
+        return await self._introspect(scope, text, name, known)
+
+    async def _introspect(
+        self,
+        scope: Scope,
+        text: str,
+        name: str | None,
+        known: Sequence[Competence],
+        vectors: np.ndarray | None = None,
+    ) -> Introspection:
+        """``introspect`` over the scope's competences ``known`` (``vectors``: their
+        capabilities' query vectors, when the caller has them)."""
+        storage = await self._ready()
+        chosen = name if name is not None else await self._capability_of(text, known, vectors)
         result = await self._run(self._introspection, storage, scope, text, chosen, known)
         logger.info(
             "introspect: %s %.2f over %d (%s)",
@@ -312,7 +327,9 @@ class Predictive(Strategies, LearningLoop):
         )
         return result
 
-    async def _capability_of(self, task: str, known: Sequence[Competence]) -> str | None:
+    async def _capability_of(
+        self, task: str, known: Sequence[Competence], vectors: np.ndarray | None = None
+    ) -> str | None:
         if not known:
             return None
         words = content_stems(task)
@@ -320,8 +337,10 @@ class Predictive(Strategies, LearningLoop):
         if contained:
             best = max(contained, key=lambda c: (len(content_stems(c.capability)), c.attempts))
             return best.capability
-        vectors = await self._embed_queries([task, *(c.capability for c in known)])
-        scores = vectors[1:] @ vectors[0]
+        [query] = await self._embed_queries([task])
+        if vectors is None:
+            vectors = await self._embed_queries([c.capability for c in known])
+        scores = vectors @ query
         top = int(np.argmax(scores))
         if float(scores[top]) < self.config.predictive.min_capability_cosine:
             return None
@@ -422,26 +441,39 @@ class Predictive(Strategies, LearningLoop):
             text, capability=capability, user_id=scope.user_id, agent_id=scope.agent_id
         )
         verb = verb or introspection.capability
-        simulated = 0.5
+        simulation = None
         if verb is not None:
             simulation = await self.simulate(
                 verb, conditions, user_id=scope.user_id, agent_id=scope.agent_id
             )
-            simulated = world_model.success_probability(simulation)
-        past, experiences = await self._past_success_rate(scope, text)
+        [vector] = await self._embed_queries([text])
+        past = await self._past_success_rate(scope, vector)
         matches = await self.strategies_for(
             text, limit=_STRATEGIES, user_id=scope.user_id, agent_id=scope.agent_id
         )
+        return self._advice(text, conditions, introspection, simulation, past, matches)
+
+    def _advice(
+        self,
+        text: str,
+        conditions: Mapping[str, str],
+        introspection: Introspection,
+        simulation: Simulation | None,
+        past: tuple[float, int],
+        matches: Sequence[StrategyMatch],
+    ) -> AttemptAdvice:
+        """Pattern 3's decision from its readings (``should_attempt``, ``synthesize``)."""
+        simulated = 0.5 if simulation is None else world_model.success_probability(simulation)
         floor = self.config.procedures.has_strategy_relevance
         usable = [m.procedure for m in matches if not m.is_pitfall and m.relevance >= floor]
-        strategy_rate = max((_success_rate(p) for p in usable), default=0.5)
+        strategy_rate = max((success_rate(p) for p in usable), default=0.5)
         described = " ".join([text, *conditions.values()])
         applied = tuple(
             m.mode for m in introspection.known_failure_modes if mode_applies(m.mode, described)
         )
         inputs = {
             "competence": introspection.estimated_accuracy,
-            "past_success_rate": past,
+            "past_success_rate": past[0],
             "strategy_success_rate": strategy_rate,
             "simulated_success": simulated,
         }
@@ -456,15 +488,14 @@ class Predictive(Strategies, LearningLoop):
             weights=dict(WEIGHTS),
             failure_modes_applied=applied,
             capability=introspection.capability,
-            experiences_used=experiences,
+            experiences_used=past[1],
             strategies_used=len(usable),
             introspection=introspection,
         )
 
-    async def _past_success_rate(self, scope: Scope, task: str) -> tuple[float, int]:
-        """Seed 000 pattern 3 step 3: of the experiences most like the task that say
-        whether they succeeded, the share that did (0.5 with none)."""
-        [vector] = await self._embed_queries([task])
+    async def _past_success_rate(self, scope: Scope, vector: np.ndarray) -> tuple[float, int]:
+        """Seed 000 pattern 3 step 3: of the experiences most like the task (``vector``)
+        that say whether they succeeded, the share that did (0.5 with none)."""
         storage = await self._ready()
         floor = self.config.predictive.experience_relevance
 
@@ -614,10 +645,3 @@ def _mark_promoted(
             now,
         )
         return True
-
-
-def _success_rate(procedure: Procedure) -> float:
-    """A strategy's success rate when applied; 0.5 when untried (seed 000: ``or 0.5``)."""
-    if procedure.execution_count <= 0:
-        return 0.5
-    return procedure.success_count / procedure.execution_count

@@ -160,25 +160,18 @@ class Retrieval(EngineBase):
             retrieval_id=_new_id("ret"),
         )
         storage = await self._ready()
-        known = self._names.get(scope)
-        if known is None:
-            known = await self._run(self._known_names, storage, scope)
-        plan = route(
+        plan = await self._route(
+            scope,
             text,
-            reference_time=reference,
-            known_entities=known,
+            reference,
             mode=_enum(QueryMode, mode, "mode") if mode is not None else None,
             entity=check_content(entity, cfg.limits, "entity") if entity is not None else None,
             tags=[t.lower() for t in check_strings(tags, "tags")] or None,
             time_range=_time_range(time_range),
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             banks=_banks(banks),
-            drop_entity_terms="entity" in cfg.retrieval.channels,
-            embed_names=cfg.retrieval.embed_names,
         )
-        wanted = [plan.embedded_text] if text.strip() else []
-        if plan.time_anchor is not None and plan.time_range is None:
-            wanted.append(plan.time_anchor.event)
+        wanted = _embedded(plan)
         vectors = list(await self._embed_queries(wanted)) if wanted else []
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
@@ -211,6 +204,40 @@ class Retrieval(EngineBase):
             ", low" if result.low_confidence else "",
         )
         return result
+
+    async def _route(
+        self,
+        scope: Scope,
+        text: str,
+        reference: float,
+        *,
+        mode: QueryMode | None = None,
+        entity: str | None = None,
+        tags: list[str] | None = None,
+        time_range: tuple[float, float] | None = None,
+        kinds: list[MemoryKind] | None = None,
+        banks: list[Bank] | None = None,
+    ) -> QueryPlan:
+        """The plan recall follows for ``text`` (checked arguments), with the names the
+        scope knows (read first when this engine has not read them lately)."""
+        known = self._names.get(scope)
+        if known is None:
+            storage = await self._ready()
+            known = await self._run(self._known_names, storage, scope)
+        cfg = self.config.retrieval
+        return route(
+            text,
+            reference_time=reference,
+            known_entities=known,
+            mode=mode,
+            entity=entity,
+            tags=tags,
+            time_range=time_range,
+            kinds=kinds,
+            banks=banks,
+            drop_entity_terms="entity" in cfg.channels,
+            embed_names=cfg.embed_names,
+        )
 
     async def _name_free_cosines(
         self, storage: Storage, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
@@ -334,6 +361,15 @@ class Retrieval(EngineBase):
                 continue
             prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
         return prepared
+
+
+def _embedded(plan: QueryPlan) -> list[str]:
+    """The texts recall embeds for ``plan``: the query's words, and the event a time
+    anchor names ("after the offsite")."""
+    wanted = [plan.embedded_text] if plan.text.strip() else []
+    if plan.time_anchor is not None and plan.time_range is None:
+        wanted.append(plan.time_anchor.event)
+    return wanted
 
 
 def _banks(banks: Sequence[Bank | str] | None) -> list[Bank] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -162,6 +162,24 @@ def _refute_pitfalls(
     return refuted
 
 
+@dataclass(frozen=True, slots=True)
+class _TrajectoryPlan:
+    """A trajectory distilled and matched against its domain, ready to write:
+    ``items`` with the near-duplicate each merges into (``targets``) and their content
+    ``vectors``; ``steps``, ``success``, ``failure_reason`` and ``conditions`` as given."""
+
+    trajectory_id: str
+    domain: str
+    items: list[DistilledItem]
+    targets: list[str | None]
+    vectors: np.ndarray
+    provenance: Provenance
+    steps: list[str]
+    success: bool
+    failure_reason: str | None
+    conditions: list[Condition]
+
+
 class Strategies(EpisodeWrites, KnowledgeWrites):
     """learn_from_trajectory, strategies_for, has_strategy_for, record_procedure_outcome."""
 
@@ -189,19 +207,9 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         ``distill_trajectory`` method does it instead.
         """
         scope = self._scope(user_id, agent_id)
-        limits = self.config.limits
-        text = check_content(task, limits, "task")
-        if isinstance(steps, str | bytes) or not isinstance(steps, Sequence) or not steps:
-            raise ValidationError("steps must be a non-empty list of strings")
-        if len(steps) > _MAX_STEPS:
-            raise ValidationError(f"steps has {len(steps)} items; the limit is {_MAX_STEPS}")
-        step_texts = [check_content(s, limits, f"steps[{i}]") for i, s in enumerate(steps)]
-        if not isinstance(success, bool):
-            raise ValidationError("success must be True or False")
-        if failure_reason is not None:
-            if success:
-                raise ValidationError("failure_reason is for a failed trajectory only")
-            failure_reason = check_content(failure_reason, limits, "failure_reason")
+        text, step_texts, failure_reason = self._check_trajectory(
+            task, steps, success, failure_reason
+        )
         area = _domain(domain)
         given = _conditions(context, "context")
         texts = [text, *step_texts] + ([failure_reason] if failure_reason else [])
@@ -213,9 +221,56 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         given = await self._guard_conditions(scope, given)
         storage = await self._ready()
         conditions = await self._run(self._resolve_conditions, storage, scope, given)
+        plan = await self._plan_trajectory(
+            scope, text, step_texts, success, failure_reason, area, conditions
+        )
+        stored, merged, refuted = await self._run(
+            self._keep_items, storage, scope, plan, self._clock(), True
+        )
+        logger.info(
+            "learn_from_trajectory: %s (%s, %d new, %d merged, %d pitfalls refuted)",
+            plan.trajectory_id,
+            "success" if success else "failure",
+            len(stored) - len(merged),
+            len(merged),
+            len(refuted),
+        )
+        return TrajectoryLearning(plan.trajectory_id, tuple(stored), tuple(merged), tuple(refuted))
+
+    def _check_trajectory(
+        self, task: object, steps: object, success: object, failure_reason: object
+    ) -> tuple[str, list[str], str | None]:
+        """A trajectory's task, steps and failure reason, checked (ValidationError)."""
+        limits = self.config.limits
+        text = check_content(task, limits, "task")
+        if isinstance(steps, str | bytes) or not isinstance(steps, Sequence) or not steps:
+            raise ValidationError("steps must be a non-empty list of strings")
+        if len(steps) > _MAX_STEPS:
+            raise ValidationError(f"steps has {len(steps)} items; the limit is {_MAX_STEPS}")
+        step_texts = [check_content(s, limits, f"steps[{i}]") for i, s in enumerate(steps)]
+        if not isinstance(success, bool):
+            raise ValidationError("success must be True or False")
+        reason = None
+        if failure_reason is not None:
+            if success:
+                raise ValidationError("failure_reason is for a failed trajectory only")
+            reason = check_content(failure_reason, limits, "failure_reason")
+        return text, step_texts, reason
+
+    async def _plan_trajectory(
+        self,
+        scope: Scope,
+        text: str,
+        step_texts: list[str],
+        success: bool,
+        failure_reason: str | None,
+        area: str,
+        conditions: list[Condition],
+    ) -> _TrajectoryPlan:
+        """Distil a checked, guarded trajectory and decide, for each item, the
+        near-duplicate it merges into (if any); embeddings done, nothing written."""
+        storage = await self._ready()
         items = await self._distil(text, step_texts, success, failure_reason, conditions)
-        trajectory_id = new_memory_id("traj", scope)
-        now = self._clock()
         candidates = await self._run(self._candidates, storage, scope, area, items)
         titles = [item.title for item in items] + [c.name for group in candidates for c in group]
         title_vectors = await self._embed_queries(titles)
@@ -236,29 +291,18 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
                     best, best_id = (similarity, overlap), candidate.id
             targets.append(best_id)
         provenance = Provenance.GENERATED if self._distiller() is not None else Provenance.INFERRED
-        stored, merged, refuted = await self._run(
-            self._keep_items,
-            storage,
-            scope,
-            area,
-            trajectory_id,
-            items,
-            targets,
-            content_vectors,
-            provenance,
-            now,
-            (step_texts, conditions) if success else None,
-            (success, failure_reason, conditions),
+        return _TrajectoryPlan(
+            trajectory_id=new_memory_id("traj", scope),
+            domain=area,
+            items=items,
+            targets=targets,
+            vectors=content_vectors,
+            provenance=provenance,
+            steps=step_texts,
+            success=success,
+            failure_reason=failure_reason,
+            conditions=conditions,
         )
-        logger.info(
-            "learn_from_trajectory: %s (%s, %d new, %d merged, %d pitfalls refuted)",
-            trajectory_id,
-            "success" if success else "failure",
-            len(stored) - len(merged),
-            len(merged),
-            len(refuted),
-        )
-        return TrajectoryLearning(trajectory_id, tuple(stored), tuple(merged), tuple(refuted))
 
     async def _guard_conditions(
         self, scope: Scope, given: list[Condition | str]
@@ -335,45 +379,42 @@ class Strategies(EpisodeWrites, KnowledgeWrites):
         self,
         storage: Storage,
         scope: Scope,
-        domain: str,
-        trajectory_id: str,
-        items: list[DistilledItem],
-        targets: list[str | None],
-        vectors: np.ndarray,
-        provenance: Provenance,
+        plan: _TrajectoryPlan,
         now: float,
-        worked: tuple[Sequence[str], Sequence[Condition]] | None,
-        attempt: tuple[bool, str | None, list[Condition]],
+        attempt: bool,
     ) -> tuple[list[Procedure], list[str], list[str]]:
-        """Store or merge each item, when the trajectory succeeded (``worked``: its
-        steps and the conditions that held) refute the pitfalls it disproves, and keep
-        the trajectory as an attempt of the domain (the self-model and the world model,
-        seed 000 flow 5); one transaction."""
+        """Store or merge each item, when the trajectory succeeded refute the pitfalls
+        it disproves, and, with ``attempt``, keep the trajectory as an attempt of the
+        domain (the self-model and the world model, seed 000 flow 5); one transaction
+        (the caller's, when it has one)."""
         stored: list[Procedure] = []
         merged: list[str] = []
         refuted: list[str] = []
-        success, failure_reason, conditions = attempt
+        domain, trajectory_id = plan.domain, plan.trajectory_id
         with storage.transaction():
-            if worked is not None:
-                refuted = _refute_pitfalls(storage, scope, domain, *worked, trajectory_id, now)
-            learn_from_attempt(
-                storage,
-                scope,
-                domain,
-                [(c.subject, c.predicate, c.object) for c in conditions],
-                success,
-                failure_reason,
-                f"trajectory {trajectory_id}",
-                now,
-                self.config.predictive,
-            )
-            for item, target, vector in zip(items, targets, vectors, strict=True):
+            if plan.success:
+                refuted = _refute_pitfalls(
+                    storage, scope, domain, plan.steps, plan.conditions, trajectory_id, now
+                )
+            if attempt:
+                learn_from_attempt(
+                    storage,
+                    scope,
+                    domain,
+                    [(c.subject, c.predicate, c.object) for c in plan.conditions],
+                    plan.success,
+                    plan.failure_reason,
+                    f"trajectory {trajectory_id}",
+                    now,
+                    self.config.predictive,
+                )
+            for item, target, vector in zip(plan.items, plan.targets, plan.vectors, strict=True):
                 existing = storage.procedures.get(scope, target) if target else None
                 if existing is not None:
                     kept = self._merge(storage, scope, existing, item, trajectory_id, now)
                     merged.append(kept.id)
                 else:
-                    kept = self._new_item(scope, domain, item, trajectory_id, provenance, now)
+                    kept = self._new_item(scope, domain, item, trajectory_id, plan.provenance, now)
                     storage.procedures.add(kept, vector)
                     storage.retention.put_many(scope, [_initial_retention(kept, now)])
                     record(

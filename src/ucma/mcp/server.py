@@ -67,6 +67,7 @@ from ucma.mcp.memory_tools import MEMORY_TOOL_NAMES, add_memory_tools
 from ucma.mcp.opinion_tools import OPINION_TOOL_NAMES, add_opinion_tools
 from ucma.mcp.predictive_tools import PREDICTIVE_TOOL_NAMES, add_predictive_tools
 from ucma.mcp.strategy_tools import STRATEGY_TOOL_NAMES, add_strategy_tools
+from ucma.mcp.synthesis_tools import SYNTHESIS_TOOL_NAMES, add_synthesis_tools
 from ucma.types import Conflict, Hit, LearningType
 
 __all__ = ["TOOL_NAMES", "ScopeResolver", "create_mcp_server", "fixed_scope"]
@@ -90,6 +91,7 @@ TOOL_NAMES = (
     *OPINION_TOOL_NAMES,
     *PREDICTIVE_TOOL_NAMES,
     *GOAL_TOOL_NAMES,
+    *SYNTHESIS_TOOL_NAMES,
 )
 """Every tool the server lists."""
 
@@ -120,6 +122,10 @@ Long-term memory for this user, kept across conversations.
 - `facts` lists what is known about a named thing, and any conflicting values: when
   `disambiguation_required` is true, ask the user which of `options` is right.
   `assert_fact` records a precise triple; `resolve_conflict` records the user's answer.
+- `synthesize` gathers all of the above for one query in a single call (facts,
+  preferences, ranked strategies, a prediction, goals, competence and advice, with
+  caveats where they disagree); after the interaction, `post_interaction` reports how it
+  went to every part of memory at once.
 - Call `new_session` when a new task or conversation starts.
 - After acting on recalled memories, call `decide` with their ids and the recall's
   `retrieval_id`; once you know how it went, call `outcome` with the decision id, so
@@ -501,4 +507,5 @@ def create_mcp_server(memory: AsyncMemory, scope: ScopeResolver) -> MCPServer:
     add_opinion_tools(server, memory, scope, _told_to_the_agent)
     add_predictive_tools(server, memory, scope, _told_to_the_agent)
     add_goal_tools(server, memory, scope, _told_to_the_agent)
+    add_synthesis_tools(server, memory, scope, _told_to_the_agent)
     return server

@@ -215,8 +215,9 @@ def record_attempt(
     reason: str | None,
     now: float,
     config: PredictiveConfig,
-) -> Competence:
-    """Fold one attempt of ``capability`` into its competence (created on first use)."""
+) -> tuple[Competence, bool]:
+    """Fold one attempt of ``capability`` into its competence (created on first use);
+    returns it and whether ``reason`` was a failure mode not seen before."""
     before, created = _competence(storage, scope, capability, now)
     after, novel = with_attempt(before, success, predicted, source, reason, now, config)
     storage.predictive.put_competences([after])
@@ -236,7 +237,7 @@ def record_attempt(
         },
         now,
     )
-    return after
+    return after, novel
 
 
 def record_failure_mode(
@@ -286,7 +287,7 @@ def learn_from_trace(
     transition = observe_transition(
         storage, scope, action, context, SUCCESS if success else FAILURE, source, now
     )
-    competence = record_attempt(
+    competence, _ = record_attempt(
         storage, scope, capability, success, predicted, source, None, now, config
     )
     return transition, competence
@@ -313,7 +314,7 @@ def learn_from_attempt(
     transition = observe_transition(
         storage, scope, domain, context, SUCCESS if success else FAILURE, source, now
     )
-    competence = record_attempt(
+    competence, _ = record_attempt(
         storage, scope, domain, success, None, source, failure_reason, now, config
     )
     return transition, competence

@@ -20,13 +20,14 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ucma.types import Condition
+from ucma.types import Condition, Procedure
 
 __all__ = [
     "Grounding",
     "generalise",
     "ground",
     "strategy_score",
+    "success_rate",
     "wilson_lower_bound",
 ]
 
@@ -101,3 +102,10 @@ def generalise(kept: Iterable[Condition], new: Iterable[Condition]) -> list[Cond
     """The conditions of ``kept`` that ``new`` also has (case-insensitive), in order."""
     keys = {c.key() for c in new}
     return [c for c in kept if c.key() in keys]
+
+
+def success_rate(procedure: Procedure) -> float:
+    """A strategy's success rate when applied; 0.5 when untried (seed 000: ``or 0.5``)."""
+    if procedure.execution_count <= 0:
+        return 0.5
+    return procedure.success_count / procedure.execution_count

@@ -38,7 +38,15 @@ from dataclasses import dataclass
 from ucma.config import CascadeConfig
 from ucma.types import Episode, Fact, Learning, MemoryRecord, Procedure, Provenance
 
-__all__ = ["LAYER_QUALITY", "Confidence", "confidence", "event_time", "evidence", "level"]
+__all__ = [
+    "LAYER_QUALITY",
+    "Confidence",
+    "confidence",
+    "event_time",
+    "evidence",
+    "level",
+    "source_reliability",
+]
 
 _DAY = 86_400.0
 RECENCY_TIME_CONSTANT_DAYS = 36.0
@@ -101,6 +109,13 @@ def level(overall: float, config: CascadeConfig) -> str:
     if overall < config.confidence_threshold:
         return "low"
     return "high" if overall >= config.high_confidence else "medium"
+
+
+def source_reliability(memory: MemoryRecord) -> float:
+    """How far a memory's source is to be trusted, in [0, 1], whatever layer found it:
+    its provenance (observed or stated 1.0, inferred 0.8, generated 0.6) times its
+    track record (a fact's or learning's confidence, a procedure's success record)."""
+    return _PROVENANCE_QUALITY.get(memory.provenance, 0.8) * _track_record(memory)
 
 
 def _track_record(memory: MemoryRecord) -> float:
@@ -174,6 +189,7 @@ def confidence(
     relevance = evidence(cosine, keyword, config, shift=cosine_shift)
     if off_subject:
         relevance *= config.off_subject_factor
+    # Written out (not source_reliability) to keep the product's rounding as it was.
     quality = (
         LAYER_QUALITY.get(layer, 0.7)
         * _PROVENANCE_QUALITY.get(memory.provenance, 0.8)

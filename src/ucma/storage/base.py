@@ -861,6 +861,13 @@ class EventStore(ABC):
         reverses it (with ``limit``: the latest events)."""
 
     @abstractmethod
+    def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
+        """The id of the scope's newest event of each of ``types`` (None where it has
+        none), in the order given: a token that changes whenever an event of one of
+        those types is appended or erased (event ids are never reused), so a cache of
+        what those events change can tell it is stale. One index seek per type."""
+
+    @abstractmethod
     def after(self, position: int, limit: int) -> builtins.list[Event]:
         """Events of every scope with ``position`` greater than ``position``, in order."""
 

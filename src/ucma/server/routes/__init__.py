@@ -29,6 +29,7 @@ from ucma.server.routes import (
     service,
     sessions,
     strategies,
+    synthesis,
 )
 
 __all__ = ["ROUTERS"]
@@ -49,6 +50,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     opinions.router,
     predictive.router,
     goals.router,
+    synthesis.router,
     graph.router,
     sessions.router,
     lifecycle.router,

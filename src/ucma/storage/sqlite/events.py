@@ -91,6 +91,23 @@ class SQLiteEventStore(EventStore):
         with self._db.read() as conn:
             return [_event(r) for r in conn.execute(" ".join(sql), params)]
 
+    def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
+        wanted = list(types)
+        if not wanted:
+            return ()
+        # One scalar subquery per type: each is a seek on events_type (user_id,
+        # agent_id, type, seq) from its end.
+        one = (
+            "(SELECT id FROM events WHERE user_id = ? AND agent_id = ? AND type = ? "
+            "ORDER BY seq DESC LIMIT 1)"
+        )
+        params: builtins.list[object] = []
+        for kind in wanted:
+            params += [scope.user_id, scope.agent_id, kind]
+        with self._db.read() as conn:
+            row = conn.execute("SELECT " + ", ".join([one] * len(wanted)), params).fetchone()
+        return tuple(row)
+
     def after(self, position: int, limit: int) -> builtins.list[Event]:
         with self._db.read() as conn:
             rows = conn.execute(
