@@ -323,6 +323,15 @@ class RetrievalConfig:
     # 0.85 and 0.95 gave 81.7 and 80.5 % top-1. 1 turns it off.
     event_factor: float = 0.9
     reply_prompt_cosine: float = 0.4
+    # A keyword match counts by how related the memory is by meaning: its keyword
+    # score enters fusion times 0 at a cosine (the dense score, name-free blend
+    # included) of at most the first value, 1 from the second on, linear between
+    # (fusion.weighed_by_meaning; None: not scaled); both ends move down by
+    # CascadeConfig.unnamed_cosine_shift for a query embedded without its names.
+    # A long reply shares most common words of any question; on BEAM such replies
+    # with cosines of 0.14 to 0.2 outranked the user's statement that held the
+    # answer at 0.5. Confidence still reads the unscaled match.
+    keyword_cosine_ramp: tuple[float, float] | None = (0.1, 0.3)
     # For a query naming people, the dense score of each of the (at most
     # name_free_candidates, closest first) memories naming them mixes in this
     # share of their cosine with both texts' names put as a pronoun: a shared
@@ -373,6 +382,17 @@ class RetrievalConfig:
             raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
         if self.event_factor > 1 or self.other_person_factor > 1:
             raise ConfigError("RetrievalConfig.event_factor and other_person_factor must be <= 1")
+        if self.keyword_cosine_ramp is not None:
+            ramp = tuple(self.keyword_cosine_ramp)
+            if len(ramp) != 2 or not all(isinstance(v, int | float) for v in ramp):
+                raise ConfigError("RetrievalConfig.keyword_cosine_ramp must be two cosines or None")
+            low, high = float(ramp[0]), float(ramp[1])
+            if not -1.0 <= low < high <= 1.0:
+                raise ConfigError(
+                    "RetrievalConfig.keyword_cosine_ramp needs -1 <= low < high <= 1, "
+                    f"got {self.keyword_cosine_ramp!r}"
+                )
+            object.__setattr__(self, "keyword_cosine_ramp", (low, high))
         if self.name_free_weight > 1 or self.name_free_candidates < 1:
             raise ConfigError(
                 "RetrievalConfig needs name_free_weight <= 1 and name_free_candidates >= 1"
@@ -423,6 +443,7 @@ class RetrievalConfig:
             "changes_window": 0,
             "changes_demote_window": 0,
             "event_factor": 1.0,
+            "keyword_cosine_ramp": None,
         }
         if name == "keyword":
             return cls(channels=("keyword",), **bare)  # type: ignore[arg-type]

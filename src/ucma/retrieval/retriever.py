@@ -47,7 +47,7 @@ from ucma.people import (
     subjects_in,
 )
 from ucma.retrieval.confidence import confidence, event_time
-from ucma.retrieval.fusion import rrf, score_fusion
+from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
@@ -162,6 +162,14 @@ class Retriever:
         # multiplies what the content channels found instead of adding to it.
         named = channels.pop("entity", {}) if cfg.entity_boost > 0 else {}
         boost = cfg.entity_boost * (2 if layer is Layer.GRAPH else 1)
+        if cfg.keyword_cosine_ramp is not None and "keyword" in channels and "dense" in channels:
+            # Only for fusion: the candidates keep their keyword match for confidence.
+            # A query embedded without its names runs lower cosines (as in confidence).
+            shift = self._config.cascade.unnamed_cosine_shift if plan.semantic_text else 0.0
+            low, high = cfg.keyword_cosine_ramp
+            channels["keyword"] = weighed_by_meaning(
+                channels["keyword"], channels["dense"], low - shift, high - shift
+            )
         if cfg.fusion == "rrf":
             fused = rrf(channels, weights, k=cfg.rrf_k)
         else:
