@@ -6,9 +6,11 @@ layer's batch path (episodes with vectors, retention states, session-order edges
 chunks of 5,000: seconds, not the hours 100,000 HTTP observes would take). Its vectors
 are the packaged model's embeddings of 2,048 distinct synthetic texts, each reused with
 a little noise (the search does the same work on them as on 100,000 distinct
-embeddings). Then, through the public API like any client, it adds what the other views
-show (facts with a pending conflict, decisions with outcomes, a strategy, opinions; no
-sleep cycle, which would archive most of three months of synthetic episodes), starts
+embeddings), and the most sleep cycles a scope keeps (1,000) to its log. Then, through
+the public API like any client, it adds what the other views show (facts with a pending
+conflict, decisions with outcomes, a strategy, opinions, goals with subgoals,
+competences, transitions; no sleep cycle, which would archive most of three months of
+synthetic episodes), starts
 the real service (uvicorn, loopback HTTP) and, for every view, issues the requests the
 page issues (``src/ucma/server/static/views/*.js``), ``--repeat`` times: per call and
 per view (its calls one after another, an upper bound of what the page waits for, since
@@ -43,12 +45,13 @@ import uvicorn
 sys.path.insert(0, str(Path(__file__).parent))
 
 from core import percentile, run_meta, synthetic_texts  # noqa: E402
+from ucma.config import UCMAConfig  # noqa: E402
 from ucma.embeddings import LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
 from ucma.memory.retention import initial_stability  # noqa: E402
 from ucma.server import create_app  # noqa: E402
 from ucma.storage.sqlite import SQLiteStorage  # noqa: E402
-from ucma.types import Episode, GraphEdge, RetentionInfo, Scope  # noqa: E402
+from ucma.types import Episode, GraphEdge, RetentionInfo, Scope, SleepRun  # noqa: E402
 
 USER = "inspector"
 SCOPE = Scope(USER, "default")
@@ -60,8 +63,8 @@ STATIC = Path(__file__).resolve().parents[1] / "src" / "ucma" / "server" / "stat
 
 
 def seed_storage(path: Path, size: int, embedder: LocalEmbedder, now: float) -> float:
-    """Write ``size`` episodes of the last 90 days through the storage batch path;
-    returns the seconds it took."""
+    """Write ``size`` episodes of the last 90 days through the storage batch path, and
+    a full log of sleep cycles; returns the seconds it took."""
     texts = synthetic_texts(size, seed=18)
     base = np.concatenate(
         [embedder.embed_sync(texts[i : i + 512]) for i in range(0, DISTINCT, 512)]
@@ -102,6 +105,20 @@ def seed_storage(path: Path, size: int, embedder: LocalEmbedder, now: float) -> 
                     [RetentionInfo(e.id, initial_stability(2), e.created_at) for e in episodes],
                 )
                 storage.graph.add_edges(SCOPE, edges)
+        kept = UCMAConfig().consolidation.sleep_runs_kept
+        for n in range(kept):  # a scope's sleep log at its longest
+            storage.lifecycle.add_sleep_run(
+                SleepRun(
+                    USER,
+                    SCOPE.agent_id,
+                    "new_session" if n % 4 else "gardener",
+                    now - (kept - n) * 3_600.0,
+                    0.4,
+                    ("compress", "abstract", "reinforce", "prune", "clean"),
+                    {"compress": {"expired": 25, "promoted": 20, "archived": 5}},
+                ),
+                keep=kept,
+            )
     finally:
         storage.close()
     return time.perf_counter() - start
@@ -113,10 +130,10 @@ def ok(response: httpx.Response) -> Any:
     return response.json() if response.content else None
 
 
-async def seed_api(client: httpx.AsyncClient, episode: str) -> dict[str, str]:
+async def seed_api(client: httpx.AsyncClient, episode: str) -> dict[str, Any]:
     """What the other views show, written as a client would."""
     scope = {"user_id": USER}
-    ids: dict[str, str] = {"episode": episode}
+    ids: dict[str, Any] = {"episode": episode}
     await client.post(
         "/v1/facts", json={**scope, "subject": "Maria", "predicate": "lives_in", "object": "Porto"}
     )
@@ -154,6 +171,40 @@ async def seed_api(client: httpx.AsyncClient, episode: str) -> dict[str, str]:
             },
         )
     ids["decision"] = decision["id"]
+    for n in range(30):
+        goal = ok(
+            await client.post(
+                "/v1/goals",
+                json={
+                    **scope,
+                    "description": f"Repot balcony herb tray {n}: buy soil, repot the seedlings "
+                    "and water them",
+                    "priority": (n % 10) / 10,
+                    "deadline": time.time() + n * DAY,
+                },
+            )
+        )
+    steps = ["Buy soil", "Repot the seedlings", "Water them"]
+    subgoals = ok(
+        await client.post(f"/v1/goals/{goal['id']}/decompose", json={**scope, "steps": steps})
+    )["items"]
+    ids["goal"] = goal["id"]
+    ids["subgoals"] = [g["id"] for g in subgoals]
+    for n in range(40):
+        await client.post(
+            "/v1/self/competences",
+            json={
+                **scope,
+                "capability": f"garden task {n % 8}",
+                "success": n % 3 != 0,
+                "predicted": 0.7,
+                **({"failure_reason": "frost"} if n % 3 == 0 else {}),
+            },
+        )
+        await client.post(
+            "/v1/world/transitions",
+            json={**scope, "action": f"water bed {n % 5}", "outcome": "seedlings", "context": {}},
+        )
     await client.post(
         "/v1/trajectories",
         json={
@@ -177,17 +228,13 @@ async def seed_api(client: httpx.AsyncClient, episode: str) -> dict[str, str]:
 
 
 def views(
-    ids: dict[str, str], now: float, live: int
+    ids: dict[str, Any], now: float, live: int
 ) -> dict[str, list[tuple[str, str, dict[str, Any]]]]:
     """Each view's API calls as the page makes them: (method, path, params or body);
     ``live``: the memories the list shows (the last page starts at its last 100)."""
     u = {"user_id": USER}
     last_page = max(0, (live - 1) // 100 * 100)
-    ep, fact, decision = ids["episode"], ids["fact"], ids["decision"]
-    related = [("GET", f"/v1/memories/{ep}/related", {**u, "max_hops": 1})] + [
-        ("GET", f"/v1/memories/{ep}/related", {**u, "max_hops": 1, "edge_types": t})
-        for t in ("followed_by", "derived_from", "co_retrieved")
-    ]
+    ep, fact, decision, goal = ids["episode"], ids["fact"], ids["decision"], ids["goal"]
     return {
         "scopes": [("GET", "/v1/scopes", {"limit": 50})],
         "memories (first page)": [("GET", "/v1/memories", {**u, "limit": 100})],
@@ -217,7 +264,10 @@ def views(
             ("GET", "/v1/facts/history", {**u, "subject": "Maria", "predicate": "lives_in"}),
             ("GET", "/v1/conflicts", {**u, "subject": "Maria", "predicate": "lives_in"}),
         ],
-        "graph": [("GET", f"/v1/memories/{ep}", u), *related],
+        "graph": [
+            ("GET", f"/v1/memories/{ep}", u),
+            ("GET", f"/v1/memories/{ep}/links", {**u, "limit": 40}),
+        ],
         "timeline": [
             ("GET", "/v1/episodes", {**u, "start": now - 30 * DAY, "end": now, "limit": 200})
         ],
@@ -234,8 +284,20 @@ def views(
         ],
         "strategies": [("GET", "/v1/memories", {**u, "kind": "procedural", "limit": 50})],
         "opinions": [("GET", "/v1/opinions", {**u, "limit": 50})],
+        "goals": [("GET", "/v1/goals", {**u, "limit": 50})],
+        "goal": [
+            ("GET", f"/v1/goals/{goal}", u),
+            *[("GET", f"/v1/goals/{s}", u) for s in ids["subgoals"]],
+            ("GET", f"/v1/goals/{goal}/anticipate", u),
+        ],
+        "self-model": [
+            ("GET", "/v1/self/competences", {**u, "limit": 50}),
+            ("GET", "/v1/self/learning-priorities", {**u, "limit": 10}),
+            ("GET", "/v1/world/transitions", {**u, "limit": 20}),
+        ],
         "sleep & gardener": [
             ("GET", "/v1/gardener", {}),
+            ("GET", "/v1/sleep/runs", {**u, "limit": 20}),
             (
                 "GET",
                 "/v1/events",

@@ -150,6 +150,9 @@ OPERATIONS: list[Op] = [
        "has-strategy-for"),
     Op("episodes_between", "GET /v1/episodes", "episodes_between", "episodes-between"),
     Op("related", "GET /v1/memories/{memory_id}/related", "related", "related"),
+    Op("links", "GET /v1/memories/{memory_id}/links", Absent(
+        "related answers what an agent asks of the graph (what a memory leads to); its links "
+        "one by one are for drawing it (the inspector) and the shell"), "links"),
     Op("link", "POST /v1/links", "link", "link"),
     Op("update_graph_importance", "POST /v1/graph/importance", GARDENER, GARDENER),
     # The learning loop and events.
@@ -217,6 +220,9 @@ OPERATIONS: list[Op] = [
     Op("gardener_schedule", "GET /v1/gardener", Absent(
         "an agent has no use for the maintenance schedule of the whole database; people read "
         "it in the inspector and the shell"), "gardener schedule"),
+    Op("sleep_runs", "GET /v1/sleep/runs", Absent(
+        "an agent has no use for the log of its scope's maintenance; people read it in the "
+        "inspector and the shell"), "sleep-runs"),
     Op("retention", "GET /v1/memories/{memory_id}/retention", "retention", "retention"),
     Op("retention_curve", "GET /v1/memories/{memory_id}/retention", CURVE, CURVE),
     Op("sources", "GET /v1/memories/{memory_id}/sources", "sources", "sources"),

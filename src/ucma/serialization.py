@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from ucma.config import PredictiveConfig
 from ucma.errors import ValidationError
 from ucma.paradigms.goal_records import (
     Anticipation,
@@ -27,6 +28,8 @@ from ucma.paradigms.goal_records import (
     GoalPlan,
     GoalStatus,
 )
+from ucma.paradigms.predictive_records import Competence
+from ucma.paradigms.self_model import measured
 from ucma.types import (
     Bank,
     Condition,
@@ -51,6 +54,7 @@ from ucma.types import (
     Provenance,
     RetentionInfo,
     RiskLevel,
+    SleepRun,
     StrategyMatch,
     Tier,
     TrajectoryLearning,
@@ -64,6 +68,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "anticipation_to_dict",
+    "competence_to_api_dict",
     "duplicate_to_dict",
     "edge_from_dict",
     "edge_to_dict",
@@ -73,6 +78,7 @@ __all__ = [
     "goal_to_dict",
     "hit_to_dict",
     "iso_time",
+    "link_to_dict",
     "outcome_report_to_dict",
     "recall_result_to_dict",
     "opinion_from_dict",
@@ -84,6 +90,7 @@ __all__ = [
     "replay_to_dict",
     "retention_from_dict",
     "retention_to_dict",
+    "sleep_run_to_dict",
     "source_to_dict",
     "interaction_learning_to_dict",
     "strategy_match_to_dict",
@@ -192,6 +199,25 @@ def opinion_to_dict(opinion: Opinion) -> dict[str, Any]:
         "replaced_by": opinion.replaced_by,
         "created_at": opinion.created_at,
         "updated_at": opinion.updated_at,
+    }
+
+
+def competence_to_api_dict(competence: Competence, config: PredictiveConfig) -> dict[str, Any]:
+    """A competence with what its counts say (``self_model.measured``): the estimated
+    ``accuracy`` with its credible interval ``low``..``high``, the ``actual_rate``, the
+    ``mean_predicted`` before attempts, the ``calibration_error`` and ``brier`` score of
+    those predictions, and ``is_weak``; ISO 8601 times beside the epochs."""
+    counts = measured(competence, config)
+    return {
+        **with_iso_times(competence.to_dict()),
+        "accuracy": counts.accuracy.mean,
+        "low": counts.accuracy.low,
+        "high": counts.accuracy.high,
+        "actual_rate": counts.actual_rate,
+        "mean_predicted": counts.mean_predicted,
+        "calibration_error": counts.calibration_error,
+        "brier": counts.brier,
+        "is_weak": counts.is_weak,
     }
 
 
@@ -400,6 +426,17 @@ def edge_to_dict(edge: GraphEdge) -> dict[str, Any]:
     return dataclasses.asdict(edge)
 
 
+def link_to_dict(edge: GraphEdge, target: MemoryRecord) -> dict[str, Any]:
+    """One outgoing link of a memory (``links``): its type, weight and time, and the
+    memory it points to."""
+    return {
+        "edge_type": edge.edge_type,
+        "weight": edge.weight,
+        "created_at": edge.created_at,
+        "memory": record_to_api_dict(target),
+    }
+
+
 def edge_from_dict(data: dict[str, Any]) -> GraphEdge:
     try:
         return GraphEdge(**data)
@@ -429,6 +466,22 @@ def duplicate_to_dict(attempt: DuplicateAttempt) -> dict[str, Any]:
         **dataclasses.asdict(attempt),
         "similarity": round(attempt.similarity, SCORE_DECIMALS),
         "at_iso": iso_time(attempt.at),
+    }
+
+
+def sleep_run_to_dict(run: SleepRun) -> dict[str, Any]:
+    """One recorded sleep cycle: id, why it ran, when (epoch seconds and ISO 8601),
+    how long, the phases that completed, what each changed, interrupted, error."""
+    return {
+        "id": run.id,
+        "trigger": run.trigger,
+        "started_at": run.started_at,
+        "started_at_iso": iso_time(run.started_at),
+        "seconds": round(run.seconds, 4),
+        "phases": list(run.phases),
+        "changes": run.changes,
+        "interrupted": run.interrupted,
+        "error": run.error,
     }
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "Episode",
     "Fact",
     "FactStatus",
+    "ForgettingBound",
     "GraphEdge",
     "HistoryEntry",
     "Hit",
@@ -63,6 +64,7 @@ __all__ = [
     "RetentionInfo",
     "ReviewFlag",
     "Scope",
+    "SleepRun",
     "Tier",
     "fact_id_for",
 ]
@@ -809,6 +811,25 @@ class JobRun:
 
 
 @dataclass(frozen=True, slots=True)
+class SleepRun:
+    """One sleep cycle that ran for a scope, as stored: why it ran (``trigger``:
+    "request", "new_session", "all_scopes" or "gardener"), when it started, how long it
+    took, the phases that completed, what each phase changed (``changes``: phase name to
+    its counts), whether it was interrupted, and its error if it failed."""
+
+    user_id: str
+    agent_id: str
+    trigger: str
+    started_at: float
+    seconds: float
+    phases: tuple[str, ...] = ()
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    interrupted: bool = False
+    error: str | None = None
+    id: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryVitals:
     """What the forgetting policy needs to know about one memory, read in one pass.
 
@@ -831,6 +852,35 @@ class MemoryVitals:
     status: str | None = None
     success_rate: float | None = None
     tier: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgettingBound:
+    """A necessary condition for the forgetting policy (``ucma.lifecycle.forgetting``) to
+    forget a live memory at ``now``, evaluated by the store over every live memory so
+    that only the few that may be forgotten are read in full (``LifecycleStore.vitals``).
+
+    A memory passes when its temporal level is below 4 (level 4 is never forgotten) and
+
+    - ``salience_below`` is set (the salience rule) and its effective salience, clamped
+      to [0, 1], is below it; or
+    - ``retention_threshold`` is set (the retention rule), it has a retention state, and
+      ``x / S >= d + d**2 / 2 + d**3 / 3 - 1e-9``, where ``x`` is its disuse in days at
+      ``now`` (``disuse_days``), ``S`` its stability (at least ``min_stability``), and
+      ``d = 1 - t`` for its retention threshold ``t`` (``retention_threshold``: the
+      base threshold times ``max(salience_weight_floor, 2 * (1 - salience))``, divided
+      by a fact's confidence, at least 0.1, capped at 1). Retention ``exp(-x / S)`` is
+      below ``t`` only when ``x / S > -ln t = d + d**2 / 2 + d**3 / 3 + ...`` (every
+      term positive), so the bound never drops a memory the policy forgets.
+
+    Neither rule set: nothing passes.
+    """
+
+    now: float
+    salience_below: float | None
+    retention_threshold: float | None
+    salience_weight_floor: float
+    min_stability: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,9 @@ def _ok(response: httpx.Response) -> Any:
 def seed(client: httpx.Client, user: str | None, words: tuple[str, str, str]) -> dict[str, str]:
     """A realistic store written through the REST API: episodes in two sessions, facts
     (one corrected, one in conflict), a decision with an outcome, a strategy, an
-    opinion, a link, a sleep cycle. ``words``: a person, a place and a project."""
+    opinion, a link, goals (one split into subgoals, one suspended by what memory
+    says), competences with predictions and failures, a transition, a sleep cycle.
+    ``words``: a person, a place and a project."""
     person, place, project = words
     scope = {"user_id": user} if user else {}
     ids: dict[str, str] = {}
@@ -192,6 +194,57 @@ def seed(client: httpx.Client, user: str | None, words: tuple[str, str, str]) ->
                 "target_id": ids["move"],
                 "edge_type": "caused",
                 "weight": 0.7,
+            },
+        )
+    )
+    goal = _ok(
+        client.post(
+            "/v1/goals",
+            json={
+                **scope,
+                "description": f"Ship the {project} release: freeze the branch, run the "
+                "migrations and announce it",
+                "priority": 0.8,
+                "deadline": 1_700_000_000.0,
+            },
+        )
+    )
+    ids["goal"] = goal["id"]
+    subgoals = _ok(client.post(f"/v1/goals/{goal['id']}/decompose", json=scope))["items"]
+    assert subgoals, goal
+    _ok(client.post(f"/v1/goals/{subgoals[0]['id']}/progress", json={**scope, "progress": 1.0}))
+    trip = _ok(client.post("/v1/goals", json={**scope, "description": f"Plan the {place} trip"}))
+    ids["trip"] = trip["id"]
+    observe(f"Heads up: the {place} trip got cancelled because of the strike.")
+    for success, predicted, reason in (
+        (True, 0.8, None),
+        (True, 0.9, None),
+        (False, 0.9, "recursive queries"),
+        (False, 0.7, "recursive queries"),
+        (False, 0.8, "recursive queries"),
+    ):
+        _ok(
+            client.post(
+                "/v1/self/competences",
+                json={
+                    **scope,
+                    "capability": "sql",
+                    "success": success,
+                    "predicted": predicted,
+                    **({"failure_reason": reason} if reason else {}),
+                },
+            )
+        )
+    _ok(client.post("/v1/self/competences", json={**scope, "capability": f"{project} deploys",
+                                                 "success": True}))  # fmt: skip
+    _ok(
+        client.post(
+            "/v1/world/transitions",
+            json={
+                **scope,
+                "action": f"deploy {project} on a Friday",
+                "outcome": "rollback",
+                "context": {"freeze": True},
             },
         )
     )

@@ -1,7 +1,8 @@
 """The memory inspector in a real browser (headless Chromium through Playwright) against
 the real service, in local mode: every view loads on a seeded store (and is captured at
 1400x900), search and open a memory, correct a fact, resolve a conflict, archive and
-undo, delete. Every wait is one of Playwright's auto-waiting expectations."""
+undo, delete, the graph's typed links, goals (resume a suspended one), the self-model,
+the stored sleep cycles. Every wait is one of Playwright's auto-waiting expectations."""
 
 from __future__ import annotations
 
@@ -12,38 +13,40 @@ from .conftest import Site, choose_scope, screenshot, settle
 
 pytestmark = [pytest.mark.integration, pytest.mark.browser]
 
-#: (hash, heading) of every view, in the order of the navigation.
+#: (hash, heading, screenshot name) of every view, in the order of the navigation.
 VIEWS = [
-    ("scopes", "Scopes"),
-    ("memories", "Memories"),
-    ("memories?q=Where+does+Alice+live%3F", "Search"),
-    ("memory/{color}", "Memory"),
-    ("graph/{deploy}", "Graph around a memory"),
-    ("timeline", "Timeline of episodes and sessions"),
-    ("conflicts", "Conflicts"),
-    ("decisions", "Decision traces"),
-    ("decisions/{decision}", "Decision"),
-    ("strategies", "Strategies and procedures"),
-    ("opinions", "Opinions"),
-    ("upkeep", "Sleep and gardener"),
-    ("events", "Live events"),
-    ("stats", "Stats"),
+    ("scopes", "Scopes", "scopes"),
+    ("memories", "Memories", "memories"),
+    ("memories?q=Where+does+Alice+live%3F", "Search", "memories-search"),
+    ("memory/{color}", "Memory", "memory"),
+    ("graph/{deploy}", "Graph around a memory", "graph-detail"),
+    ("timeline", "Timeline of episodes and sessions", "timeline"),
+    ("conflicts", "Conflicts", "conflicts"),
+    ("decisions", "Decision traces", "decisions"),
+    ("decisions/{decision}", "Decision", "decisions-detail"),
+    ("strategies", "Strategies and procedures", "strategies"),
+    ("opinions", "Opinions", "opinions"),
+    ("goals", "Goals", "goals"),
+    ("goals/{goal}", "Goal", "goals-detail"),
+    ("goals/{trip}", "Goal", "goals-suspended"),
+    ("self", "Self-model", "self"),
+    ("upkeep", "Sleep and gardener", "upkeep"),
+    ("events", "Live events", "events"),
+    ("stats", "Stats", "stats"),
 ]
 
 
 def test_every_view_loads_and_is_captured(page: Page, local_site: Site) -> None:
     choose_scope(page, local_site)
-    for route, heading in VIEWS:
+    for route, heading, name in VIEWS:
         page.goto(f"{local_site.url}/#/{route.format(**local_site.ids)}")
         expect(page.locator("main h2").first).to_have_text(heading)
         settle(page)
         if route.startswith("graph/"):
             expect(page.locator("main svg .node")).not_to_have_count(1)
-        name = route.split("?")[0].split("/")[0] + ("-search" if "?q=" in route else "")
-        name += "-detail" if "/" in route and not route.startswith("memory/") else ""
         screenshot(page, name)
     # the navigation lists every view (the detail pages open from the others)
-    expect(page.locator("#nav a")).to_have_count(11)
+    expect(page.locator("#nav a")).to_have_count(13)
 
 
 def test_long_content_does_not_break_the_layout(page: Page, local_site: Site) -> None:
@@ -187,5 +190,82 @@ def test_gardener_schedule_and_a_sleep_cycle_from_the_page(page: Page, local_sit
     expect(dialog).to_contain_text("Run a sleep cycle now?")
     dialog.get_by_role("button", name="Run sleep").click()
     expect(page.locator("#toasts")).to_contain_text("Sleep cycle done")
-    expect(page.locator("main h3", has_text="Cycles run from this page")).to_be_visible()
-    expect(page.locator("main tr", has_text="compress, abstract")).to_have_count(1)
+    settle(page)
+    # Every cycle of the scope is stored, newest first: this one, the gardener's, the
+    # seed's, and the one its new session started.
+    runs = page.locator("main table", has=page.locator("th", has_text="what changed")).locator(
+        "tbody tr"
+    )
+    expect(runs).to_have_count(4)
+    expect(runs.nth(0)).to_contain_text("asked")
+    expect(runs.nth(0)).to_contain_text("done")
+    expect(runs.nth(1)).to_contain_text("gardener")
+    expect(runs.nth(2)).to_contain_text("asked")
+    expect(runs.nth(3)).to_contain_text("new session")
+    expect(runs.nth(3)).to_contain_text("reinforce: memories ranked")
+
+
+def test_the_graph_draws_typed_links_asking_once_per_node(page: Page, local_site: Site) -> None:
+    choose_scope(page, local_site)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"{local_site.url}/#/graph/{local_site.ids['move']}")
+    settle(page)
+    # the session order (followed by) shows with its type; one request drew the node
+    expect(page.locator("main svg line title", has_text="followed_by")).not_to_have_count(0)
+    assert [u for u in asked if "/related" in u] == []
+    assert len([u for u in asked if "/links" in u]) == 1, asked
+    # expanding a neighbour asks once more, and the link the seed made (caused) shows
+    page.goto(f"{local_site.url}/#/graph/{local_site.ids['deploy']}")
+    settle(page)
+    expect(page.locator("main svg line title", has_text="caused")).to_have_count(1)
+    before = len([u for u in asked if "/links" in u])
+    page.locator("main svg .node").nth(1).focus()
+    page.keyboard.press(" ")  # Space expands the focused node
+    expect(page.locator("main svg .node circle[fill='#2456a6']")).to_have_count(1)
+    assert len([u for u in asked if "/links" in u]) == before + 1
+
+
+def test_goals_show_what_blocks_them_and_a_suspended_goal_resumes(
+    page: Page, local_site: Site
+) -> None:
+    choose_scope(page, local_site)
+    page.goto(f"{local_site.url}/#/goals")
+    settle(page)
+    ship = page.locator("main tbody tr", has_text="Ship the Kestrel release").first
+    expect(ship.locator("td")).to_contain_text(["0.80", "active", "33 %", "(late)"])
+    subgoals = page.locator("main tbody tr", has_text="↳")
+    expect(subgoals).not_to_have_count(0)
+    expect(subgoals.first).to_contain_text("completed")
+    trip = page.locator("main tbody tr", has_text="Plan the Lisbon trip")
+    expect(trip.locator("td")).to_contain_text(["Plan the Lisbon trip", "suspended", "0 %"])
+    expect(trip).to_contain_text("ended: memory says this ended")
+    trip.get_by_role("link").click()
+    settle(page)
+    reasons = page.locator("main table", has=page.locator("th", has_text="detail"))
+    expect(reasons).to_contain_text("got cancelled because of the strike")
+    page.get_by_role("button", name="Resume…").click()
+    dialog = page.locator("#confirm")
+    expect(dialog).to_contain_text("Resume this goal?")
+    dialog.get_by_role("button", name="Resume").click()
+    expect(page.locator("#toasts")).to_contain_text("Goal resumed")
+    settle(page)
+    expect(page.locator("main .card").first).to_contain_text("active")
+    expect(page.get_by_role("button", name="Resume…")).to_have_count(0)
+
+
+def test_the_self_model_shows_accuracy_calibration_and_what_to_learn(
+    page: Page, local_site: Site
+) -> None:
+    choose_scope(page, local_site)
+    page.goto(f"{local_site.url}/#/self")
+    settle(page)
+    sql = page.locator("main tbody tr", has_text="sql").first
+    # Beta(1, 1) after 2 of 5 is 3 / 7; predictions averaged 0.82 against 0.40
+    expect(sql.locator("td")).to_contain_text(
+        ["weak domain", "2 / 5", "0.43", "overconfident", "recursive queries ×3"]
+    )
+    expect(page.locator("main .card", has_text="What to learn next")).to_contain_text(
+        "recursive queries"
+    )
+    expect(page.locator("main .card", has_text="World model")).to_contain_text("rollback")

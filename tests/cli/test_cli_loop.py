@@ -1,4 +1,4 @@
-"""``ucma link / related / decide / outcome / events list / episodes-between`` through
+"""``ucma link / related / links / decide / outcome / events list / episodes-between`` through
 Typer's runner on a real SQLite file: each command calls its Python method of the same
 name, and what it wrote reads back through ``Memory``."""
 
@@ -25,6 +25,14 @@ def test_decisions_outcomes_links_and_the_event_log(tmp_path: Path) -> None:
     assert (edge["source_id"], edge["target_id"], edge["weight"]) == (first, second, 0.7)
     related = run_json(tmp_path, "related", first, "--edge-type", "contrasts")
     assert [r["memory"]["id"] for r in related["results"]] == [second]  # type: ignore[attr-defined]
+    run_json(tmp_path, "link", first, second, "supports", "--weight", "0.9")
+    shown = run_json(tmp_path, "links", first)
+    assert [(x["edge_type"], x["weight"]) for x in shown["links"]][:2] == [  # type: ignore[attr-defined]
+        ("supports", 0.9),
+        ("contrasts", 0.7),
+    ]
+    only = run_json(tmp_path, "links", first, "--edge-type", "contrasts")
+    assert [x["memory"]["id"] for x in only["links"]] == [second]  # type: ignore[attr-defined]
 
     trace = run_json(
         tmp_path, "decide", first, second, "--summary", "Used port 5433",

@@ -1,4 +1,4 @@
-"""``ucma retention / sources / duplicates / salience-history / trace / traces / replay
+"""``ucma retention / sources / duplicates / sleep-runs / salience-history / trace / traces / replay
 ...`` through Typer's runner on a real SQLite file written through ``Memory``: each
 command prints what its Python method of the same name returns."""
 
@@ -34,6 +34,7 @@ def test_the_review_commands_show_what_the_engine_holds(tmp_path: Path) -> None:
         memory.assert_fact("Zephyr", "deploy_day", "Thursday")
         memory.assert_fact("Zephyr", "deploy_day", "Friday")
         retained = round(memory.retention(first), 4)
+        slept = memory.sleep()
 
     code, out, err = run(tmp_path, "retention", first, "--json")
     assert code == 0, err
@@ -41,6 +42,13 @@ def test_the_review_commands_show_what_the_engine_holds(tmp_path: Path) -> None:
     code, out, err = run(tmp_path, "duplicates", "--json")
     assert code == 0, err
     assert [d["existing_id"] for d in json.loads(out)["duplicates"]] == [first]
+    code, out, err = run(tmp_path, "sleep-runs", "--json")
+    assert code == 0, err
+    [run_shown] = json.loads(out)["sleep_runs"]
+    assert run_shown["trigger"] == "request" and run_shown["phases"] == slept.phases
+    assert run_shown["changes"]["compress"] == slept.compress
+    code, out, err = run(tmp_path, "sleep-runs", "--offset", "1", "--json")
+    assert code == 0 and json.loads(out) == {"sleep_runs": []}, err
     code, out, err = run(tmp_path, "sources", first)
     assert code == 0 and "sources" in out, err
     code, out, err = run(tmp_path, "salience-history", first, "--json")

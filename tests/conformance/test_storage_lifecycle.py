@@ -1,11 +1,15 @@
-"""The lifecycle store: history, duplicates, sources, co-retrieval, marks, vitals, jobs."""
+"""The lifecycle store: history, duplicates, sources, co-retrieval, marks, vitals, jobs,
+sleep runs."""
 
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
+from ucma.config import ForgettingConfig
+from ucma.lifecycle.forgetting import assess, forgetting_bound
 from ucma.types import (
     DuplicateAttempt,
     HistoryEntry,
@@ -14,8 +18,11 @@ from ucma.types import (
     ProcedureStatus,
     RetentionInfo,
     Scope,
+    SleepRun,
     Tier,
 )
+
+from .conftest import T0
 
 ALICE = Scope("alice", "assistant")
 BOB = Scope("bob", "assistant")
@@ -168,3 +175,98 @@ def test_clean_orphans_removes_dangling_rows(backend, storage, make) -> None:
     assert removed["co_retrievals"] == 1
     assert storage.lifecycle.take_co_retrievals(ALICE) == []
     assert storage.memories.get(ALICE, episode.id) is not None
+
+
+def _run(scope: Scope, started_at: float, **fields) -> SleepRun:
+    return SleepRun(scope.user_id, scope.agent_id, "request", started_at, 0.5, **fields)
+
+
+def test_sleep_runs_are_scoped_newest_first_and_bounded(storage) -> None:
+    storage.lifecycle.add_sleep_run(
+        _run(
+            ALICE,
+            10.0,
+            phases=("compress", "prune"),
+            changes={"compress": {"archived": 2, "threshold": 0.3}, "prune": {"purged": 0}},
+        ),
+        keep=3,
+    )
+    storage.lifecycle.add_sleep_run(
+        _run(ALICE, 20.0, interrupted=True, error="abstract: ValueError: ü"), keep=3
+    )
+    storage.lifecycle.add_sleep_run(_run(BOB, 30.0), keep=3)
+    newest, oldest = storage.lifecycle.sleep_runs(ALICE, limit=10)
+    assert (newest.started_at, newest.interrupted, newest.error) == (
+        20.0,
+        True,
+        "abstract: ValueError: ü",
+    )
+    assert oldest.phases == ("compress", "prune") and oldest.trigger == "request"
+    assert oldest.changes == {"compress": {"archived": 2, "threshold": 0.3}, "prune": {"purged": 0}}
+    assert newest.id > oldest.id > 0 and (oldest.user_id, oldest.agent_id) == ("alice", "assistant")
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(ALICE, limit=1, offset=1)] == [10.0]
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(BOB, limit=10)] == [30.0]
+    # Only a scope's newest ``keep`` stay; another scope's are untouched.
+    for at in (40.0, 50.0, 60.0):
+        storage.lifecycle.add_sleep_run(_run(ALICE, at), keep=3)
+    assert [r.started_at for r in storage.lifecycle.sleep_runs(ALICE, limit=10)] == [
+        60.0,
+        50.0,
+        40.0,
+    ]
+    assert len(storage.lifecycle.sleep_runs(BOB, limit=10)) == 1
+
+
+def test_the_forgetting_bound_keeps_every_memory_the_policy_forgets(storage, make) -> None:
+    """The store's bound admits every memory ``assess`` forgets (at any moment, under
+    either rule), and leaves out most of those it keeps."""
+    rng = random.Random(18)
+    fresh = []
+    for n in range(240):
+        fields = {
+            "temporal_level": rng.choice((1, 2, 3, 4)),
+            "base_salience": rng.uniform(-0.1, 1.1),
+            "outcome_adjustment": rng.choice((0.0, rng.uniform(-0.3, 0.3))),
+        }
+        kind = n % 4
+        if kind == 0:
+            record = make.fact(ALICE, subject=f"s{n}", confidence=rng.uniform(0.01, 1.0), **fields)
+            storage.facts.add(record, make.vector())
+        elif kind == 1:
+            record = make.procedure(
+                ALICE, status=rng.choice(list(ProcedureStatus)), success_rate=rng.random(), **fields
+            )
+            storage.procedures.add(record, make.vector())
+        elif kind == 2:
+            record = make.learning(
+                ALICE, confidence=rng.random(), validated=rng.random() < 0.5, **fields
+            )
+            storage.learnings.add(record, make.vector())
+        else:
+            record = make.episode(ALICE, **fields)
+            storage.episodes.add([record], make.vectors(1))
+        if n % 7:  # some memories never get a retention state
+            stability = rng.choice((1e-9, 0.5, 3.0, 40.0, 400.0))
+            reviewed = record.created_at + rng.choice((-5.0, 0.0, rng.uniform(0, 90 * 86_400.0)))
+            storage.retention.put_many(ALICE, [RetentionInfo(record.id, stability, reviewed, 1)])
+        fresh.append(record.id)
+    storage.graph.set_pagerank(ALICE, {i: rng.choice((0.0, 0.5)) for i in fresh[::11]})
+    every = storage.lifecycle.vitals(ALICE)
+    config = ForgettingConfig()
+    admitted_in_all = 0
+    for days in (0.0, 1.0, 10.0, 60.0, 200.0, 2000.0):
+        now = T0 + days * 86_400.0
+        for rules in ({"retention"}, {"salience"}, {"retention", "salience"}, set()):
+            forgotten = {
+                v.memory_id
+                for v in every
+                if assess(v, now, config, node_count=len(every), rules=rules).forget
+            }
+            admitted = storage.lifecycle.vitals(ALICE, forgetting_bound(now, config, rules))
+            assert forgotten <= {v.memory_id for v in admitted}, (days, rules)
+            assert admitted == [v for v in every if v.memory_id in {a.memory_id for a in admitted}]
+            admitted_in_all += len(admitted)
+            if not rules:
+                assert admitted == []
+    assert 0 < admitted_in_all < 0.5 * len(every) * 24
+    assert storage.lifecycle.vitals(BOB, forgetting_bound(T0 * 2, config)) == []

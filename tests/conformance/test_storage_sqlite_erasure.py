@@ -34,6 +34,8 @@ NOT_PERSONAL = {
     "duplicate_attempts": {"user_id", "agent_id", "existing_id"},
     "known_participants": {"user_id", "agent_id"},
     "supersessions": {"memory_id", "user_id", "agent_id", "superseded_by"},
+    # Counts and phase names only; an error's text is searched (RECORD_TEXTS).
+    "sleep_runs": {"user_id", "agent_id", "trigger", "phases", "changes"},
     "opinions": {"id", "user_id", "agent_id", "status", "memory_id", "replaces", "replaced_by"},
     "transitions": {"id", "user_id", "agent_id", "promoted_fact_id"},
     "competences": {"id", "user_id", "agent_id"},

@@ -11,6 +11,7 @@ import pytest
 from ucma.config import RetrievalConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
+from ucma.errors import ConfigError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -224,3 +225,74 @@ async def test_a_later_change_about_someone_else_stays_below(
         )
         result = await mem.recall("What kind of songs do I enjoy most?")
     assert result.hits[0].content == mine
+
+
+async def test_an_old_value_a_later_change_replaces_for_the_question_leaves_the_top(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    old = "Rafael has a place in Auckland."
+    new = "As of May: Rafael lives in Lisbon."
+    question = "In what city does Rafael reside?"
+    others = [
+        "As far as I know my neighbour Rafael is married.",
+        "Rafael eats strictly gluten-free.",
+        "Rafael runs 10 km most days.",
+        "Rafael's dog is named Pretzel.",
+        "Had lunch with Rafael near the river.",
+        "Rafael works at Meridian Pharma.",
+    ]
+
+    async def ranked(window: int) -> list[str]:
+        config = UCMAConfig(
+            retrieval=dataclasses.replace(RetrievalConfig(), changes_demote_window=window)
+        )
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            result = await m.recall(question)
+            scores = [hit.score for hit in result.hits]
+            assert scores == sorted(scores, reverse=True)
+            return [hit.content for hit in result.hits]
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe(old, timestamp=1_700_000_000.0)
+        for i, text in enumerate(others):
+            await mem.observe(text, timestamp=1_700_100_000.0 + i * 1000)
+        await mem.observe(new, timestamp=1_700_600_000.0)
+    # Nothing in the words says the two are one attribute (supersession at observe
+    # time keeps both); the question does.
+    kept = await ranked(0)
+    assert kept[0] == new
+    assert old in kept[:5]
+    demoted = await ranked(5)
+    assert demoted[0] == new
+    assert old in demoted
+    assert old not in demoted[:5]
+
+
+async def test_a_question_about_how_someone_is_prefers_a_statement_to_an_outing(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    question = "What should I keep in mind when cooking for Lucas?"
+    diet = "My flatmate Lucas follows a pescatarian diet."
+    lunch = "Had lunch with Lucas near the botanical garden."
+
+    async def first(factor: float) -> str:
+        config = UCMAConfig(retrieval=dataclasses.replace(RetrievalConfig(), event_factor=factor))
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            return (await m.recall(question)).hits[0].content
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe(diet, timestamp=1_700_000_000.0)
+        await mem.observe("My flatmate Lucas is really into bluegrass.", timestamp=1_700_100_000.0)
+        await mem.observe(lunch, timestamp=1_700_200_000.0)
+    # By match alone the lunch leads; the question asks how Lucas is.
+    assert await first(1.0) == lunch
+    assert await first(0.9) == diet
+    # Asked what happened, the outing is what answers.
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        result = await mem.recall("Where did I have lunch with Lucas?")
+    assert result.hits[0].content == lunch
+
+
+def test_event_factor_above_one_is_refused() -> None:
+    with pytest.raises(ConfigError):
+        RetrievalConfig(event_factor=1.5)

@@ -333,3 +333,51 @@ async def test_a_message_of_several_sentences_keeps_what_did_not_change(
         assert not any("Oaxacan food more than" in h.content for h in food.hits)
         history = await mem.recall("What food does Sofia love?", include_superseded=True)
         assert both.id in {h.id for h in history.hits}
+
+
+async def test_a_value_said_first_is_replaced_like_any_other(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        thursday = await mem.observe("Thursday evenings are for climbing.")
+        clock.now += 4 * DAY
+        tuesday = await mem.observe("FYI: Tuesday evenings are for climbing.")
+        assert await superseded(mem, [thursday.id, tuesday.id]) == {thursday.id: tuesday.id}
+
+
+async def test_a_value_change_in_the_same_words_is_no_duplicate(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        thursday = await mem.observe("Tomás does climbing on Thursdays these days.")
+        clock.now += 7 * DAY
+        friday = await mem.observe("Tomás does climbing on Fridays these days.")
+        # Their embeddings are 0.95 apart: only the value tells them apart.
+        assert friday.stored == 1 and friday.id != thursday.id
+        assert await superseded(mem, [thursday.id]) == {thursday.id: friday.id}
+        result = await mem.recall("Which day does Tomás go climbing?")
+    assert result.hits[0].id == friday.id
+    assert all("Thursdays" not in hit.content for hit in result.hits)
+
+
+async def test_the_assistants_echo_of_a_replaced_value_goes_with_it(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        said = await mem.observe("Thursday evenings are for climbing.", source="user")
+        clock.now += MINUTE
+        echo = await mem.observe(
+            "I'll keep Thursday evenings free for your climbing.", source="assistant"
+        )
+        clock.now += MINUTE
+        other = await mem.observe("Sure, I'll remind you to water the plants.", source="assistant")
+        clock.now += 10 * DAY
+        change = await mem.observe("As of January, climbing is on Friday evenings.")
+        gone = await superseded(mem, [said.id, echo.id, other.id])
+        assert gone == {said.id: change.id, echo.id: change.id}
+        result = await mem.recall("What day of the week do I do climbing?")
+    assert [hit.id for hit in result.hits][:1] == [change.id]
+    assert all("Thursday" not in hit.content for hit in result.hits)

@@ -108,8 +108,15 @@ def test_registry_parses_provider_strings() -> None:
 
 
 def _dump(path: Path) -> list[str]:
+    """The file's contents, but for the log of sleep cycles (a failed one is recorded)."""
     with closing(sqlite3.connect(path)) as conn:
-        return list(conn.iterdump())
+        return [
+            line
+            for line in conn.iterdump()
+            if not line.startswith(
+                ('INSERT INTO "sleep_runs"', "INSERT INTO \"sqlite_sequence\" VALUES('sleep_runs'")
+            )
+        ]
 
 
 @pytest.mark.integration
@@ -150,6 +157,11 @@ async def test_a_failing_provider_leaves_the_store_unchanged(
         with pytest.raises(ProviderError) as raised:
             await memory.sleep()
         assert "fake-chat" in str(raised.value)
+        [failed] = await memory.sleep_runs()
+        assert (
+            failed.phases == ("compress",)
+            and failed.error == f"abstract: ProviderError: {raised.value}"
+        )
     assert _dump(path) == before
     # With a good reply the same cycle stores the facts, marked generated.
     server.queue_chat(GOOD, '{"facts": []}')

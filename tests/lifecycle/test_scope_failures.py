@@ -55,9 +55,19 @@ async def test_sleep_all_goes_on_past_a_scope_whose_cycle_fails(
         for user in ("alice", "carol"):
             assert by_user[user].phases == list(PHASES) and by_user[user].error is None
 
-        # A single scope's sleep still raises: the caller asked for that scope.
+        # Each cycle is recorded, the failed one with its error.
+        [failed] = await memory.sleep_runs(user_id="bob")
+        assert (failed.trigger, failed.error) == ("all_scopes", by_user["bob"].error)
+        assert list(failed.phases) == by_user["bob"].phases
+        [carols] = await memory.sleep_runs(user_id="carol")
+        assert carols.error is None and carols.changes["compress"] == by_user["carol"].compress
+
+        # A single scope's sleep still raises: the caller asked for that scope; the
+        # failed cycle is recorded all the same.
         with pytest.raises(ValueError):
             await memory.sleep(user_id="bob")
+        latest = (await memory.sleep_runs(user_id="bob", limit=1))[0]
+        assert latest.trigger == "request" and "JSONDecodeError" in (latest.error or "")
 
         # Repaired, the scope is consolidated on the next run.
         set_metadata(path, "bob", "{}")

@@ -179,6 +179,9 @@ async def test_new_session_consolidates(tmp_path: Path, local_embedder: LocalEmb
                 await asyncio.wait_for(task, 60)
             facts = await memory.facts_about("Omar")
             assert [(f.predicate, f.object) for f in facts] == [("lives_in", "Cairo")]
+            [run] = await memory.sleep_runs()
+            assert run.trigger == "new_session" and run.started_at == T0
+            assert run.phases == ("compress", "abstract", "reinforce", "prune", "clean")
 
 
 async def test_two_gardeners_at_once_run_each_job_once(

@@ -560,6 +560,12 @@ probes(
 )
 probes(
     "GET",
+    "/v1/memories/{memory_id}/links",
+    MEMORY_KINDS,
+    Probe("GET", "/v1/memories/{X}/links"),
+)
+probes(
+    "GET",
     "/v1/memories/{memory_id}/retention",
     MEMORY_KINDS,
     Probe("GET", "/v1/memories/{X}/retention"),
@@ -880,6 +886,7 @@ SEARCHES: list[Probe] = [
     Probe("GET", "/v1/events", params={"after_seq": 0, "limit": 500}),
     Probe("GET", "/v1/events/replay"),
     Probe("GET", "/v1/duplicates", params={"limit": 1000}),
+    Probe("GET", "/v1/sleep/runs", params={"limit": 1000}),
     Probe("GET", "/v1/patterns"),
     Probe("GET", "/v1/procedures", params={"tags": A_TAGS}),
     Probe("GET", "/v1/learnings", params={"tags": A_TAGS}),
@@ -1453,6 +1460,7 @@ def _view(client: httpx.Client) -> list[str]:
         client.get("/v1/context"),
         client.get("/v1/decisions"),
         client.get("/v1/conflicts"),
+        client.get("/v1/sleep/runs"),
         client.get("/v1/export"),
     ]
     return [f"{r.status_code} {normalised(r.text)}" for r in reads]

@@ -51,6 +51,14 @@ async def test_self_model_over_rest(local: httpx.AsyncClient) -> None:
     assert recorded.json()["attempts"] == 3 and recorded.json()["successes"] == 2
     listed = (await local.get("/v1/self/competences", params=A)).json()
     assert [c["capability"] for c in listed["items"]] == ["sql"]
+    [sql] = listed["items"]
+    # What the counts say, as introspect says it: Beta(1, 1) after 2 of 3, predictions of
+    # 0.9 against a rate of 2/3, Brier ((0.1^2) * 2 + 0.9^2) / 3.
+    assert sql["accuracy"] == pytest.approx(0.6) and sql["low"] < 0.6 < sql["high"]
+    assert sql["actual_rate"] == pytest.approx(2 / 3) and sql["mean_predicted"] == 0.9
+    assert sql["calibration_error"] == pytest.approx(0.9 - 2 / 3)
+    assert sql["brier"] == pytest.approx((0.01 * 2 + 0.81) / 3) and sql["is_weak"] is False
+    assert recorded.json()["accuracy"] == sql["accuracy"] and sql["updated_at_iso"]
     answer = (
         await local.get("/v1/self/introspect", params={**A, "task": "Am I good at SQL queries?"})
     ).json()

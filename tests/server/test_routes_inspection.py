@@ -1,5 +1,6 @@
 """The routes the memory inspector needs beyond the rest of the API, over the ASGI
-transport: the scopes a caller may look at, and archiving and unarchiving one memory."""
+transport: the scopes a caller may look at, archiving and unarchiving one memory, the
+gardener schedule and the sleep runs."""
 
 from __future__ import annotations
 
@@ -171,3 +172,87 @@ async def test_the_gardener_schedule_hides_cross_user_sums_from_a_key(
     seen_by_key = (await (await keyed("bob")).get("/v1/gardener")).json()["jobs"]
     assert {j["job"]: j["last_run_at"] for j in seen_by_key}["decay"] == decay["last_run_at"]
     assert all(j["last_summary"] is None for j in seen_by_key)
+
+
+async def test_sleep_runs_list_each_cycle_of_the_callers_scope_only(
+    engine: AsyncMemory, local: httpx.AsyncClient, keyed: KeyedClient
+) -> None:
+    await _observe(local, NOTE, **A)
+    assert (await local.get("/v1/sleep/runs", params=A)).json()["items"] == []
+    slept = await local.post("/v1/sleep", json=A)
+    assert slept.status_code == 200, slept.text
+    await engine.run_gardener("consolidate")
+    page = (await local.get("/v1/sleep/runs", params=A)).json()
+    gardener, requested = page["items"]
+    assert (gardener["trigger"], requested["trigger"]) == ("gardener", "request")
+    assert gardener["id"] > requested["id"] and page["next_offset"] is None
+    report = slept.json()
+    assert (
+        requested["phases"]
+        == report["phases"]
+        == [
+            "compress",
+            "abstract",
+            "reinforce",
+            "prune",
+            "clean",
+        ]
+    )
+    assert requested["changes"]["abstract"] == report["abstract"]
+    assert requested["changes"]["prune"] == report["prune"]
+    assert requested["seconds"] == pytest.approx(report["seconds"], abs=1e-3)
+    assert requested["started_at_iso"] and not requested["interrupted"] and not requested["error"]
+    second = (await local.get("/v1/sleep/runs", params={**A, "limit": 1, "offset": 1})).json()
+    assert [r["id"] for r in second["items"]] == [requested["id"]]
+
+    # Bob's key sees Bob's runs (none), and may not ask for Alice's.
+    bob = await keyed("bob")
+    assert (await bob.get("/v1/sleep/runs")).json()["items"] == []
+    refused = await bob.get("/v1/sleep/runs", params=A)
+    assert refused.status_code == 404 and error_of(refused)["code"] == "not_found"
+    assert (await local.get("/v1/sleep/runs", params={"user_id": "bob"})).json()["items"] == []
+
+
+async def test_links_list_a_memorys_typed_edges_one_by_one(
+    local: httpx.AsyncClient, keyed: KeyedClient
+) -> None:
+    first = await _observe(local, NOTE, **A)
+    second = await _observe(local, "The production database still listens on 5432.", **A)
+    third = await _observe(local, "Backups of staging run nightly at two.", **A)
+    for target, edge_type, weight in ((second, "contrasts", 0.7), (second, "supports", 0.2),
+                                      (third, "explains", 0.9)):  # fmt: skip
+        made = await local.post(
+            "/v1/links",
+            json={
+                **A,
+                "source_id": first,
+                "target_id": target,
+                "edge_type": edge_type,
+                "weight": weight,
+            },  # fmt: skip
+        )
+        assert made.status_code == 201, made.text
+    answer = (await local.get(f"/v1/memories/{first}/links", params=A)).json()
+    shown = [(x["edge_type"], x["weight"], x["memory"]["id"]) for x in answer["links"]]
+    # Both links to the second memory show, each with its type, strongest first.
+    assert [s for s in shown if s[0] != "followed_by"] == [
+        ("explains", 0.9, third),
+        ("contrasts", 0.7, second),
+        ("supports", 0.2, second),
+    ]
+    only = await local.get(
+        f"/v1/memories/{first}/links",
+        params={**A, "edge_types": ["supports", "explains"], "limit": 1},
+    )
+    assert [(x["edge_type"], x["memory"]["id"]) for x in only.json()["links"]] == [
+        ("explains", third)
+    ]
+    await local.post(f"/v1/memories/{third}/archive", json=A)
+    after = (await local.get(f"/v1/memories/{first}/links", params=A)).json()
+    assert third not in {x["memory"]["id"] for x in after["links"]}
+
+    missing = await local.get("/v1/memories/ep_nowhere/links", params=A)
+    assert missing.status_code == 404 and error_of(missing)["code"] == "not_found"
+    bob = await keyed("bob")
+    hidden = await bob.get(f"/v1/memories/{first}/links")
+    assert hidden.status_code == 404 and error_of(hidden)["code"] == "not_found"

@@ -10,7 +10,7 @@ from ucma.config import ForgettingConfig
 from ucma.errors import ValidationError
 from ucma.lifecycle.clock import FunctionClock, SimulatedClock, SystemClock, as_clock
 from ucma.lifecycle.consolidation import compression_threshold, hebbian_weight
-from ucma.lifecycle.dedup import numbers_of
+from ucma.lifecycle.dedup import values_of
 from ucma.lifecycle.forgetting import assess, retention_threshold
 from ucma.memory.retention import SECONDS_PER_DAY, initial_stability
 from ucma.types import MemoryKind, MemoryVitals
@@ -109,9 +109,12 @@ def test_compression_threshold_and_hebb() -> None:
     assert hebbian_weight(0.95, 1, 0.1, 0.9) == 0.95  # never weakens an existing edge
 
 
-def test_numbers_guard() -> None:
-    assert numbers_of("at 3 pm, room 12") == numbers_of("room 12 at 3 pm")
-    assert numbers_of("standup 3") != numbers_of("standup 4")
+def test_values_guard() -> None:
+    assert values_of("at 3 pm, room 12") == values_of("room 12 at 3 pm")
+    assert values_of("standup 3") != values_of("standup 4")
+    assert values_of("Tomás climbs on Thursdays.") != values_of("Tomás climbs on Fridays.")
+    assert values_of("Happy to help, Dana!") == values_of("happy to help, Dana.")
+    assert values_of("I think I love it.") == values_of("I think I love it")
 
 
 def test_clocks() -> None:

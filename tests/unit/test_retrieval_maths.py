@@ -10,7 +10,7 @@ from ucma.config import CascadeConfig, RetrievalConfig
 from ucma.errors import ConfigError
 from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, merge
 from ucma.retrieval.confidence import Confidence, confidence
-from ucma.retrieval.fusion import normalise, rrf, score_fusion
+from ucma.retrieval.fusion import normalise, rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
 from ucma.retrieval.ranking import RANKING_PRESETS, RankInputs, rank_score, recency
 from ucma.retrieval.router import (
@@ -42,6 +42,26 @@ def test_score_fusion_normalises_each_channel():
     assert fused["k"] == pytest.approx(0.5 * 3.0 / 12.0)  # two candidates: max normalisation
     raw = score_fusion(channels, {"dense": 1.0}, methods={"dense": "none"})
     assert raw["d3"] == pytest.approx(0.3)
+
+
+def test_keyword_matches_count_by_how_related_the_memory_is():
+    keyword = {"reply": 0.34, "statement": 0.14, "half": 0.4, "unknown": 0.5}
+    cosines = {"reply": 0.16, "statement": 0.52, "half": 0.2}
+    weighed = weighed_by_meaning(keyword, cosines, 0.1, 0.3)
+    assert weighed["reply"] == pytest.approx(0.34 * 0.3)  # a long reply, barely related
+    assert weighed["statement"] == pytest.approx(0.14)  # related: the match counts whole
+    assert weighed["half"] == pytest.approx(0.2)
+    assert weighed["unknown"] == 0.0  # no cosine: unrelated
+    with pytest.raises(ValueError):
+        weighed_by_meaning(keyword, cosines, 0.3, 0.3)
+
+
+def test_keyword_cosine_ramp_is_validated_and_read_from_lists():
+    assert RetrievalConfig(keyword_cosine_ramp=[0.0, 0.4]).keyword_cosine_ramp == (0.0, 0.4)  # type: ignore[arg-type]
+    assert RetrievalConfig(keyword_cosine_ramp=None).keyword_cosine_ramp is None
+    for bad in ((0.3, 0.1), (0.1,), (-2.0, 0.5), ("a", "b")):
+        with pytest.raises(ConfigError):
+            RetrievalConfig(keyword_cosine_ramp=bad)  # type: ignore[arg-type]
 
 
 @given(

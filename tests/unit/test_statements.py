@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ucma.conflicts.statements import (
     Candidate,
+    echoes,
     replacements,
     retired_words,
     same_frame,
@@ -106,6 +107,11 @@ def test_same_frame_needs_one_short_value_after_an_attribute_word() -> None:
         "I'm learning Dutch on my commute.", "FYI: I'm learning Portuguese on my commute."
     )
     assert not same_frame("Bruno uses a Fairphone 5.", "Bruno has an iPhone 15.")
+    # A value said first, then what it is of.
+    assert same_frame(
+        "Thursday evenings are for climbing.", "FYI: Tuesday evenings are for climbing."
+    )
+    assert not same_frame("Dana swims.", "Eve swims.")
     # The verb changed, not a value of the same attribute.
     assert not same_frame(
         "Olivia's sister works in Groningen.",
@@ -292,3 +298,11 @@ def test_questions_about_the_one_asking_and_lines_about_someone_else() -> None:
     assert about_someone_else("Dana Tanaka likes sepia mode on all devices.")
     assert not about_someone_else("I had lunch with Sofia near the river.")
     assert not about_someone_else("Put on some synthwave and I'm happy.")
+
+
+def test_an_echo_repeats_the_replaced_value_and_nothing_new() -> None:
+    old = "Thursday evenings are for climbing."
+    new = "As of January, climbing is on Friday evenings."
+    assert echoes("I'll keep Thursday evenings free for your climbing.", old, new)
+    assert not echoes("Friday it is, I'll keep Thursday free for you.", old, new)
+    assert not echoes("Sure, I'll remind you to water the plants.", old, new)

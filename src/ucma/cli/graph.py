@@ -1,4 +1,4 @@
-"""``ucma episodes-between | related | link``: the episodes of a period and the memory
+"""``ucma episodes-between | related | links | link``: the episodes of a period and the memory
 graph, each named like the Python method it calls and printing the JSON its REST route
 answers (``--json``), or a readable form of it."""
 
@@ -101,6 +101,28 @@ def related(
     show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
+def links(
+    memory_id: MemoryIdArgument,
+    user: UserOption,
+    agent: AgentOption = "default",
+    edge_type: Annotated[
+        list[str] | None,
+        typer.Option(help="Only links of this type (repeatable).", show_default=False),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most to show.")] = 100,
+    home: HomeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A memory's outgoing links one by one, strongest first, with their type and weight."""
+    from ucma.serialization import link_to_dict
+
+    async def work(memory: AsyncMemory) -> dict[str, Any]:
+        found = await memory.links(memory_id, edge_types=edge_type, limit=limit)
+        return {"memory_id": memory_id, "links": [link_to_dict(e, r) for e, r in found]}
+
+    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+
+
 def link(
     source_id: Annotated[
         str, typer.Argument(help="The memory it starts from.", show_default=False)
@@ -122,7 +144,7 @@ def link(
     show_work(work, user=user, agent=agent, home=home, as_json=as_json)
 
 
-COMMANDS = (episodes_between, related, link)
+COMMANDS = (episodes_between, related, links, link)
 
 
 def register(app: typer.Typer) -> None:

@@ -82,19 +82,24 @@ async def record_competence(
 ) -> dict[str, Any]:
     """Record one attempt of CAPABILITY and whether it succeeded."""
 
+    from ucma.serialization import competence_to_api_dict
+
     found = await memory.record_competence(
         capability, success, predicted=predicted, failure_reason=reason
     )
-    return found.to_dict()
+    return competence_to_api_dict(found, memory.config.predictive)
 
 
 async def competences(
     memory: AsyncMemory,
     limit: LimitOption = 100,
 ) -> dict[str, Any]:
-    """The self-model: each capability's attempts, successes and failure modes."""
+    """The self-model: each capability's attempts, successes, estimated accuracy with its
+    interval, calibration and failure modes."""
+    from ucma.serialization import competence_to_api_dict
 
-    return {"competences": [c.to_dict() for c in await memory.competences(limit=limit)]}
+    found = await memory.competences(limit=limit)
+    return {"competences": [competence_to_api_dict(c, memory.config.predictive) for c in found]}
 
 
 async def introspect(

@@ -1,9 +1,9 @@
-"""``ucma retention | sources | duplicates | salience-history | memory-influence | trace |
-traces | counterfactuals | replay | extract-patterns | share-patterns | review-flags |
-clear-review | fact-history | conflicts | find-learnings``: commands to review what the
-memory holds and how it learnt, each named like the Python method it calls and printing
-the same JSON the REST route and MCP tool of that name answer (``--json``), or a
-readable form of it."""
+"""``ucma retention | sources | duplicates | sleep-runs | salience-history |
+memory-influence | trace | traces | counterfactuals | replay | extract-patterns |
+share-patterns | review-flags | clear-review | fact-history | conflicts | find-learnings``:
+commands to review what the memory holds and how it learnt, each named like the Python
+method it calls and printing the same JSON the REST route and MCP tool of that name answer
+(``--json``), or a readable form of it."""
 
 from __future__ import annotations
 
@@ -53,6 +53,19 @@ async def duplicates(
 
     found = await memory.duplicates(limit=limit)
     return {"duplicates": [duplicate_to_dict(d) for d in found]}
+
+
+async def sleep_runs(
+    memory: AsyncMemory,
+    limit: LimitOption = 20,
+    offset: Annotated[int, typer.Option(min=0, help="Runs to skip: the start of the page.")] = 0,
+) -> dict[str, Any]:
+    """The sleep cycles that ran for the scope, newest first: why, when, how long, and
+    what each phase changed."""
+    from ucma.serialization import sleep_run_to_dict
+
+    found = await memory.sleep_runs(limit=limit, offset=offset)
+    return {"sleep_runs": [sleep_run_to_dict(r) for r in found]}
 
 
 async def salience_history(
@@ -197,6 +210,7 @@ COMMANDS = (
     retention,
     sources,
     duplicates,
+    sleep_runs,
     salience_history,
     memory_influence,
     trace,

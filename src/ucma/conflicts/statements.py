@@ -56,6 +56,8 @@ from ucma.providers.rule_facts import GENERIC_SPEAKERS
 __all__ = [
     "Candidate",
     "Replacement",
+    "echoes",
+    "is_event",
     "marks_change",
     "replacements",
     "retired_words",
@@ -279,7 +281,9 @@ def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> b
     what of the subject (words in ``subject`` do not count: "Olivia's sister
     works in Groningen" / "... rents a flat in Groningen" changes the verb, not
     a value), the rest (at least three words, and most of each sentence)
-    shared in order."""
+    shared in order. A value may also come first when at least two words after it
+    say what it is of ("Thursday evenings are for climbing" / "Tuesday evenings are
+    for climbing")."""
     a, b = _tokens(old), _tokens(new)
     if min(len(a), len(b)) < 4:
         return False
@@ -296,7 +300,10 @@ def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> b
         and shared / max(len(a), len(b)) >= 0.6
         and bool(_words(" ".join(a[i1:i2])))
         and bool(_words(" ".join(b[j1:j2])))
-        and bool(_words(" ".join(a[:i1])) - subject)
+        and (
+            bool(_words(" ".join(a[:i1])) - subject)
+            or (i1 == 0 and len(_words(" ".join(a[i2:])) - subject) >= 2)
+        )
     )
 
 
@@ -369,7 +376,7 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     happened ("Tariq sold the Volvo, he gets around on an e-bike these days")."""
     names = known_people([text]) | set(people)
     return any(
-        (marks_change(sentence) or not _is_event(sentence))
+        (marks_change(sentence) or not is_event(sentence))
         and (
             _FIRST_PERSON.search(sentence) is not None
             or _NAMED_SUBJECT.search(sentence) is not None
@@ -379,7 +386,8 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     )
 
 
-def _is_event(text: str) -> bool:
+def is_event(text: str) -> bool:
+    """Whether ``text`` tells of something that happened (a dated or past event)."""
     return _EVENT.search(text) is not None
 
 
@@ -441,7 +449,7 @@ def replacements(
             continue  # one says nothing the other does not: a restatement, not a change
         if (
             timestamp - old.timestamp >= REFRAME_GAP
-            and not _is_event(about)
+            and not is_event(about)
             and any(same_frame(o, n, name_words) for o in _sentences(about) for n in new_sentences)
         ):
             strong.append(Replacement(old, "reframed", rests[old.id]))
@@ -471,6 +479,20 @@ def replacements(
     if rivals:
         return [], chosen + rivals
     return [Replacement(c, "cued", rests[c.id]) for c in chosen], []
+
+
+def echoes(reply: str, old: str, new: str) -> bool:
+    """Whether ``reply``, the assistant's turn right after ``old``, repeats the value
+    ``new`` replaced in it: it names a content word of ``old`` that ``new`` does not
+    say, none that only ``new`` says, and is no longer than a statement of one value
+    ("I'll keep Thursday evenings free for your climbing" after "Thursday evenings
+    are for climbing", which "As of January, climbing is on Friday evenings"
+    replaced)."""
+    said, before = _words(new), _words(old)
+    theirs = _words(reply)
+    return (
+        len(theirs) <= MAX_WORDS and bool(theirs & (before - said)) and not theirs & (said - before)
+    )
 
 
 def _simple(sentences: Sequence[str]) -> bool:

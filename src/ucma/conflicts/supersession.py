@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.conflicts.resolver import ConflictResolver
-from ucma.conflicts.statements import Candidate, replacements
+from ucma.conflicts.statements import Candidate, echoes, replacements
 from ucma.memory.levels import select_temporal_level
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
@@ -63,6 +63,9 @@ __all__ = [
 
 MIN_COSINE = 0.2
 """The least cosine at which an older statement is considered for replacement at all."""
+
+ECHO_COSINE = 0.4
+"""How close the assistant's reply to a replaced statement must be to go with it."""
 
 _CANDIDATES = 12
 _WINDOW = 2_000
@@ -263,6 +266,7 @@ def _replace_statements(
         )
         if replacement.rest is None:
             resolver.supersede_statement(storage, scope, old, new, reason, now)
+            _replace_echo(resolver, storage, scope, old, new, now)
         else:
             statement.partial.append(PartialReplacement(old, new, replacement.rest, reason))
     if not ambiguous:
@@ -277,6 +281,42 @@ def _replace_statements(
         old = found[option.id]
         asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
     return asked
+
+
+def _replace_echo(
+    resolver: ConflictResolver,
+    storage: Storage,
+    scope: Scope,
+    old: Episode,
+    new: Episode,
+    now: float,
+) -> None:
+    """Supersede the assistant's reply right after ``old`` when it only repeated
+    the value ``new`` replaced ("Okay, I'll keep Thursday evenings free" after
+    "Thursday evenings are for climbing"): otherwise the old value lives on in
+    the reply."""
+    if old.source.strip().lower() == "assistant":
+        return
+    after = [
+        i
+        for i, offset in storage.episodes.neighbors(scope, [old.id], 1).get(old.id, [])
+        if offset == 1
+    ]
+    found = storage.memories.get_many(scope, after)
+    reply = found.get(after[0]) if after else None
+    if (
+        not isinstance(reply, Episode)
+        or reply.source.strip().lower() != "assistant"
+        or reply.timestamp > new.timestamp
+        or storage.conflicts.superseded(scope, [reply.id], at=now)
+        or not echoes(reply.content, old.content, new.content)
+    ):
+        return
+    vectors = storage.memories.vectors(scope, [old.id, reply.id])
+    if len(vectors) < 2 or float(np.dot(vectors[old.id], vectors[reply.id])) < ECHO_COSINE:
+        return
+    reason = f"it repeated what a later statement replaced ('{old.content}')"
+    resolver.supersede_statement(storage, scope, reply, new, reason, now)
 
 
 def earlier_statements(

@@ -23,8 +23,15 @@ from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
 from ucma.storage.base import Storage
-from ucma.types import DuplicateAttempt, HistoryEntry, MemoryRecord, MemorySource, Scope
-from ucma.validation import check_id, check_limit
+from ucma.types import (
+    DuplicateAttempt,
+    HistoryEntry,
+    MemoryRecord,
+    MemorySource,
+    Scope,
+    SleepRun,
+)
+from ucma.validation import check_id, check_limit, check_offset
 
 __all__ = ["Lifecycle", "check_days"]
 
@@ -56,7 +63,10 @@ class Lifecycle(EngineBase):
         return self._providers
 
     def _sleep_cycle(
-        self, storage: Storage, progress: Callable[[str, int, int], None] | None
+        self,
+        storage: Storage,
+        progress: Callable[[str, int, int], None] | None,
+        trigger: str,
     ) -> SleepCycle:
         return SleepCycle(
             storage=storage,
@@ -67,6 +77,7 @@ class Lifecycle(EngineBase):
             clock=self.clock,
             interrupt=self._interrupt,
             progress=progress,
+            trigger=trigger,
         )
 
     async def sleep(
@@ -88,7 +99,9 @@ class Lifecycle(EngineBase):
         storage = await self._ready()
         async with self._cycle_lock(scope):  # after a background cycle of the scope
             self._interrupt.clear()
-            return await self._sleep_cycle(storage, progress).run(scope, phases or PHASES)
+            return await self._sleep_cycle(storage, progress, "request").run(
+                scope, phases or PHASES
+            )
 
     async def sleep_all(
         self, *, progress: Callable[[str, int, int], None] | None = None
@@ -104,7 +117,9 @@ class Lifecycle(EngineBase):
         reports = []
         for scope in await self._run(storage.memories.scopes):
             async with self._cycle_lock(scope):
-                report = await self._sleep_cycle(storage, progress).run(scope, isolate=True)
+                report = await self._sleep_cycle(storage, progress, "all_scopes").run(
+                    scope, isolate=True
+                )
             reports.append(report)
             if report.interrupted:
                 break
@@ -131,7 +146,7 @@ class Lifecycle(EngineBase):
         self._interrupt.clear()
         if mode == "sync":
             async with self._cycle_lock(scope):
-                await self._sleep_cycle(storage, None).run(scope)
+                await self._sleep_cycle(storage, None, "new_session").run(scope)
             return
         running = self._consolidations.get(scope)
         if running is not None and not running.done():
@@ -157,7 +172,7 @@ class Lifecycle(EngineBase):
                 if self._closed:
                     break
                 self._consolidate_again.discard(scope)
-                report = await self._sleep_cycle(storage, None).run(scope)
+                report = await self._sleep_cycle(storage, None, "new_session").run(scope)
             if report.interrupted or scope not in self._consolidate_again:
                 break
         self._consolidate_again.discard(scope)
@@ -225,7 +240,7 @@ class Lifecycle(EngineBase):
 
         async def consolidate(scope: Scope) -> dict[str, Any]:
             async with self._cycle_lock(scope):
-                report = await self._sleep_cycle(storage, None).run(scope)
+                report = await self._sleep_cycle(storage, None, "gardener").run(scope)
             return {
                 "episodes": report.episodes_processed,
                 "facts": report.abstract.get("facts_new", 0),
@@ -337,6 +352,27 @@ class Lifecycle(EngineBase):
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
         return await self._run(storage.lifecycle.sources, scope, check_id(memory_id))
+
+    async def sleep_runs(
+        self,
+        *,
+        limit: int = 100,
+        offset: int = 0,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> list[SleepRun]:
+        """The scope's recorded sleep cycles, newest first: why each ran ("request",
+        "new_session", "all_scopes" or "gardener"), when, how long, the phases that
+        completed and what each changed, interrupted or failed. The newest
+        ``consolidation.sleep_runs_kept`` of a scope are kept."""
+        scope = self._scope(user_id, agent_id)
+        storage = await self._ready()
+        return await self._run(
+            storage.lifecycle.sleep_runs,
+            scope,
+            limit=check_limit(limit, 1000),
+            offset=check_offset(offset),
+        )
 
     async def duplicates(
         self, *, limit: int = 100, user_id: str | None = None, agent_id: str | None = None

@@ -43,10 +43,10 @@ from ucma.paradigms.predictive_records import (
 )
 from ucma.paradigms.procedural import success_rate
 from ucma.paradigms.self_model import (
-    calibration_error,
     content_stems,
     estimate,
     is_weak,
+    measured,
     mode_applies,
 )
 from ucma.storage.base import Storage
@@ -370,9 +370,9 @@ class Predictive(Strategies, LearningLoop):
         else:
             source, accuracy = "none", estimate(0, 0, cfg.interval)
         weak = tuple(c.capability for c in known if is_weak(c.successes, c.attempts, cfg))
-        predicted = found.predicted_count if found is not None else 0
-        mean_predicted = found.predicted_sum / predicted if found and predicted else None
-        actual = found.successes / found.attempts if found and found.attempts else None
+        counts = measured(found, cfg) if found is not None else None
+        mean_predicted = counts.mean_predicted if counts is not None else None
+        actual = counts.actual_rate if counts is not None else None
         caveats = []
         if source == "none":
             caveats.append("no recorded attempt: 0.5 is the prior, not a measurement")
@@ -401,8 +401,8 @@ class Predictive(Strategies, LearningLoop):
             source=source,
             actual_rate=actual,
             mean_predicted=mean_predicted,
-            calibration_error=calibration_error(found.bins) if found is not None else None,
-            brier=found.brier_sum / predicted if found and predicted else None,
+            calibration_error=counts.calibration_error if counts is not None else None,
+            brier=counts.brier if counts is not None else None,
             known_failure_modes=tuple(found.failure_modes) if found is not None else (),
             weak_domains=weak,
             strategy_applications=applications,

@@ -26,6 +26,7 @@ from ucma.types import (
     ConflictStatus,
     Episode,
     Fact,
+    GraphEdge,
     Hit,
     Learning,
     LearningType,
@@ -428,6 +429,45 @@ class Queries(EngineBase):
             return [(records[n], w, h) for n, w, h in found if n in records]
 
         return await self._run(walk)
+
+    async def links(
+        self,
+        memory_id: str,
+        *,
+        edge_types: Sequence[str] | None = None,
+        limit: int = 100,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+    ) -> builtins.list[tuple[GraphEdge, MemoryRecord]]:
+        """A memory's outgoing links, one by one: each edge (type, weight, when) with
+        the memory it points to, strongest first (then by type and target id); of the
+        given types only when ``edge_types`` is set. A link to a memory that is no
+        longer in search (archived, deleted) is left out. What the inspector draws;
+        ``related`` follows paths instead. NotFoundError for an unknown id."""
+        scope = self._scope(user_id, agent_id)
+        start = check_id(memory_id)
+        types = set(check_strings(edge_types, "edge_types")) or None
+        most = check_limit(limit, 1000)
+        storage = await self._ready()
+
+        def read() -> list[tuple[GraphEdge, MemoryRecord]]:
+            if storage.memories.get(scope, start) is None:
+                raise NotFoundError("memory", start)
+            edges = [
+                e
+                for e in storage.graph.edges_from(scope, start)
+                if types is None or e.edge_type in types
+            ]
+            records = storage.memories.get_many(scope, [e.target_id for e in edges])
+            found = [
+                (e, records[e.target_id])
+                for e in edges
+                if e.target_id in records and records[e.target_id].archived_at is None
+            ]
+            found.sort(key=lambda pair: (-pair[0].weight, pair[0].edge_type, pair[0].target_id))
+            return found[:most]
+
+        return await self._run(read)
 
     async def update_graph_importance(
         self, *, user_id: str | None = None, agent_id: str | None = None

@@ -54,6 +54,7 @@ from ucma.types import (
     HistoryEntry,
     RetentionInfo,
     Scope,
+    SleepRun,
     Tier,
     fact_id_for,
 )
@@ -141,7 +142,8 @@ class SleepCycle:
 
     ``run`` executes a function on the storage thread (``AsyncMemory._run``);
     ``embed`` computes unit vectors. ``interrupt`` (an ``asyncio.Event``) stops
-    the cycle between phases.
+    the cycle between phases. Every cycle is recorded (``LifecycleStore.sleep_runs``)
+    with ``trigger``, why it ran, failed and interrupted ones too.
     """
 
     def __init__(
@@ -155,6 +157,7 @@ class SleepCycle:
         clock: Clock,
         interrupt: asyncio.Event | None = None,
         progress: Progress | None = None,
+        trigger: str = "request",
     ) -> None:
         self._storage = storage
         self._run = run
@@ -166,6 +169,7 @@ class SleepCycle:
         self._clock = clock
         self._interrupt = interrupt
         self._progress = progress
+        self._trigger = trigger
 
     async def run(
         self, scope: Scope, phases: Sequence[str] = PHASES, *, isolate: bool = False
@@ -178,6 +182,7 @@ class SleepCycle:
         if unknown:
             raise ValueError(f"unknown sleep phases {sorted(unknown)}; use {PHASES}")
         report = SleepReport(scope.user_id, scope.agent_id)
+        started_at = self._clock.now()
         started = time.perf_counter()
         todo = [p for p in PHASES if p in phases]
         for number, phase in enumerate(todo, start=1):
@@ -190,15 +195,49 @@ class SleepCycle:
             try:
                 setattr(report, phase, await getattr(self, f"_{phase}")(scope))
             except Exception as exc:
+                report.error = f"{phase}: {type(exc).__name__}: {exc}"
+                report.seconds = time.perf_counter() - started
                 if not isolate:
+                    await self._record_failed(report, started_at)
                     raise
                 logger.error("sleep %s failed in %s", scope, phase, exc_info=exc)
-                report.error = f"{phase}: {type(exc).__name__}: {exc}"
                 break
             report.phases.append(phase)
         report.seconds = time.perf_counter() - started
+        await self._run(
+            self._storage.lifecycle.add_sleep_run,
+            self._as_run(report, started_at),
+            keep=self._config.consolidation.sleep_runs_kept,
+        )
         logger.info("sleep %s/%s: %s", scope.user_id, scope.agent_id, report.phases)
         return report
+
+    def _as_run(self, report: SleepReport, started_at: float) -> SleepRun:
+        return SleepRun(
+            user_id=report.user_id,
+            agent_id=report.agent_id,
+            trigger=self._trigger,
+            started_at=started_at,
+            seconds=report.seconds,
+            phases=tuple(report.phases),
+            changes={phase: dict(getattr(report, phase)) for phase in report.phases},
+            interrupted=report.interrupted,
+            error=report.error,
+        )
+
+    async def _record_failed(self, report: SleepReport, started_at: float) -> None:
+        """Record a cycle that is about to raise; a failure to record is logged, so the
+        cycle's own error is what the caller sees."""
+        try:
+            await self._run(
+                self._storage.lifecycle.add_sleep_run,
+                self._as_run(report, started_at),
+                keep=self._config.consolidation.sleep_runs_kept,
+            )
+        except Exception:
+            logger.exception(
+                "could not record the failed sleep cycle of %s/%s", report.user_id, report.agent_id
+            )
 
     # -- phase 1 --------------------------------------------------------------------
 

@@ -16,9 +16,11 @@ and the attempt is logged (``LifecycleStore.duplicates``) and written to the
 episode's history as a ``merged`` event, in the same transaction as the rest
 of the batch.
 
-One guard beyond R4: two texts whose numbers differ ("standup 3" and
-"standup 4", "at 3 pm" and "at 4 pm") are never duplicates, however similar
-their embeddings; sentence embeddings barely see digits.
+One guard beyond R4: two texts whose values differ are never duplicates,
+however similar their embeddings: numbers ("standup 3" and "standup 4", "at 3
+pm" and "at 4 pm"; sentence embeddings barely see digits) and names written
+with a capital inside a sentence ("Tomás does climbing on Thursdays these
+days" and "... on Fridays ...", 0.95 cosine: a change, not a repeat).
 """
 
 from __future__ import annotations
@@ -40,14 +42,18 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["Duplicate", "find_duplicates", "merge_duplicates", "numbers_of"]
+__all__ = ["Duplicate", "find_duplicates", "merge_duplicates", "values_of"]
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A capitalised word after another word of its sentence: a name, a day, a place.
+_NAME = re.compile(r"(?<=[\w,;:'’)] )(?!I\b)[^\W\d_][^\W_]*", re.UNICODE)
 
 
-def numbers_of(text: str) -> Counter[str]:
-    """The numbers a text mentions, as a multiset."""
-    return Counter(_NUMBER.findall(text))
+def values_of(text: str) -> Counter[str]:
+    """The values a text mentions, as a multiset: its numbers and the words it
+    capitalises inside a sentence (folded to lower case)."""
+    names = [w.lower() for w in _NAME.findall(text) if w[0].isupper()]
+    return Counter(_NUMBER.findall(text)) + Counter(names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +98,10 @@ def find_duplicates(
     kept: list[int] = []
     for i, memory_id in enumerate(ids):
         best_id, best = None, threshold
-        numbers = numbers_of(contents[i])
+        values = values_of(contents[i])
         for hit_id, score in stored[i]:
             record = records.get(hit_id)
-            if score > best and record is not None and numbers_of(record.content) == numbers:
+            if score > best and record is not None and values_of(record.content) == values:
                 best_id, best = hit_id, float(score)
                 break
         if kept and earlier[i] > best:
@@ -103,7 +109,7 @@ def find_duplicates(
             for j in np.argsort(-similarities):
                 if float(similarities[j]) <= best:
                     break
-                if numbers_of(contents[kept[j]]) == numbers:
+                if values_of(contents[kept[j]]) == values:
                     best_id, best = ids[kept[j]], float(similarities[j])
                     break
         if best_id is None:

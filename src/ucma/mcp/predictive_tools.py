@@ -16,6 +16,7 @@ from pydantic import Field
 
 from ucma.engine import AsyncMemory
 from ucma.mcp.memory_tools import Guard, Scope
+from ucma.serialization import competence_to_api_dict
 
 __all__ = ["PREDICTIVE_TOOL_NAMES", "add_predictive_tools"]
 
@@ -97,7 +98,7 @@ def add_predictive_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, t
                 failure_reason=failure_reason,
                 **await scope(ctx),
             )
-            return found.to_dict()
+            return competence_to_api_dict(found, memory.config.predictive)
 
     async def competences(
         ctx: Context,
@@ -105,7 +106,8 @@ def add_predictive_tools(server: MCPServer, memory: AsyncMemory, scope: Scope, t
     ) -> dict[str, Any]:
         with told():
             found = await memory.competences(limit=limit, offset=0, **await scope(ctx))
-            return {"results": [c.to_dict() for c in found]}
+            config = memory.config.predictive
+            return {"results": [competence_to_api_dict(c, config) for c in found]}
 
     async def introspect(
         task: Annotated[str, Field(description="The task, in words.")],

@@ -13,6 +13,8 @@
   prediction - success rate|.
 - ``is_weak``: a weak domain is a capability whose estimated accuracy is below
   ``PredictiveConfig.weak_below`` after at least ``weak_min_samples`` attempts.
+- ``measured``: what a competence's counts say: the accuracy estimate, the actual rate,
+  the mean prediction, the calibration error, the Brier score, weak or not.
 - ``mode_applies``: a failure mode applies to a task when more than half of its
   content words (stemmed) are in the task's text: "recursive queries" applies to
   "a recursive SQL query", not to "an SQL query".
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import snowballstemmer
 
@@ -34,7 +37,9 @@ __all__ = [
     "calibration_error",
     "content_stems",
     "estimate",
+    "Measured",
     "is_weak",
+    "measured",
     "mode_applies",
     "with_attempt",
     "with_failure_mode",
@@ -121,6 +126,33 @@ def is_weak(successes: int, attempts: int, config: PredictiveConfig) -> bool:
     if attempts < config.weak_min_samples:
         return False
     return estimate(successes, attempts, config.interval).mean < config.weak_below
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """What one competence's counts say (``measured``); the rates are None without an
+    attempt, the prediction figures None when no prediction was made before one."""
+
+    accuracy: Estimate
+    actual_rate: float | None
+    mean_predicted: float | None
+    calibration_error: float | None
+    brier: float | None
+    is_weak: bool
+
+
+def measured(competence: Competence, config: PredictiveConfig) -> Measured:
+    """The accuracy estimate (``config.interval``), actual rate, mean prediction,
+    calibration error, Brier score and weakness of ``competence``."""
+    attempts, predicted = competence.attempts, competence.predicted_count
+    return Measured(
+        accuracy=estimate(competence.successes, attempts, config.interval),
+        actual_rate=competence.successes / attempts if attempts else None,
+        mean_predicted=competence.predicted_sum / predicted if predicted else None,
+        calibration_error=calibration_error(competence.bins),
+        brier=competence.brier_sum / predicted if predicted else None,
+        is_weak=is_weak(competence.successes, attempts, config),
+    )
 
 
 def content_stems(text: str) -> set[str]:

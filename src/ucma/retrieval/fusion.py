@@ -24,7 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["FUSION_METHODS", "MINMAX_MIN_SAMPLE", "normalise", "rrf", "score_fusion"]
+__all__ = [
+    "FUSION_METHODS",
+    "MINMAX_MIN_SAMPLE",
+    "normalise",
+    "rrf",
+    "score_fusion",
+    "weighed_by_meaning",
+]
 
 FUSION_METHODS = ("score", "rrf")
 MINMAX_MIN_SAMPLE = 5
@@ -54,6 +61,22 @@ def normalise(
             return dict.fromkeys(scores, 1.0 if top > 0 else 0.0)
         return {key: (value - low) / (top - low) for key, value in scores.items()}
     raise ValueError(f"unknown normalisation {method!r}; use 'max' or 'minmax'")
+
+
+def weighed_by_meaning(
+    keyword: Mapping[str, float], cosines: Mapping[str, float], low: float, high: float
+) -> dict[str, float]:
+    """Keyword scores scaled by how related each memory is by meaning: times 0 at a
+    cosine of ``low`` or less, 1 from ``high`` on, linear between (a memory
+    without a cosine counts as unrelated). Shared words in a text unrelated to the
+    query are coincidence: a long reply holds most common words of any question."""
+    if high <= low:
+        raise ValueError("the cosine ramp needs low < high")
+    span = high - low
+    return {
+        key: value * min(1.0, max(0.0, (cosines.get(key, low) - low) / span))
+        for key, value in keyword.items()
+    }
 
 
 def score_fusion(

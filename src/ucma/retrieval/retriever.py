@@ -29,12 +29,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ucma.config import UCMAConfig
-from ucma.conflicts.statements import marks_change, short_statement
+from ucma.conflicts.statements import is_event, marks_change, short_statement, states_lasting
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
@@ -46,7 +47,7 @@ from ucma.people import (
     subjects_in,
 )
 from ucma.retrieval.confidence import confidence, event_time
-from ucma.retrieval.fusion import rrf, score_fusion
+from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
@@ -73,6 +74,7 @@ _SESSION_TOP = 3
 _INHERITED = ("context", "graph_expansion")  # candidates only a neighbour brought in
 _DERIVED_EDGE = "derived_from"
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
+_SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and how things are
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
 #: that can hold the answer to its class of question includes episodes: an agent
@@ -160,6 +162,14 @@ class Retriever:
         # multiplies what the content channels found instead of adding to it.
         named = channels.pop("entity", {}) if cfg.entity_boost > 0 else {}
         boost = cfg.entity_boost * (2 if layer is Layer.GRAPH else 1)
+        if cfg.keyword_cosine_ramp is not None and "keyword" in channels and "dense" in channels:
+            # Only for fusion: the candidates keep their keyword match for confidence.
+            # A query embedded without its names runs lower cosines (as in confidence).
+            shift = self._config.cascade.unnamed_cosine_shift if plan.semantic_text else 0.0
+            low, high = cfg.keyword_cosine_ramp
+            channels["keyword"] = weighed_by_meaning(
+                channels["keyword"], channels["dense"], low - shift, high - shift
+            )
         if cfg.fusion == "rrf":
             fused = rrf(channels, weights, k=cfg.rrf_k)
         else:
@@ -479,6 +489,8 @@ class Retriever:
         # Sofia listens to baroque nonstop").
         about_asker = not plan.entities and not plan.names and asks_about_speaker(plan.text)
         relevant = False
+        # A question about how things are, not about what happened.
+        asks_state = cfg.retrieval.event_factor < 1 and not is_event(plan.text)
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -538,6 +550,8 @@ class Retriever:
             score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
             if elsewhere:
                 score *= cfg.retrieval.other_person_factor
+            if asks_state and _says_nothing_lasting(record.content):
+                score *= cfg.retrieval.event_factor
             hits.append(
                 Hit(
                     memory=record,
@@ -555,31 +569,31 @@ class Retriever:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
-        hits = self._changes_before_old_values(hits)
+        hits = self._changes_before_old_values(scope, hits)
         return self._said_before_replies(scope, hits)
 
-    def _changes_before_old_values(self, hits: list[Hit]) -> list[Hit]:
+    def _changes_before_old_values(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
         """A later statement marking a change ("Omar switched to Northwind Freight
         recently") placed above an earlier statement about the same people (or the
         speaker) among the best ``changes_window`` hits, when it answers the query
         about as well (its cosine, read without shared names, at least
         ``changes_min_cosine`` and at most ``changes_margin`` below the earlier
-        one's): a value said to be new is the current one. Only
-        short statements take part; a long message mentioning "now" is no change
-        of one value. Scores stay in place, so they still descend."""
+        one's): a value said to be new is the current one. The earlier statements
+        it passes, and those a change replaces for this query
+        (``_replaced_for_query``), then go below the best
+        ``changes_demote_window`` hits. Only short statements take
+        part; a long message mentioning "now" is no change of one value. Scores
+        stay in place, so they still descend."""
         cfg = self._config.retrieval
-        top = hits[: cfg.changes_window]
-        if len(top) < 2:
+        if len(hits) < 2:
             return hits
-        names = known_people(h.content for h in top)
+        window = max(cfg.changes_window, cfg.changes_demote_window)
+        names = known_people(h.content for h in hits[:window])
         order = list(hits)
-        for position in range(1, len(top)):
+        moved: set[str] = set()
+        for position in range(1, min(cfg.changes_window, len(hits))):
             later = order[position]
-            if (
-                self._closeness(later) < cfg.changes_min_cosine
-                or not marks_change(later.content)
-                or not short_statement(later.content)
-            ):
+            if not self._states_change(later):
                 continue
             subject = subjects_in(later.content, names)
             # The earlier one may answer better by at most the margin.
@@ -593,8 +607,61 @@ class Retriever:
                     and short_statement(earlier.content)
                 ):
                     order.insert(above, order.pop(position))
+                    moved.add(earlier.id)
                     break
+        replaced = self._replaced_for_query(scope, order[: cfg.changes_demote_window], names)
+        if cfg.changes_demote_window > 0:
+            replaced |= moved
+        if replaced:
+            rest = [h for h in order if h.id not in replaced]
+            below = [h for h in order if h.id in replaced]
+            at = cfg.changes_demote_window
+            order = rest[:at] + below + rest[at:]
         return _keep_scores(order, hits)
+
+    def _states_change(self, hit: Hit) -> bool:
+        """A short statement that marks a change and answers the query at least
+        ``changes_min_cosine`` by meaning."""
+        return (
+            self._closeness(hit) >= self._config.retrieval.changes_min_cosine
+            and marks_change(hit.content)
+            and short_statement(hit.content)
+        )
+
+    def _replaced_for_query(
+        self, scope: Scope, top: list[Hit], names: AbstractSet[str]
+    ) -> set[str]:
+        """The ids of the ``top`` hits that a later change among them replaces as
+        far as this query goes: an earlier short statement about the same people
+        that answers the query about as well (cosines without shared names within
+        ``changes_demote_gap``) and says much the same thing (the two memories'
+        cosine at least ``changes_demote_pair``). Supersession at observe time
+        missed them because their words differ ("Please always use sepia mode for
+        me" / "I've switched to high-contrast mode"); the query says which
+        attribute is asked."""
+        cfg = self._config.retrieval
+        changes = [h for h in top if self._states_change(h)]
+        if not changes or cfg.changes_demote_window <= 0:
+            return set()
+        vectors = self._storage.memories.vectors(scope, [h.id for h in top])
+        replaced: set[str] = set()
+        for later in changes:
+            subject = subjects_in(later.content, names)
+            for earlier in top:
+                if (
+                    earlier.id not in replaced
+                    and earlier.id in vectors
+                    and later.id in vectors
+                    and event_time(earlier.memory) < event_time(later.memory)
+                    and subjects_in(earlier.content, names) == subject
+                    and abs(self._closeness(earlier) - self._closeness(later))
+                    <= cfg.changes_demote_gap
+                    and float(np.dot(vectors[earlier.id], vectors[later.id]))
+                    >= cfg.changes_demote_pair
+                    and short_statement(earlier.content)
+                ):
+                    replaced.add(earlier.id)
+        return replaced
 
     def _closeness(self, hit: Hit) -> float:
         """How well a hit answers the query by meaning: its cosine with the names
@@ -741,6 +808,13 @@ def record_access(
         storage.memories.touch(scope, memory_ids, now)
         states = storage.retention.get_many(scope, memory_ids)
         storage.retention.put_many(scope, [reviewed(s, now, boost_base) for s in states.values()])
+
+
+def _says_nothing_lasting(text: str) -> bool:
+    """A short line (at most ``_SHORT_LINE_WORDS`` words) that says nothing of how
+    someone is: an event ("Had lunch with Rafael near the river"), a plan, a
+    request or a question. A longer message may hold both."""
+    return len(text.split()) <= _SHORT_LINE_WORDS and not states_lasting(text)
 
 
 def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:

@@ -44,6 +44,7 @@ from ucma.types import (
     DuplicateAttempt,
     Episode,
     Fact,
+    ForgettingBound,
     GraphEdge,
     HistoryEntry,
     JobRun,
@@ -60,6 +61,7 @@ from ucma.types import (
     RetentionInfo,
     ReviewFlag,
     Scope,
+    SleepRun,
 )
 
 __all__ = [
@@ -685,6 +687,15 @@ class LifecycleStore(ABC):
         """Logged duplicate attempts, newest first."""
 
     @abstractmethod
+    def add_sleep_run(self, run: SleepRun, *, keep: int) -> None:
+        """Record a sleep cycle of the run's scope, keeping only that scope's ``keep``
+        newest runs."""
+
+    @abstractmethod
+    def sleep_runs(self, scope: Scope, *, limit: int, offset: int = 0) -> list[SleepRun]:
+        """Recorded sleep cycles of the scope, newest first."""
+
+    @abstractmethod
     def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
         """Add occurrences behind a memory of the scope (ignored if it is unknown)."""
 
@@ -712,8 +723,9 @@ class LifecycleStore(ABC):
         """Live episodes not yet marked abstracted, oldest first."""
 
     @abstractmethod
-    def vitals(self, scope: Scope) -> list[MemoryVitals]:
-        """Forgetting inputs of every live (not archived) memory of the scope."""
+    def vitals(self, scope: Scope, bound: ForgettingBound | None = None) -> list[MemoryVitals]:
+        """Forgetting inputs of every live (not archived) memory of the scope, in the
+        order the store received them; with ``bound``, of those that pass it only."""
 
     @abstractmethod
     def archived_before(self, scope: Scope, cutoff: float) -> list[str]:

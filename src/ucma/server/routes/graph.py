@@ -1,4 +1,4 @@
-"""The memory graph: related memories, typed links, graph importance."""
+"""The memory graph: related memories, a memory's typed links, linking, graph importance."""
 
 from typing import Annotated, Any
 
@@ -85,6 +85,42 @@ async def related(
             Related(memory=serialization.record_to_api_dict(record), weight=weight, hops=hops)
             for record, weight, hops in found
         ]
+    )
+
+
+class Link(BaseModel):
+    edge_type: str
+    weight: float = Field(ge=0.0, le=1.0)
+    created_at: float = Field(description="When the link was made or last strengthened.")
+    memory: dict[str, Any] = Field(description="The memory it points to.")
+
+
+class LinksResponse(BaseModel):
+    memory_id: str
+    links: list[Link]
+
+
+@router.get("/memories/{memory_id}/links")
+async def links(
+    memory_id: MemoryId,
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+    edge_types: Annotated[
+        list[Identifier] | None, Query(max_length=100, description="Only links of these types.")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> LinksResponse:
+    """A memory's outgoing links one by one, strongest first: each with its type,
+    weight and the memory it points to (left out when that memory is archived); what
+    the inspector's graph draws. 404 for an unknown id."""
+    found = await engine.links(
+        memory_id, edge_types=edge_types, limit=limit, **scope_for(key, user_id, agent_id)
+    )
+    return LinksResponse(
+        memory_id=memory_id,
+        links=[Link(**serialization.link_to_dict(edge, record)) for edge, record in found],
     )
 
 

@@ -23,6 +23,7 @@ from ucma.server.schemas import (
     OptionalScope,
     Page,
     ScopedBody,
+    StoreOffset,
     UserQuery,
     page_of,
     scope_of,
@@ -46,6 +47,27 @@ async def sleep(engine: Engine, key: Caller, body: OptionalScope = None) -> dict
     them, reinforce the graph, forget, clean up. Answers what each phase changed."""
     report = await engine.sleep(**scope_of(key, body))
     return report.to_dict()
+
+
+@router.get("/sleep/runs")
+async def sleep_runs(
+    engine: Engine,
+    key: Caller,
+    user_id: UserQuery = None,
+    agent_id: AgentQuery = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: StoreOffset = 0,
+) -> Page:
+    """The scope's sleep cycles, newest first: why each ran (``request``,
+    ``new_session``, ``all_scopes``: the server's maintenance round or ``ucma sleep``,
+    ``gardener``), when, how long, the phases that completed and what each changed
+    (archived, promoted, facts, edges, ...), interrupted, or the error of a failed one.
+    The newest 1,000 of a scope are kept (configurable)."""
+    found = await engine.sleep_runs(
+        limit=limit + 1, offset=offset, **scope_for(key, user_id, agent_id)
+    )
+    items = [serialization.sleep_run_to_dict(r) for r in found[:limit]]
+    return page_of(items, limit, offset, more=len(found) > limit)
 
 
 @router.post("/forget")

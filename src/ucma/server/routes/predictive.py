@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import AllowInfNan, ConfigDict, Field, Strict, StringConstraints
 
+from ucma import serialization
 from ucma.server.auth import Caller, Engine, scope_for
 from ucma.server.schemas import (
     IDENTIFIER_PATTERN,
@@ -191,7 +192,7 @@ async def record_competence(body: CompetenceRequest, engine: Engine, key: Caller
         failure_reason=body.failure_reason,
         **scope_for(key, body.user_id, body.agent_id),
     )
-    return found.to_dict()
+    return serialization.competence_to_api_dict(found, engine.config.predictive)
 
 
 @router.get("/self/competences")
@@ -203,12 +204,14 @@ async def competences(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Offset = 0,
 ) -> Page:
-    """The self-model: each capability's attempts, successes, calibration and failure
-    modes, most attempted first."""
+    """The self-model: each capability's attempts, successes, estimated accuracy with
+    its credible interval, calibration and failure modes, most attempted first."""
     found = await engine.competences(
         limit=limit + 1, offset=offset, **scope_for(key, user_id, agent_id)
     )
-    items = [c.to_dict() for c in found[:limit]]
+    items = [
+        serialization.competence_to_api_dict(c, engine.config.predictive) for c in found[:limit]
+    ]
     return page_of(items, limit, offset, more=len(found) > limit)
 
 

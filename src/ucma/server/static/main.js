@@ -16,6 +16,8 @@ export const VIEWS = [
   { id: "decisions", label: "Decisions", group: "Learning", module: "./views/decisions.js" },
   { id: "strategies", label: "Strategies", group: "Learning", module: "./views/strategies.js" },
   { id: "opinions", label: "Opinions", group: "Learning", module: "./views/opinions.js" },
+  { id: "goals", label: "Goals", group: "Learning", module: "./views/goals.js" },
+  { id: "self", label: "Self-model", group: "Learning", module: "./views/self.js" },
   { id: "upkeep", label: "Sleep & gardener", group: "Upkeep", module: "./views/upkeep.js" },
   { id: "events", label: "Live events", group: "Upkeep", module: "./views/events.js" },
   { id: "stats", label: "Stats", group: "Upkeep", module: "./views/stats.js" },

@@ -164,6 +164,7 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "duplicate_attempts": ("duplicate_attempts", "rowid", ("content", "source")),
     "known_participants": ("participants", "name_key", ("name_key", "name")),
     "supersessions": ("supersessions", "memory_id", ("reason",)),
+    "sleep_runs": ("sleep_runs", "id", ("error",)),
 }
 
 MEMORY_REFERENCES: tuple[tuple[str, str, str], ...] = (

@@ -21,12 +21,14 @@ from ucma.storage.sqlite.connection import Database
 from ucma.types import (
     DuplicateAttempt,
     Episode,
+    ForgettingBound,
     HistoryEntry,
     JobRun,
     MemoryKind,
     MemorySource,
     MemoryVitals,
     Scope,
+    SleepRun,
 )
 
 __all__ = ["SQLiteLifecycleStore"]
@@ -40,15 +42,57 @@ SELECT m.id, m.kind, m.temporal_level, m.base_salience + m.outcome_adjustment, m
     coalesce(f.confidence, l.confidence), coalesce(l.validated, 0), p.status, p.success_rate,
     e.tier
 FROM memories m
-    LEFT JOIN graph_nodes n ON n.memory_id = m.id
     LEFT JOIN retention r ON r.memory_id = m.id
     LEFT JOIN facts f ON f.seq = m.seq
+    LEFT JOIN graph_nodes n ON n.memory_id = m.id
     LEFT JOIN learnings l ON l.seq = m.seq
     LEFT JOIN procedures p ON p.seq = m.seq
     LEFT JOIN episodes e ON e.seq = m.seq
-WHERE m.user_id = ? AND m.agent_id = ? AND m.archived_at IS NULL
+WHERE m.user_id = :user AND m.agent_id = :agent AND m.archived_at IS NULL {bound}
 ORDER BY m.seq
 """
+
+# ``ForgettingBound`` in SQL (the joins above put retention and facts first, so SQLite
+# tests it before reading the other tables). Effective salience clamped to [0, 1]:
+_SALIENCE = "max(0.0, min(1.0, m.base_salience + m.outcome_adjustment))"
+# The retention threshold t; D is d = 1 - t, and the bound d + d^2/2 + d^3/3 in Horner form.
+_THRESHOLD = (
+    f"min(1.0, :retention_threshold * max(:weight_floor, 2.0 * (1.0 - {_SALIENCE}))"
+    " / CASE WHEN m.kind = 'semantic' AND f.confidence IS NOT NULL"
+    " THEN max(f.confidence, 0.1) ELSE 1.0 END)"
+)
+_D = f"(1.0 - {_THRESHOLD})"
+_BOUND_RULES = {
+    "salience": f"{_SALIENCE} < :salience_below",
+    "retention": (
+        "(r.stability IS NOT NULL AND"
+        " max(0.0, :now - max(m.created_at, r.last_reviewed)) / 86400.0"
+        f" >= max(r.stability, :min_stability) * {_D} * (1.0 + {_D} * (0.5 + {_D} / 3.0))"
+        " - 1e-9)"
+    ),
+}
+
+
+def _bound_sql(bound: ForgettingBound | None) -> tuple[str, dict[str, float]]:
+    """The WHERE terms and parameters of ``bound`` (none without one)."""
+    if bound is None:
+        return "", {}
+    rules = []
+    if bound.salience_below is not None:
+        rules.append(_BOUND_RULES["salience"])
+    if bound.retention_threshold is not None:
+        rules.append(_BOUND_RULES["retention"])
+    if not rules:
+        return "AND 0", {}
+    params = {
+        "now": real(bound.now, "now"),
+        "salience_below": real(bound.salience_below or 0.0, "salience_below"),
+        "retention_threshold": real(bound.retention_threshold or 0.0, "retention_threshold"),
+        "weight_floor": real(bound.salience_weight_floor, "salience_weight_floor"),
+        "min_stability": real(bound.min_stability, "min_stability"),
+    }
+    return f"AND m.temporal_level < 4 AND ({' OR '.join(rules)})", params
+
 
 _ORPHANS: tuple[tuple[str, str], ...] = (
     ("graph_edges", "DELETE FROM graph_edges WHERE source_id NOT IN (SELECT id FROM memories)"
@@ -135,6 +179,55 @@ class SQLiteLifecycleStore(LifecycleStore):
             ).fetchall()
         return [DuplicateAttempt(*row) for row in rows]
 
+    def add_sleep_run(self, run: SleepRun, *, keep: int) -> None:
+        row = (
+            run.user_id,
+            run.agent_id,
+            run.trigger,
+            real(run.started_at, "started_at"),
+            real(run.seconds, "seconds"),
+            dumps(list(run.phases), "phases"),
+            dumps(run.changes, "sleep changes"),
+            int(run.interrupted),
+            run.error,
+        )
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO sleep_runs (user_id, agent_id, trigger, started_at, seconds,"
+                " phases, changes, interrupted, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            conn.execute(
+                "DELETE FROM sleep_runs WHERE user_id = ? AND agent_id = ? AND id <= ("
+                " SELECT id FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                (run.user_id, run.agent_id, run.user_id, run.agent_id, max(int(keep), 1)),
+            )
+
+    def sleep_runs(self, scope: Scope, *, limit: int, offset: int = 0) -> list[SleepRun]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, trigger, started_at, seconds, phases, changes, interrupted, error"
+                " FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT ? OFFSET ?",
+                (scope.user_id, scope.agent_id, max(int(limit), 0), max(int(offset), 0)),
+            ).fetchall()
+        return [
+            SleepRun(
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                trigger=trigger,
+                started_at=started_at,
+                seconds=seconds,
+                phases=tuple(json.loads(phases)),
+                changes=json.loads(changes),
+                interrupted=bool(interrupted),
+                error=error,
+                id=run_id,
+            )
+            for run_id, trigger, started_at, seconds, phases, changes, interrupted, error in rows
+        ]
+
     def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
         if not sources:
             return
@@ -208,9 +301,13 @@ class SQLiteLifecycleStore(LifecycleStore):
             )
         return cast(list[Episode], records)
 
-    def vitals(self, scope: Scope) -> list[MemoryVitals]:
+    def vitals(self, scope: Scope, bound: ForgettingBound | None = None) -> list[MemoryVitals]:
+        terms, params = _bound_sql(bound)
         with self._db.read() as conn:
-            rows = conn.execute(_VITALS, _key(scope)).fetchall()
+            rows = conn.execute(
+                _VITALS.format(bound=terms),
+                {"user": scope.user_id, "agent": scope.agent_id, **params},
+            ).fetchall()
         return [
             MemoryVitals(
                 memory_id=row[0],

@@ -973,3 +973,32 @@ def add_goals(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX goals_scope ON goals (user_id, agent_id, status, priority)")
+
+
+# -- migration 16: sleep runs (issue 18) --------------------------------------------
+# (16 is reserved for work on another branch.)
+
+
+@migrations.migration(16)
+def add_sleep_runs(conn: sqlite3.Connection) -> None:
+    """Every sleep cycle that ran for a scope (issue 18, the inspector's sleep view):
+    why, when, how long, the phases that completed, what each changed (JSON: phase to
+    counts), interrupted, and the error of a failed one. The store keeps a scope's
+    newest runs only."""
+    conn.execute(
+        """
+        CREATE TABLE sleep_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id TEXT NOT NULL,
+            agent_id TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            seconds REAL NOT NULL CHECK (seconds >= 0),
+            phases TEXT NOT NULL DEFAULT '[]',
+            changes TEXT NOT NULL DEFAULT '{}',
+            interrupted INTEGER NOT NULL DEFAULT 0 CHECK (interrupted IN (0, 1)),
+            error TEXT
+        )
+        """
+    )
+    conn.execute("CREATE INDEX sleep_runs_scope ON sleep_runs (user_id, agent_id, id)")

@@ -1,7 +1,8 @@
-// The memory graph around one memory, drawn in SVG: its neighbours along outgoing edges,
-// coloured by edge type (the types the engine writes are asked for one by one; links of
-// any other type show as "other"). Drag to pan, wheel or +/- to zoom, a node's Space or
-// click expands it, Enter or double-click opens it.
+// The memory graph around one memory, drawn in SVG: its outgoing links (one request a
+// node: GET /v1/memories/{id}/links, each link with its type and weight), coloured by
+// edge type (the types the engine writes have their own colour, any other type shares
+// one). Drag to pan, wheel or +/- to zoom, a node's Space or click expands it, Enter or
+// double-click opens it.
 import { get, post } from "../api.js";
 import { fixed, h, link, load, replace, s, table } from "../dom.js";
 
@@ -13,16 +14,10 @@ const TYPES = [
 const OTHER = "#8a2be2";
 const MAX_NEIGHBOURS = 40;
 
-/** One memory's outgoing edges: [{memory, weight, type}]. */
+/** One memory's outgoing links, strongest first: [{memory, weight, type}]. */
 async function neighbours(id) {
-  const base = `/v1/memories/${encodeURIComponent(id)}/related`;
-  const [all, ...typed] = await Promise.all([
-    get(base, { max_hops: 1 }),
-    ...TYPES.map(([type]) => get(base, { max_hops: 1, edge_types: type })),
-  ]);
-  const typeOf = new Map();
-  typed.forEach((answer, i) => answer.results.forEach((r) => typeOf.set(r.memory.id, TYPES[i][0])));
-  return all.results.slice(0, MAX_NEIGHBOURS).map((r) => ({ memory: r.memory, weight: r.weight, type: typeOf.get(r.memory.id) || "other" }));
+  const answer = await get(`/v1/memories/${encodeURIComponent(id)}/links`, { limit: MAX_NEIGHBOURS });
+  return answer.links.map((l) => ({ memory: l.memory, weight: l.weight, type: l.edge_type }));
 }
 
 export async function render(root, { arg, go }) {
@@ -60,7 +55,7 @@ export async function render(root, { arg, go }) {
       const angle = start + (spread * (i + 0.5)) / Math.max(1, fresh.length);
       nodes.set(n.memory.id, { memory: n.memory, x: node.x + radius * Math.cos(angle), y: node.y + radius * Math.sin(angle), expanded: false, depth: node.depth + 1 });
     });
-    for (const n of found) edges.set(`${id}>${n.memory.id}`, { from: id, to: n.memory.id, type: n.type, weight: n.weight });
+    for (const n of found) edges.set(`${id}>${n.memory.id}>${n.type}`, { from: id, to: n.memory.id, type: n.type, weight: n.weight });
     draw();
   }
 
@@ -131,7 +126,7 @@ export async function render(root, { arg, go }) {
     h("p", {}, link(`#/memory/${encodeURIComponent(center.id)}`, center.content), " ", counts),
     h("div", { class: "grid2", style: "grid-template-columns:minmax(0,3fr) minmax(0,1fr)" },
       h("div", { class: "graph-wrap" }, svg,
-        h("div", { class: "legend" }, [...TYPES, ["other", OTHER, "other link"]].map(([, c, label]) =>
+        h("div", { class: "legend" }, [...TYPES, ["other", OTHER, "any other type (its name on hover)"]].map(([, c, label]) =>
           h("span", {}, h("span", { style: `color:${c}` }, "━ "), label))),
         h("div", { class: "zoom" },
           h("button", { type: "button", "aria-label": "Zoom in", onclick: () => zoom(1 / 1.2) }, "+"),

@@ -1,20 +1,41 @@
-// Sleep and the gardener: the gardener's schedule (last run, next due, what it did), what
-// upkeep changed lately in this scope (the event log's archive, unarchive and supersession
-// events), a forgetting preview (what would be archived and why), the near-duplicates
-// merged, and a sleep cycle run on demand (confirmed).
+// Sleep and the gardener: the gardener's schedule (last run, next due, what it did), the
+// sleep cycles that ran for this scope (stored: why, when, how long, what each phase
+// changed), what upkeep changed lately (the event log's archive, unarchive and
+// supersession events), a forgetting preview (what would be archived and why), the
+// near-duplicates merged, and a sleep cycle run on demand (confirmed).
 import { get, post } from "../api.js";
-import { badge, confirmAction, fixed, guarded, h, link, load, replace, table, toast, when } from "../dom.js";
+import { badge, confirmAction, fixed, guarded, h, link, load, pager, replace, table, toast, when } from "../dom.js";
 
 const UPKEEP_EVENTS = ["memory.archived", "memory.restored", "memory.superseded", "fact.superseded", "strategy.merged", "procedure.status_changed"];
-const RUNS = "ucma.inspector.sleep-runs";
+const RUNS = 20;
+const TRIGGERS = { request: "asked", new_session: "new session", all_scopes: "every scope", gardener: "gardener" };
 
-function phaseSummary(report) {
-  return ["compress", "abstract", "reinforce", "prune"].map((phase) => `${phase}: ${Object.entries(report[phase] || {}).map(([k, v]) => `${k} ${typeof v === "number" ? fixed(v, Number.isInteger(v) ? 0 : 2) : v}`).join(", ")}`).join(" · ");
+/** The counts a sleep phase reports, in words (clean names the tables it cleaned). */
+const COUNTS = {
+  expired: "expired", promoted: "promoted", archived: "archived", purged: "purged",
+  episodes: "episodes read", facts_new: "new facts", facts_reinforced: "facts reinforced",
+  pairs: "co-retrieved pairs", edges_strengthened: "links strengthened", nodes: "memories ranked",
+};
+
+/** What a cycle changed, phase by phase, leaving out what stayed at zero. */
+function changes(run) {
+  const parts = Object.entries(run.changes).map(([phase, counts]) => {
+    const moved = Object.entries(counts).filter(([k, v]) => k !== "threshold" && v);
+    const said = moved.map(([k, v]) => `${COUNTS[k] || `${k.replaceAll("_", " ")} rows removed`} ${v}`);
+    return said.length ? `${phase}: ${said.join(", ")}` : "";
+  }).filter(Boolean);
+  return parts.length ? parts.join(" · ") : "nothing to do";
 }
 
-export async function render(root, { go }) {
-  const runs = JSON.parse(sessionStorage.getItem(RUNS) || "[]");
-  const recent = h("div"), preview = h("div"), merged = h("div"), schedule = h("div");
+function runState(run) {
+  if (run.error) return badge("failed", "bad");
+  if (run.interrupted) return badge("interrupted", "warn");
+  return badge("done", "ok");
+}
+
+export async function render(root, { query, go }) {
+  const offset = Number(query.get("offset")) || 0;
+  const recent = h("div"), preview = h("div"), merged = h("div"), schedule = h("div"), runs = h("div");
   const runButton = h("button", {
     type: "button",
     class: "primary",
@@ -27,8 +48,6 @@ export async function render(root, { go }) {
       if (!ok) return;
       runButton.disabled = true;
       const report = await post("/v1/sleep");
-      runs.unshift({ at: Date.now() / 1000, report });
-      sessionStorage.setItem(RUNS, JSON.stringify(runs.slice(0, 20)));
       toast(`Sleep cycle done in ${fixed(report.seconds, 2)} s.`);
       go("upkeep");
     }),
@@ -38,11 +57,9 @@ export async function render(root, { go }) {
     h("h3", {}, "Gardener schedule"),
     h("p", { class: "muted" }, "ucma serve runs these jobs for every scope; what they change here shows below as events."),
     schedule,
-    h("h3", {}, "Sleep"),
+    h("h3", {}, "Sleep cycles of this scope"),
     h("div", { class: "actions", style: "justify-content:flex-start" }, runButton),
-    runs.length ? [h("h3", {}, "Cycles run from this page"), table(["when", "phases", "what changed"], runs.map((r) => [
-      when(r.at), (r.report.phases || []).join(", "), h("span", { class: "wrap" }, r.report.error ? badge(r.report.error, "bad") : phaseSummary(r.report)),
-    ]), { widths: ["10.5rem", "14rem", ""] })] : "",
+    runs,
     h("h3", {}, "Recent upkeep changes"), recent,
     h("div", { class: "grid2" },
       h("section", { class: "card" }, h("h3", {}, "Forgetting preview (dry run)"), preview),
@@ -61,8 +78,16 @@ export async function render(root, { go }) {
       ]), { widths: ["10.5rem", "11rem", "", ""] })
       : h("p", { class: "empty" }, "No upkeep has changed anything yet."))),
     loadMerged(merged),
+    load(runs, get("/v1/sleep/runs", { limit: RUNS, offset }), (page) => (page.items.length ? [
+      table(["started", "why", { text: "seconds", num: true }, "result", "what changed"], page.items.map((r) => [
+        when(r.started_at), TRIGGERS[r.trigger] || r.trigger, fixed(r.seconds, 2), runState(r),
+        h("span", { class: "wrap" }, r.error ? h("span", { class: "error" }, r.error) : changes(r),
+          r.interrupted ? h("span", { class: "muted" }, ` (stopped after ${r.phases.at(-1) || "no phase"})`) : ""),
+      ]), { widths: ["10.5rem", "7.5rem", "5.5rem", "7rem", ""] }),
+      pager({ offset, limit: RUNS, count: page.items.length, next: page.next_offset, go: (o) => go("upkeep", "", { offset: o }) }),
+    ] : h("p", { class: "empty" }, "No sleep cycle has run for this scope yet."))),
   ]);
-  // The preview assesses every live memory (about a second at 100,000): on demand.
+  // The preview changes nothing but is a computation over every live memory: on demand.
   replace(preview, h("p", { class: "muted" }, "What the forgetting pass would archive now, and why; changes nothing."),
     h("button", { type: "button", onclick: guarded(() => showPreview(preview)) }, "Preview forgetting"));
 }
