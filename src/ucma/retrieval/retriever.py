@@ -636,9 +636,9 @@ class Retriever:
         that answers the query about as well (cosines without shared names within
         ``changes_demote_gap``) and says much the same thing (the two memories'
         cosine at least ``changes_demote_pair``). Supersession at observe time
-        missed them because their words differ ("Please always use sepia mode for
-        me" / "I've switched to high-contrast mode"); the query says which
-        attribute is asked."""
+        missed them because their words differ ("Rafael has a place in Auckland" /
+        "As of May: Rafael lives in Lisbon"); the query says which attribute is
+        asked."""
         cfg = self._config.retrieval
         changes = [h for h in top if self._states_change(h)]
         if not changes or cfg.changes_demote_window <= 0:
