@@ -272,6 +272,10 @@ class Episode(MemoryRecord):
     tier: Tier = Tier.SHORT_TERM
     bank: Bank = Bank.EXPERIENCE
 
+    def said_by(self, source: str) -> bool:
+        """Whether ``source`` (lower case: "assistant", "user", a name) said it."""
+        return self.source.strip().lower() == source
+
 
 FACT_ID_PREFIX = "fact_"
 """Every fact id starts with this (``fact_id_for``)."""

@@ -295,7 +295,7 @@ def _replace_echo(
     the value ``new`` replaced ("Okay, I'll keep Thursday evenings free" after
     "Thursday evenings are for climbing"): otherwise the old value lives on in
     the reply."""
-    if old.source.strip().lower() == "assistant":
+    if old.said_by("assistant"):
         return
     after = [
         i
@@ -306,7 +306,7 @@ def _replace_echo(
     reply = found.get(after[0]) if after else None
     if (
         not isinstance(reply, Episode)
-        or reply.source.strip().lower() != "assistant"
+        or not reply.said_by("assistant")
         or reply.timestamp > new.timestamp
         or storage.conflicts.superseded(scope, [reply.id], at=now)
         or not echoes(reply.content, old.content, new.content)

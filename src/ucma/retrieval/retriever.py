@@ -886,7 +886,7 @@ def _episode_for(
 
 def _generic(memory: MemoryRecord, source: str) -> bool:
     """Whether ``memory`` is an episode from the generic speaker ``source``."""
-    return isinstance(memory, Episode) and memory.source.strip().lower() == source
+    return isinstance(memory, Episode) and memory.said_by(source)
 
 
 def _inferred(memory: MemoryRecord) -> bool:
