@@ -23,7 +23,14 @@ from ucma.errors import ConfigError
 from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 
-__all__ = ["BACKENDS", "StorageLocation", "StorageOpener", "open_storage", "parse_location"]
+__all__ = [
+    "BACKENDS",
+    "StorageLocation",
+    "StorageOpener",
+    "open_storage",
+    "parse_location",
+    "storage_concurrency",
+]
 
 BACKENDS: dict[str, str] = {
     "sqlite": "ucma.storage.sqlite",
@@ -124,7 +131,24 @@ def open_storage(
     installation or its driver is missing; the backend's own errors otherwise."""
     location = target if isinstance(target, StorageLocation) else parse_location(target)
     opener = _opener(location.scheme)
-    return opener(location, dimension=dimension, ann=ann, cached_scopes=cached_scopes)
+    storage = opener(location, dimension=dimension, ann=ann, cached_scopes=cached_scopes)
+    try:
+        storage_concurrency(storage)
+    except ConfigError:
+        storage.close()
+        raise
+    return storage
+
+
+def storage_concurrency(storage: Storage) -> int:
+    """How many calls the engine may run on ``storage`` at once (``Storage.concurrency``);
+    ``ConfigError`` unless a positive integer."""
+    threads = storage.concurrency
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(
+            f"{type(storage).__name__}.concurrency must be a positive integer, got {threads!r}"
+        )
+    return threads
 
 
 def _opener(scheme: str) -> StorageOpener:
