@@ -3,8 +3,9 @@
 ``parse_location`` reads what a caller names (``Memory(...)``, ``ucma --database``,
 ``UCMA_DATABASE``) once: a plain path is a SQLite file (the zero-configuration
 default), ``sqlite:///relative/file.db`` and ``sqlite:////absolute/file.db`` name one
-as a URL (SQLAlchemy's spelling: the path is what follows the third slash), and
-``postgresql://`` (or ``postgres://``) URLs name a PostgreSQL database. ``open_storage``
+as a URL (SQLAlchemy's spelling, as in ``ucma.conflicts.source_file``: the path is what
+follows the third slash), and ``postgresql://`` (or ``postgres://``) URLs name a
+PostgreSQL database. The scheme is matched, and handed on, in lower case. ``open_storage``
 imports the scheme's backend package only then (``BACKENDS``), so no backend is loaded,
 and none is named by the engine, before a store of its kind is opened.
 """
@@ -93,9 +94,10 @@ def parse_location(target: str | os.PathLike[str]) -> StorageLocation:
     scheme = match.group(1).lower()
     if scheme not in BACKENDS:
         raise ConfigError(f"unknown database URL scheme {scheme!r}; use {_SCHEMES}")
+    url = scheme + target[len(scheme) :]  # the scheme in lower case, as drivers expect it
     if scheme == "sqlite":
-        return _sqlite_url(target)
-    return StorageLocation(scheme, target, None)
+        return _sqlite_url(url)
+    return StorageLocation(scheme, url, None)
 
 
 def _file(path: str) -> StorageLocation:
@@ -106,7 +108,7 @@ def _sqlite_url(url: str) -> StorageLocation:
     parts = urlsplit(url)
     if parts.netloc:
         raise ConfigError(
-            f"a SQLite URL names a file, not a host ({parts.netloc!r}): use "
+            f"a SQLite URL names a file, not a host ({parts.hostname!r}): use "
             "sqlite:///relative/file.db or sqlite:////absolute/file.db"
         )
     if parts.query or parts.fragment:
