@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ucma.storage.base import Bm25
-from ucma.storage.sqlite.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
+from ucma.storage.index.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
 
 DIMENSION = 8
 
