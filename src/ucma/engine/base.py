@@ -39,6 +39,7 @@ from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
 from ucma.providers.base import Providers
 from ucma.retrieval.directives import Instructions
+from ucma.storage import open_storage, parse_location
 from ucma.storage.base import Storage
 from ucma.types import MemoryRecord, Provenance, RetentionInfo, Scope
 from ucma.validation import check_scope, check_timestamp
@@ -74,7 +75,7 @@ class EngineBase:
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        database: str | os.PathLike[str],
         *,
         config: UCMAConfig | None = None,
         user_id: str | None = None,
@@ -85,7 +86,11 @@ class EngineBase:
         providers: Providers | None = None,
         sources: Sequence[SourceOfTruth] = (),
     ) -> None:
-        self.path = Path(path)
+        # Where the store lives (ucma.storage.location): checked here, opened by open().
+        self.location = parse_location(database)
+        # The store's local file (for the vault key beside it and backups); None
+        # for a database server.
+        self.path: Path | None = self.location.path
         self.config = config or UCMAConfig()
         self.predicates = PredicateRegistry.from_config(self.config.conflicts)
         self._resolver = ConflictResolver(self.config.conflicts, self.predicates)
@@ -160,15 +165,14 @@ class EngineBase:
                 else None,
                 write_batch=self.config.embedding.persistent_cache_batch,
             )
-            logger.info("opened %s (embedder %s)", self.path, self._inner_embedder.model_id)
+            logger.info("opened %s (embedder %s)", self.location, self._inner_embedder.model_id)
         return self
 
     def _open_storage(self) -> Storage:
-        from ucma.storage.sqlite import SQLiteStorage
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStorage(
-            self.path,
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        return open_storage(
+            self.location,
             dimension=self._inner_embedder.dimension,
             ann=self.config.retrieval.ann_settings(),
             cached_scopes=self.config.limits.max_scopes_in_memory,

@@ -19,6 +19,27 @@ Contracts common to every store:
 Searchable text and vectors live in one index across kinds (DESIGN.md "One
 place to search"): the typed stores' ``add`` methods index the record's
 ``content`` for keyword search and store its vector for dense search.
+
+What a new backend implements (a package ``ucma.storage.<name>``, opened through
+``ucma.storage.location``; its in-process search state may reuse
+``ucma.storage.index``):
+
+- ``Storage`` with its three abstract methods (``transaction``, ``close``,
+  ``backup``) and one object per store attribute (``memories`` ... ``goals``).
+- Every ``@abstractmethod`` of the store ABCs below: 133 in all, listed by
+  ``Cls.__abstractmethods__``; the conformance suite (tests/conformance) checks
+  them on every backend.
+- Nothing else is required. These methods have generic defaults written over the
+  abstract ones, correct on any backend, that a backend overrides where it can do
+  better (SQLite overrides all but ``VaultStore.taken``):
+  ``MemoryCatalog.get_many`` (one ``get`` per id) and ``count`` (pages through
+  ``list``); ``EpisodicStore.in_range`` (``time_range``) and ``last_of_session``
+  (``session``); ``EventStore.latest`` (``list``); ``KeyStore.count``;
+  ``VaultStore.taken`` (``get``); ``GoalStore.get`` (``get_many``) and ``count``;
+  ``OpinionStore.count``; ``PredictiveStore.count``. The paging ones read every
+  row: override them with a count on a large store.
+- The lifecycle events ``EventStore`` describes, appended by the backend itself
+  in the transaction of the write that causes them.
 """
 
 from __future__ import annotations
@@ -97,6 +118,9 @@ __all__ = [
 
 ScoredId = tuple[str, float]
 """A memory id with a channel score; higher is better."""
+
+_PAGE = 1000
+"""Rows per call when a default method pages through a listing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +214,16 @@ class MemoryCatalog(ABC):
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         """The typed record (Episode, Fact, Procedure or Learning), archived or not."""
 
-    @abstractmethod
     def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Records by id; ids not found in the scope are absent from the result."""
+        """Records by id; ids not found in the scope are absent from the result.
+
+        Default: one ``get`` per distinct id."""
+        found = {}
+        for memory_id in dict.fromkeys(memory_ids):
+            record = self.get(scope, memory_id)
+            if record is not None:
+                found[memory_id] = record
+        return found
 
     @abstractmethod
     def list(
@@ -211,12 +242,24 @@ class MemoryCatalog(ABC):
         follows, so an import writes them in the same order: equal timestamps then
         break ties the same way in both stores); of one ``bank`` when given."""
 
-    @abstractmethod
     def count(
         self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
     ) -> dict[MemoryKind, int]:
         """Number of records per kind (every kind present, zero if none); of one
-        ``bank`` when given."""
+        ``bank`` when given.
+
+        Default: pages through ``list`` (reads every record; override with a count)."""
+        counts = dict.fromkeys(MemoryKind, 0)
+        offset = 0
+        while True:
+            page = self.list(
+                scope, limit=_PAGE, offset=offset, include_archived=include_archived, bank=bank
+            )
+            for record in page:
+                counts[record.kind] += 1
+            if len(page) < _PAGE:
+                return counts
+            offset += _PAGE
 
     @abstractmethod
     def delete(self, scope: Scope, memory_id: str) -> bool:
@@ -341,10 +384,14 @@ class EpisodicStore(ABC):
         """Episodes with ``start <= timestamp <= end`` from both tiers, oldest first,
         found through the hour buckets rather than a scan."""
 
-    @abstractmethod
     def in_range(self, scope: Scope, start: float, end: float, *, limit: int) -> list[str]:
         """Ids of the unarchived episodes ``time_range`` would return, without
-        loading them."""
+        loading them.
+
+        Default: the ids of ``time_range`` (which does load them)."""
+        if limit <= 0:
+            return []
+        return [episode.id for episode in self.time_range(scope, start, end, limit=limit)]
 
     @abstractmethod
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
@@ -357,10 +404,13 @@ class EpisodicStore(ABC):
     def session(self, scope: Scope, session_id: str) -> list[Episode]:
         """Episodes of one session, oldest first."""
 
-    @abstractmethod
     def last_of_session(self, scope: Scope, session_id: str) -> str | None:
         """The id of the session's newest live episode (latest timestamp, then the
-        last stored), None when the session has none."""
+        last stored), None when the session has none.
+
+        Default: the last of ``session`` (which loads the whole session)."""
+        episodes = self.session(scope, session_id)
+        return episodes[-1].id if episodes else None
 
     @abstractmethod
     def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
@@ -860,12 +910,18 @@ class EventStore(ABC):
         """A scope's events with ``seq > after_seq``, in ``seq`` order; ``newest_first``
         reverses it (with ``limit``: the latest events)."""
 
-    @abstractmethod
     def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
         """The id of the scope's newest event of each of ``types`` (None where it has
         none), in the order given: a token that changes whenever an event of one of
         those types is appended or erased (event ids are never reused), so a cache of
-        what those events change can tell it is stale. One index seek per type."""
+        what those events change can tell it is stale. One index seek per type.
+
+        Default: one ``list`` of the newest event per type."""
+        newest = []
+        for event_type in types:
+            events = self.list(scope, types=[event_type], limit=1, newest_first=True)
+            newest.append(events[0].id if events else None)
+        return tuple(newest)
 
     @abstractmethod
     def after(self, position: int, limit: int) -> builtins.list[Event]:
@@ -904,9 +960,9 @@ class KeyStore(ABC):
     def revoke(self, key_id: str, now: float) -> ApiKey | None:
         """Mark a key revoked (keeping the first revocation time); None if unknown."""
 
-    @abstractmethod
     def count(self, *, include_revoked: bool = False) -> int:
-        """Number of keys."""
+        """Number of keys. Default: the length of ``list``."""
+        return len(self.list(include_revoked=include_revoked))
 
 
 @dataclass(frozen=True, slots=True)
@@ -933,9 +989,10 @@ class VaultStore(ABC):
     def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
         """{digest: token} of the digests the scope's vault holds."""
 
-    @abstractmethod
     def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
-        """Of ``tokens``, those the scope's vault already holds."""
+        """Of ``tokens``, those the scope's vault already holds. Default: the keys of
+        ``get``."""
+        return set(self.get(scope, tokens))
 
     @abstractmethod
     def add(self, scope: Scope, entries: Sequence[VaultEntry]) -> None:
@@ -1048,9 +1105,11 @@ class OpinionStore(ABC):
         of the topic, holder or stance) or stated by one of ``memory_ids``,
         newest change first."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> int:
-        """How many opinions (current and replaced) the scope holds."""
+        """How many opinions (current and replaced) the scope holds.
+
+        Default: pages through ``list`` (override with a count)."""
+        return _paged_count(lambda offset: self.list(scope, limit=_PAGE, offset=offset))
 
 
 class PredictiveStore(ABC):
@@ -1104,9 +1163,18 @@ class PredictiveStore(ABC):
     ) -> builtins.list[Competence]:
         """The scope's competences, most attempted first."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> dict[str, int]:
-        """How many transitions and competences the scope holds."""
+        """How many transitions and competences the scope holds (keys ``transitions``
+        and ``competences``). Default: pages through both listings (override with
+        counts)."""
+        return {
+            "transitions": _paged_count(
+                lambda offset: self.transitions(scope, limit=_PAGE, offset=offset)
+            ),
+            "competences": _paged_count(
+                lambda offset: self.competences(scope, limit=_PAGE, offset=offset)
+            ),
+        }
 
 
 class GoalStore(ABC):
@@ -1122,8 +1190,9 @@ class GoalStore(ABC):
         """Insert or overwrite goals (by id; an id held by another scope is refused
         with ``ValidationError``)."""
 
-    @abstractmethod
-    def get(self, scope: Scope, goal_id: str) -> Goal | None: ...
+    def get(self, scope: Scope, goal_id: str) -> Goal | None:
+        """The scope's goal ``goal_id``, None if unknown. Default: ``get_many``."""
+        return self.get_many(scope, [goal_id]).get(goal_id)
 
     @abstractmethod
     def get_many(self, scope: Scope, goal_ids: Sequence[str]) -> dict[str, Goal]:
@@ -1141,9 +1210,11 @@ class GoalStore(ABC):
         """Goals of the scope, highest priority first, then nearest deadline (none
         last), then oldest; optionally only those of ``statuses``."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> int:
-        """How many goals (any status) the scope holds."""
+        """How many goals (any status) the scope holds.
+
+        Default: pages through ``list`` (override with a count)."""
+        return _paged_count(lambda offset: self.list(scope, limit=_PAGE, offset=offset))
 
 
 class Storage(ABC):
@@ -1188,3 +1259,14 @@ class Storage(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _paged_count(page: Callable[[int], Sequence[object]]) -> int:
+    """How many rows a listing holds, read ``_PAGE`` at a time: ``page(offset)``."""
+    total = offset = 0
+    while True:
+        rows = len(page(offset))
+        total += rows
+        if rows < _PAGE:
+            return total
+        offset += _PAGE
