@@ -16,12 +16,12 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
-from ucma.storage.postgres.connection import Connection, Database
+from ucma.storage.index.search_context import SessionKey, episode_contexts
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
 from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, key_of
 from ucma.storage.sqlite.memories import check_kind, check_vectors
-from ucma.storage.sqlite.search_context import _context as context_of
 from ucma.types import Episode, MemoryKind, Scope, Tier
 
 __all__ = ["PostgresEpisodicStore"]
@@ -97,35 +97,6 @@ def _names(source: str, participants: str) -> frozenset[str]:
     return frozenset(key_of(name) for name in names if name.strip())
 
 
-def episode_contexts(conn: Connection, episodes: Sequence[Episode]) -> list[str]:
-    """The keyword context field of each episode of a batch about to be inserted
-    (``ucma.storage.sqlite.search_context``): its session's preceding episode, by
-    timestamp (batch order breaks ties), and its date in words."""
-    order = sorted(
-        range(len(episodes)),
-        key=lambda i: (
-            episodes[i].user_id,
-            episodes[i].agent_id,
-            episodes[i].session_id,
-            episodes[i].timestamp,
-            i,
-        ),
-    )
-    contexts = [""] * len(episodes)
-    previous_key: tuple[str, str, str] | None = None
-    previous_content: str | None = None
-    for i in order:
-        episode = episodes[i]
-        key = (episode.user_id, episode.agent_id, episode.session_id)
-        if key != previous_key:
-            row = conn.execute(_PREVIOUS, (*key, float(episode.timestamp))).fetchone()
-            previous_content = row[0] if row else None
-            previous_key = key
-        contexts[i] = context_of(previous_content, episode.timestamp)
-        previous_content = episode.content
-    return contexts
-
-
 class PostgresEpisodicStore(EpisodicStore):
     def __init__(self, db: Database, rows: MemoryRows) -> None:
         self._db = db
@@ -139,7 +110,12 @@ class PostgresEpisodicStore(EpisodicStore):
             return
         typed = [(e.user_id, e.agent_id, *episode_fields(e)) for e in episodes]
         with self._db.write() as conn:
-            contexts = episode_contexts(conn, episodes)
+
+            def stored_previous(key: SessionKey, timestamp: float) -> str | None:
+                row = conn.execute(_PREVIOUS, (*key, timestamp)).fetchone()
+                return None if row is None else str(row[0])
+
+            contexts = episode_contexts(episodes, stored_previous)
             seqs = self._rows.insert(conn, episodes, matrix, contexts)
             with conn.cursor() as cursor:
                 cursor.executemany(

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 import psycopg
 
 from ucma.storage.base import ErasureStore
+from ucma.storage.index.search_context import date_words
 from ucma.storage.postgres.connection import Connection, Database, one
 from ucma.storage.postgres.keywords import row_terms
 from ucma.storage.sqlite.erasure import MEMORY_REFERENCES, MEMORY_TEXTS
 from ucma.storage.sqlite.erasure import RECORD_TEXTS as SQLITE_RECORD_TEXTS
-from ucma.storage.sqlite.search_context import date_words
 from ucma.types import Scope
 
 __all__ = ["RECORD_TEXTS", "PostgresErasureStore", "scoped_tables"]

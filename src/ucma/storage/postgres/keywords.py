@@ -17,7 +17,7 @@ index on (user_id, agent_id, terms) finds the matching rows of the scope; the
 scope's row count and field lengths come from ``keyword_stats`` (all rows,
 archived included, like the SQLite cache's live rows); document frequencies are
 counted per term through the same index. Scores are BM25F divided by the most the
-query's terms allow, exactly as ``ucma.storage.sqlite.keyword_cache`` computes
+query's terms allow, exactly as ``ucma.storage.index.keyword_cache`` computes
 them; ties go to the older row.
 """
 
@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ucma.storage.base import Bm25, ScoredId
+from ucma.storage.index.keyword_cache import analyze
 from ucma.storage.postgres.connection import Connection
-from ucma.storage.sqlite.keyword_cache import analyze
 from ucma.types import Scope
 
 __all__ = ["MAX_LEXEME_BYTES", "keyword_search", "row_terms", "tsvector_literal"]
