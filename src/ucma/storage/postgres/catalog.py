@@ -7,7 +7,8 @@ expression no vector index can serve, so the planner reads the scope's rows
 through its btree index and sorts them. A larger scope is searched through the
 HNSW index ``memories_embedding`` once ``prepare_search`` has built it (pgvector's
 iterative scan keeps fetching until ``k`` rows pass the scope and kind filters);
-until then, exactly. Keyword search is keywords.py.
+until then, exactly; and exactly whenever the index scan stops short of ``k`` rows
+(filters that hide most of the index). Keyword search is keywords.py.
 """
 
 from __future__ import annotations
@@ -308,10 +309,11 @@ class PostgresMemoryCatalog(MemoryCatalog):
                     " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
                     (str(max(self._ann.expansion_search, min(int(k), 1000))),),
                 )
-                sql = _APPROXIMATE
-            else:
-                sql = _EXACT
-            rows = conn.execute(sql.format(filters=filters), params).fetchall()
+                rows = conn.execute(_APPROXIMATE.format(filters=filters), params).fetchall()
+            if not approximate or len(rows) < k:
+                # Small scopes, and filters that hide so many rows that the index scan
+                # ran out before finding k: exact.
+                rows = conn.execute(_EXACT.format(filters=filters), params).fetchall()
         return [(str(memory_id), float(score)) for memory_id, score in rows]
 
     def prepare_search(self, scope: Scope, *, wait: bool = False) -> SearchIndexStatus:
