@@ -9,7 +9,6 @@ deleted fact takes its conflicts, review flags and supersessions with it. ``subj
 from __future__ import annotations
 
 import builtins
-import json
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,13 @@ from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.storage.base import ConflictStore, Supersession
 from ucma.storage.postgres.connection import Database, executemany, one
 from ucma.storage.sqlite.codec import dumps, key_of, optional_real, real
+from ucma.storage.sqlite.conflicts import (
+    CONFLICT_COLUMNS,
+    FLAG_COLUMNS,
+    conflict_from_row,
+    enum_value,
+    flag_from_row,
+)
 from ucma.types import (
     Conflict,
     ConflictStatus,
@@ -31,10 +37,6 @@ from ucma.types import (
 
 __all__ = ["PostgresConflictStore"]
 
-_COLUMNS = """id, user_id, agent_id, conflict_type, subject, predicate, existing_fact_id,
-    existing_value, existing_confidence, new_fact_id, new_value, new_confidence,
-    resolution_strategy, action, chosen_value, explanation, status, detected_at,
-    resolved_at, resolved_by, options"""
 _INSERT = """
 INSERT INTO conflicts (
     id, user_id, agent_id, conflict_type, subject, predicate, subject_key, predicate_key,
@@ -51,7 +53,6 @@ UPDATE conflicts SET resolution_strategy = %s, action = %s, chosen_value = %s, e
     new_confidence = %s
 WHERE id = %s AND user_id = %s AND agent_id = %s
 """
-_FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
 # One pass over the asked ids: a fact that is no longer current or whose valid time
 # ended, or any memory a supersession names. Primary-key lookups only.
 _SUPERSEDED = """
@@ -67,50 +68,6 @@ WHERE s.user_id = %s AND s.agent_id = %s
 """
 
 
-def _enum(enum: Any, value: Any, field: str) -> str:
-    try:
-        return str(enum(value).value)
-    except ValueError as exc:
-        raise ValidationError(f"{field} must be one of {[e.value for e in enum]}") from exc
-
-
-def _conflict(row: Sequence[Any]) -> Conflict:
-    return Conflict(
-        id=row[0],
-        user_id=row[1],
-        agent_id=row[2],
-        conflict_type=ConflictType(row[3]),
-        subject=row[4],
-        predicate=row[5],
-        existing_fact_id=row[6],
-        existing_value=row[7],
-        existing_confidence=row[8],
-        new_fact_id=row[9],
-        new_value=row[10],
-        new_confidence=row[11],
-        resolution_strategy=ResolutionStrategy(row[12]),
-        action=row[13],
-        chosen_value=row[14],
-        explanation=row[15],
-        status=ConflictStatus(row[16]),
-        detected_at=row[17],
-        resolved_at=row[18],
-        resolved_by=row[19],
-        options=json.loads(row[20]),
-    )
-
-
-def _flag(row: Sequence[Any]) -> ReviewFlag:
-    return ReviewFlag(
-        memory_id=row[0],
-        premise_id=row[1],
-        conflict_id=row[2],
-        reason=row[3],
-        flagged_at=row[4],
-        cleared_at=row[5],
-    )
-
-
 class PostgresConflictStore(ConflictStore):
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -122,7 +79,7 @@ class PostgresConflictStore(ConflictStore):
             conflict.id,
             conflict.user_id,
             conflict.agent_id,
-            _enum(ConflictType, conflict.conflict_type, "conflict_type"),
+            enum_value(ConflictType, conflict.conflict_type, "conflict_type"),
             conflict.subject,
             conflict.predicate,
             key_of(conflict.subject),
@@ -134,7 +91,7 @@ class PostgresConflictStore(ConflictStore):
             conflict.new_value,
             real(conflict.new_confidence, "new_confidence"),
             *self._resolution(conflict)[:4],
-            _enum(ConflictStatus, conflict.status, "status"),
+            enum_value(ConflictStatus, conflict.status, "status"),
             real(conflict.detected_at, "detected_at"),
             optional_real(conflict.resolved_at, "resolved_at"),
             conflict.resolved_by,
@@ -152,7 +109,7 @@ class PostgresConflictStore(ConflictStore):
     @staticmethod
     def _resolution(conflict: Conflict) -> tuple[Any, ...]:
         return (
-            _enum(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
+            enum_value(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
             conflict.action,
             conflict.chosen_value,
             conflict.explanation,
@@ -161,7 +118,7 @@ class PostgresConflictStore(ConflictStore):
     def update(self, conflict: Conflict) -> None:
         params = (
             *self._resolution(conflict),
-            _enum(ConflictStatus, conflict.status, "status"),
+            enum_value(ConflictStatus, conflict.status, "status"),
             optional_real(conflict.resolved_at, "resolved_at"),
             conflict.resolved_by,
             dumps(list(conflict.options), "options"),
@@ -201,7 +158,7 @@ class PostgresConflictStore(ConflictStore):
             params.append(key_of(predicate))
         if status is not None:
             where += " AND status = %s"
-            params.append(_enum(ConflictStatus, status, "status"))
+            params.append(enum_value(ConflictStatus, status, "status"))
         params.append(int(limit))
         return self._select(where + " ORDER BY detected_at DESC, row_seq DESC LIMIT %s", params)
 
@@ -219,8 +176,10 @@ class PostgresConflictStore(ConflictStore):
 
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Conflict]:
         with self._db.read() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM conflicts {where}", params).fetchall()
-        return [_conflict(row) for row in rows]
+            rows = conn.execute(
+                f"SELECT {CONFLICT_COLUMNS} FROM conflicts {where}", params
+            ).fetchall()
+        return [conflict_from_row(row) for row in rows]
 
     # -- review flags -------------------------------------------------------------
 
@@ -237,7 +196,7 @@ class PostgresConflictStore(ConflictStore):
                     continue
                 try:
                     conn.execute(
-                        f"INSERT INTO review_flags ({_FLAG_COLUMNS}, user_id, agent_id)"
+                        f"INSERT INTO review_flags ({FLAG_COLUMNS}, user_id, agent_id)"
                         " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                         (
                             flag.memory_id,
@@ -262,12 +221,12 @@ class PostgresConflictStore(ConflictStore):
             return {}
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_FLAG_COLUMNS} FROM review_flags"
+                f"SELECT {FLAG_COLUMNS} FROM review_flags"
                 " WHERE memory_id = ANY(%s::text[]) AND cleared_at IS NULL"
                 " AND user_id = %s AND agent_id = %s ORDER BY flagged_at, row_seq",
                 (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
-        return {flag.memory_id: flag for flag in map(_flag, rows)}
+        return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
 
     def flags(
         self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
@@ -275,11 +234,11 @@ class PostgresConflictStore(ConflictStore):
         where = "" if include_cleared else " AND cleared_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_FLAG_COLUMNS} FROM review_flags WHERE user_id = %s AND agent_id = %s"
+                f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = %s AND agent_id = %s"
                 f"{where} ORDER BY flagged_at DESC, row_seq DESC LIMIT %s",
                 (scope.user_id, scope.agent_id, int(limit)),
             ).fetchall()
-        return [_flag(row) for row in rows]
+        return [flag_from_row(row) for row in rows]
 
     def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
         with self._db.write() as conn:

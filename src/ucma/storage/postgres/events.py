@@ -12,22 +12,16 @@ import builtins
 import json
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ucma.errors import ScopeError, ValidationError
 from ucma.events.log import Event
 from ucma.storage.base import EventStore
 from ucma.storage.postgres.connection import Database, one
 from ucma.storage.sqlite.codec import dumps, real
+from ucma.storage.sqlite.events import EVENT_COLUMNS, event_from_row
 from ucma.types import Scope
 
 __all__ = ["PostgresEventStore"]
-
-_COLUMNS = "id, position, user_id, agent_id, seq, type, payload, occurred_at"
-
-
-def _event(row: Sequence[Any]) -> Event:
-    return Event(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
 
 
 class PostgresEventStore(EventStore):
@@ -81,7 +75,9 @@ class PostgresEventStore(EventStore):
         limit: int | None = None,
         newest_first: bool = False,
     ) -> builtins.list[Event]:
-        sql = [f"SELECT {_COLUMNS} FROM events WHERE user_id = %s AND agent_id = %s AND seq > %s"]
+        sql = [
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE user_id = %s AND agent_id = %s AND seq > %s"
+        ]
         params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
         if types:
             sql.append("AND type = ANY(%s::text[])")
@@ -91,7 +87,7 @@ class PostgresEventStore(EventStore):
             sql.append("LIMIT %s")
             params.append(max(int(limit), 0))
         with self._db.read() as conn:
-            return [_event(r) for r in conn.execute(" ".join(sql), params)]
+            return [event_from_row(r) for r in conn.execute(" ".join(sql), params)]
 
     def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
         wanted = list(types)
@@ -113,10 +109,11 @@ class PostgresEventStore(EventStore):
     def after(self, position: int, limit: int) -> builtins.list[Event]:
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM events WHERE position > %s ORDER BY position LIMIT %s",
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s"
+                " ORDER BY position LIMIT %s",
                 (int(position), max(int(limit), 0)),
             ).fetchall()
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def cursor(self, name: str) -> int:
         with self._db.read() as conn:

@@ -7,23 +7,10 @@ import psycopg
 from ucma.errors import StorageError
 from ucma.storage.base import KeyStore
 from ucma.storage.postgres.connection import Database, one
+from ucma.storage.sqlite.keys import KEY_COLUMNS, key_from_row
 from ucma.types import ApiKey
 
 __all__ = ["PostgresKeyStore"]
-
-_COLUMNS = "id, user_id, agent_id, label, created_at, revoked_at"
-
-
-def _key(row: tuple[object, ...]) -> ApiKey:
-    key_id, user_id, agent_id, label, created_at, revoked_at = row
-    return ApiKey(
-        id=str(key_id),
-        user_id=str(user_id),
-        agent_id=None if agent_id is None else str(agent_id),
-        label=None if label is None else str(label),
-        created_at=float(created_at),  # type: ignore[arg-type]
-        revoked_at=None if revoked_at is None else float(revoked_at),  # type: ignore[arg-type]
-    )
 
 
 class PostgresKeyStore(KeyStore):
@@ -34,7 +21,7 @@ class PostgresKeyStore(KeyStore):
         try:
             with self._db.write() as conn:
                 conn.execute(
-                    f"INSERT INTO api_keys ({_COLUMNS}, token_hash)"
+                    f"INSERT INTO api_keys ({KEY_COLUMNS}, token_hash)"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s)",
                     (
                         key.id,
@@ -54,17 +41,17 @@ class PostgresKeyStore(KeyStore):
     def lookup(self, key_id: str) -> tuple[ApiKey, str] | None:
         with self._db.read() as conn:
             row = conn.execute(
-                f"SELECT {_COLUMNS}, token_hash FROM api_keys WHERE id = %s", (key_id,)
+                f"SELECT {KEY_COLUMNS}, token_hash FROM api_keys WHERE id = %s", (key_id,)
             ).fetchone()
-        return None if row is None else (_key(row[:-1]), str(row[-1]))
+        return None if row is None else (key_from_row(row[:-1]), str(row[-1]))
 
     def list(self, *, include_revoked: bool = False) -> list[ApiKey]:
         where = "" if include_revoked else " WHERE revoked_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM api_keys{where} ORDER BY created_at, id"
+                f"SELECT {KEY_COLUMNS} FROM api_keys{where} ORDER BY created_at, id"
             ).fetchall()
-        return [_key(row) for row in rows]
+        return [key_from_row(row) for row in rows]
 
     def revoke(self, key_id: str, now: float) -> ApiKey | None:
         with self._db.write() as conn:
@@ -73,9 +60,9 @@ class PostgresKeyStore(KeyStore):
                 (now, key_id),
             )
             row = conn.execute(
-                f"SELECT {_COLUMNS} FROM api_keys WHERE id = %s", (key_id,)
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = %s", (key_id,)
             ).fetchone()
-        return None if row is None else _key(row)
+        return None if row is None else key_from_row(row)
 
     def count(self, *, include_revoked: bool = False) -> int:
         where = "" if include_revoked else " WHERE revoked_at IS NULL"

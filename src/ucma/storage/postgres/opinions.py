@@ -8,21 +8,17 @@ makes on every observed preference; ``evidence`` is a JSON list.
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ucma.errors import ValidationError
-from ucma.paradigms.opinions import opinion_key
 from ucma.storage.base import OpinionStore
 from ucma.storage.postgres.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
-from ucma.types import Opinion, OpinionEvidence, OpinionStatus, Scope
+from ucma.storage.sqlite.opinions import OPINION_COLUMNS, opinion_from_row, opinion_row
+from ucma.types import Opinion, OpinionStatus, Scope
 
 __all__ = ["PostgresOpinionStore"]
 
-_COLUMNS = """id, user_id, agent_id, topic, stance, holder, confidence, status, evidence,
-    memory_id, replaces, replaced_by, created_at, updated_at"""
 
 _UPSERT = """
 INSERT INTO opinions (
@@ -40,58 +36,12 @@ WHERE opinions.user_id = excluded.user_id AND opinions.agent_id = excluded.agent
 """
 
 
-def _row(opinion: Opinion) -> tuple[Any, ...]:
-    if not opinion.user_id or not opinion.agent_id:
-        raise ValidationError(f"opinion {opinion.id!r} has no user_id/agent_id")
-    confidence = real(opinion.confidence, "confidence")
-    if not 0.0 <= confidence <= 1.0:
-        raise ValidationError(f"confidence of opinion {opinion.id!r} must be in [0, 1]")
-    return (
-        opinion.id,
-        opinion.user_id,
-        opinion.agent_id,
-        opinion.topic,
-        opinion.stance,
-        opinion.holder,
-        confidence,
-        OpinionStatus(opinion.status).value,
-        dumps([e.to_dict() for e in opinion.evidence], "evidence"),
-        opinion.memory_id,
-        opinion.replaces,
-        opinion.replaced_by,
-        real(opinion.created_at, "created_at"),
-        real(opinion.updated_at, "updated_at"),
-        opinion_key(opinion.topic),
-        opinion_key(opinion.stance),
-        opinion_key(opinion.holder),
-    )
-
-
-def _opinion(row: Sequence[Any]) -> Opinion:
-    return Opinion(
-        id=row[0],
-        user_id=row[1],
-        agent_id=row[2],
-        topic=row[3],
-        stance=row[4],
-        holder=row[5],
-        confidence=row[6],
-        status=OpinionStatus(row[7]),
-        evidence=[OpinionEvidence(**item) for item in json.loads(row[8])],
-        memory_id=row[9],
-        replaces=row[10],
-        replaced_by=row[11],
-        created_at=row[12],
-        updated_at=row[13],
-    )
-
-
 class PostgresOpinionStore(OpinionStore):
     def __init__(self, db: Database) -> None:
         self._db = db
 
     def put(self, opinions: Sequence[Opinion]) -> None:
-        rows = [_row(opinion) for opinion in opinions]
+        rows = [opinion_row(opinion) for opinion in opinions]
         if not rows:
             return
         with self._db.write() as conn:
@@ -181,5 +131,7 @@ class PostgresOpinionStore(OpinionStore):
 
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Opinion]:
         with self._db.read() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM opinions {where}", params).fetchall()
-        return [_opinion(row) for row in rows]
+            rows = conn.execute(
+                f"SELECT {OPINION_COLUMNS} FROM opinions {where}", params
+            ).fetchall()
+        return [opinion_from_row(row) for row in rows]

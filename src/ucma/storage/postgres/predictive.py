@@ -10,7 +10,6 @@ failure modes, evidence) are JSON.
 from __future__ import annotations
 
 import builtins
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,22 +18,25 @@ import psycopg
 from ucma.errors import ValidationError
 from ucma.paradigms.predictive_records import (
     Competence,
-    CompetenceEvidence,
-    FailureMode,
     Transition,
 )
 from ucma.paradigms.world_model import context_key, normal
 from ucma.storage.base import PredictiveStore
 from ucma.storage.postgres.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
+from ucma.storage.sqlite.predictive import (
+    COMPETENCE_COLUMNS,
+    TRANSITION_COLUMNS,
+    competence_from_row,
+    competence_row,
+    transition_from_row,
+    transition_row,
+)
 from ucma.types import Scope
 
 __all__ = ["PostgresPredictiveStore"]
 
 _SCOPE = "user_id = %s AND agent_id = %s"
 
-_TRANSITION_COLUMNS = """id, user_id, agent_id, action, context, outcome, confirmations, errors,
-    promoted_fact_id, created_at, updated_at"""
 
 _UPSERT_TRANSITION = """
 INSERT INTO transitions (
@@ -50,9 +52,6 @@ ON CONFLICT (id) DO UPDATE SET
 WHERE transitions.user_id = excluded.user_id AND transitions.agent_id = excluded.agent_id
 """
 
-_COMPETENCE_COLUMNS = """id, user_id, agent_id, capability, attempts, successes,
-    predicted_count, predicted_sum, brier_sum, bins, failure_modes, evidence,
-    created_at, updated_at"""
 
 _UPSERT_COMPETENCE = """
 INSERT INTO competences (
@@ -81,89 +80,6 @@ def _owner(record: Transition | Competence) -> None:
         raise ValidationError(f"{record.id!r} has no user_id/agent_id")
 
 
-def _transition_row(t: Transition) -> tuple[Any, ...]:
-    _owner(t)
-    if not isinstance(t.context, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in t.context.items()
-    ):
-        raise ValidationError(f"transition {t.id!r}: context must map strings to strings")
-    return (
-        t.id,
-        t.user_id,
-        t.agent_id,
-        t.action,
-        dumps(t.context, "context"),
-        t.outcome,
-        _count(t.confirmations, "confirmations"),
-        _count(t.errors, "errors"),
-        t.promoted_fact_id,
-        real(t.created_at, "created_at"),
-        real(t.updated_at, "updated_at"),
-        normal(t.action),
-        context_key(t.context),
-        normal(t.outcome),
-    )
-
-
-def _transition(row: Sequence[Any]) -> Transition:
-    return Transition(
-        id=row[0],
-        user_id=row[1],
-        agent_id=row[2],
-        action=row[3],
-        context=json.loads(row[4]),
-        outcome=row[5],
-        confirmations=row[6],
-        errors=row[7],
-        promoted_fact_id=row[8],
-        created_at=row[9],
-        updated_at=row[10],
-    )
-
-
-def _competence_row(c: Competence) -> tuple[Any, ...]:
-    _owner(c)
-    attempts = _count(c.attempts, "attempts")
-    if not 0 <= _count(c.successes, "successes") <= attempts:
-        raise ValidationError(f"competence {c.id!r}: successes must be in [0, attempts]")
-    return (
-        c.id,
-        c.user_id,
-        c.agent_id,
-        c.capability,
-        attempts,
-        c.successes,
-        _count(c.predicted_count, "predicted_count"),
-        real(c.predicted_sum, "predicted_sum"),
-        real(c.brier_sum, "brier_sum"),
-        dumps([[float(x) for x in b] for b in c.bins], "bins"),
-        dumps([m.to_dict() for m in c.failure_modes], "failure_modes"),
-        dumps([e.to_dict() for e in c.evidence], "evidence"),
-        real(c.created_at, "created_at"),
-        real(c.updated_at, "updated_at"),
-        normal(c.capability),
-    )
-
-
-def _competence(row: Sequence[Any]) -> Competence:
-    return Competence(
-        id=row[0],
-        user_id=row[1],
-        agent_id=row[2],
-        capability=row[3],
-        attempts=row[4],
-        successes=row[5],
-        predicted_count=row[6],
-        predicted_sum=row[7],
-        brier_sum=row[8],
-        bins=json.loads(row[9]),
-        failure_modes=[FailureMode(**m) for m in json.loads(row[10])],
-        evidence=[CompetenceEvidence(**e) for e in json.loads(row[11])],
-        created_at=row[12],
-        updated_at=row[13],
-    )
-
-
 class PostgresPredictiveStore(PredictiveStore):
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -186,7 +102,7 @@ class PostgresPredictiveStore(PredictiveStore):
                     )
 
     def put_transitions(self, transitions: Sequence[Transition]) -> None:
-        rows = [_transition_row(t) for t in transitions]
+        rows = [transition_row(t) for t in transitions]
         self._put(_UPSERT_TRANSITION, "transition", rows)
 
     def get_transition(self, scope: Scope, transition_id: str) -> Transition | None:
@@ -232,12 +148,12 @@ class PostgresPredictiveStore(PredictiveStore):
     def _transitions(self, where: str, params: Sequence[Any]) -> builtins.list[Transition]:
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_TRANSITION_COLUMNS} FROM transitions {where}", params
+                f"SELECT {TRANSITION_COLUMNS} FROM transitions {where}", params
             ).fetchall()
-        return [_transition(row) for row in rows]
+        return [transition_from_row(row) for row in rows]
 
     def put_competences(self, competences: Sequence[Competence]) -> None:
-        rows = [_competence_row(c) for c in competences]
+        rows = [competence_row(c) for c in competences]
         self._put(_UPSERT_COMPETENCE, "competence", rows)
 
     def get_competence(self, scope: Scope, capability: str) -> Competence | None:
@@ -258,9 +174,9 @@ class PostgresPredictiveStore(PredictiveStore):
     def _competences(self, where: str, params: Sequence[Any]) -> builtins.list[Competence]:
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_COMPETENCE_COLUMNS} FROM competences {where}", params
+                f"SELECT {COMPETENCE_COLUMNS} FROM competences {where}", params
             ).fetchall()
-        return [_competence(row) for row in rows]
+        return [competence_from_row(row) for row in rows]
 
     def count(self, scope: Scope) -> dict[str, int]:
         key = (scope.user_id, scope.agent_id)

@@ -6,54 +6,24 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import psycopg
 
-from ucma.errors import NotFoundError, ScopeError, ValidationError
+from ucma.errors import NotFoundError, ValidationError
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.storage.base import TraceStore
 from ucma.storage.postgres.connection import Database, executemany
 from ucma.storage.sqlite.codec import dumps, optional_real, real
+from ucma.storage.sqlite.traces import (
+    SALIENCE_UPDATE_COLUMNS,
+    TRACE_COLUMNS,
+    require_scope,
+    salience_update_from_row,
+    trace_from_row,
+)
 from ucma.types import Scope
 
 __all__ = ["PostgresTraceStore"]
-
-_TRACE_COLUMNS = """id, user_id, agent_id, session_id, retrieval_id, memory_scores,
-    decision_type, summary, confidence, alternatives_count, created_at, metadata,
-    outcome_quality, outcome_signal, outcome_feedback, outcome_at"""
-_UPDATE_COLUMNS = """memory_id, trace_id, attribution, raw_delta, delta, previous_adjustment,
-    new_adjustment, reason, created_at"""
-
-
-def _trace(row: Sequence[Any]) -> DecisionTrace:
-    return DecisionTrace(
-        id=row[0],
-        user_id=row[1],
-        agent_id=row[2],
-        session_id=row[3],
-        retrieval_id=row[4],
-        memory_scores=json.loads(row[5]),
-        decision_type=row[6],
-        summary=row[7],
-        confidence=row[8],
-        alternatives_count=row[9],
-        created_at=row[10],
-        metadata=json.loads(row[11]),
-        outcome_quality=row[12],
-        outcome_signal=OutcomeSignal(row[13]) if row[13] is not None else None,
-        outcome_feedback=row[14],
-        outcome_at=row[15],
-    )
-
-
-def _update(row: Sequence[Any]) -> SalienceUpdate:
-    return SalienceUpdate(*row)
-
-
-def _scoped(user_id: str, agent_id: str, what: str) -> None:
-    if not user_id or not agent_id:
-        raise ScopeError(f"{what} has no user_id/agent_id")
 
 
 class PostgresTraceStore(TraceStore):
@@ -61,7 +31,7 @@ class PostgresTraceStore(TraceStore):
         self._db = db
 
     def add_retrieval(self, retrieval: Retrieval) -> None:
-        _scoped(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
+        require_scope(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO retrievals (id, user_id, agent_id, query_hash, memory_ids, scores, "
@@ -91,12 +61,12 @@ class PostgresTraceStore(TraceStore):
         )
 
     def add(self, trace: DecisionTrace) -> None:
-        _scoped(trace.user_id, trace.agent_id, f"trace {trace.id!r}")
+        require_scope(trace.user_id, trace.agent_id, f"trace {trace.id!r}")
         scores = {k: real(v, "memory score") for k, v in trace.memory_scores.items()}
         with self._db.write() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO decision_traces ({_TRACE_COLUMNS}) "
+                    f"INSERT INTO decision_traces ({TRACE_COLUMNS}) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (
                         trace.id,
@@ -129,11 +99,11 @@ class PostgresTraceStore(TraceStore):
     def get(self, scope: Scope, trace_id: str) -> DecisionTrace | None:
         with self._db.read() as conn:
             row = conn.execute(
-                f"SELECT {_TRACE_COLUMNS} FROM decision_traces "
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces "
                 "WHERE id = %s AND user_id = %s AND agent_id = %s",
                 (trace_id, scope.user_id, scope.agent_id),
             ).fetchone()
-        return _trace(row) if row is not None else None
+        return trace_from_row(row) if row is not None else None
 
     def list(
         self,
@@ -143,7 +113,7 @@ class PostgresTraceStore(TraceStore):
         decision_type: str | None = None,
         limit: int = 100,
     ) -> builtins.list[DecisionTrace]:
-        sql = [f"SELECT {_TRACE_COLUMNS} FROM decision_traces WHERE user_id = %s AND agent_id = %s"]
+        sql = [f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE user_id = %s AND agent_id = %s"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if observed is not None:
             sql.append("AND outcome_at IS NOT NULL" if observed else "AND outcome_at IS NULL")
@@ -153,19 +123,19 @@ class PostgresTraceStore(TraceStore):
         sql.append("ORDER BY created_at DESC, row_seq DESC LIMIT %s")
         params.append(max(int(limit), 0))
         with self._db.read() as conn:
-            return [_trace(r) for r in conn.execute(" ".join(sql), params)]
+            return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
 
     def involving(self, scope: Scope, memory_ids: Sequence[str]) -> builtins.list[DecisionTrace]:
         if not memory_ids:
             return []
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
                 "SELECT trace_id FROM trace_memories WHERE user_id = %s AND agent_id = %s "
                 "AND memory_id = ANY(%s::text[])) ORDER BY created_at, row_seq",
                 (scope.user_id, scope.agent_id, list(memory_ids)),
             ).fetchall()
-        return [_trace(r) for r in rows]
+        return [trace_from_row(r) for r in rows]
 
     def set_outcome(
         self,
@@ -206,7 +176,7 @@ class PostgresTraceStore(TraceStore):
         with self._db.write() as conn:
             executemany(
                 conn,
-                f"INSERT INTO salience_updates (user_id, agent_id, {_UPDATE_COLUMNS}) "
+                f"INSERT INTO salience_updates (user_id, agent_id, {SALIENCE_UPDATE_COLUMNS}) "
                 "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [
                     (
@@ -230,7 +200,8 @@ class PostgresTraceStore(TraceStore):
         self, scope: Scope, *, memory_id: str | None = None, trace_id: str | None = None
     ) -> builtins.list[SalienceUpdate]:
         sql = [
-            f"SELECT {_UPDATE_COLUMNS} FROM salience_updates WHERE user_id = %s AND agent_id = %s"
+            f"SELECT {SALIENCE_UPDATE_COLUMNS} FROM salience_updates"
+            " WHERE user_id = %s AND agent_id = %s"
         ]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if memory_id is not None:
@@ -241,4 +212,4 @@ class PostgresTraceStore(TraceStore):
             params.append(trace_id)
         sql.append("ORDER BY id")
         with self._db.read() as conn:
-            return [_update(r) for r in conn.execute(" ".join(sql), params)]
+            return [salience_update_from_row(r) for r in conn.execute(" ".join(sql), params)]
