@@ -76,25 +76,23 @@ ORDER BY q.n
 """
 
 _SEARCH = """
-WITH q AS (
-    SELECT * FROM unnest(%(lexemes)s::text[], %(idfs)s::float8[]) AS q(lexeme, idf)
-), hits AS (
+WITH hits AS (
     SELECT m.seq, m.id, m.terms, m.content_length, m.context_length
     FROM memories m
     WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s AND m.terms @@ %(query)s::tsquery
         {filters}
 ), scored AS (
-    SELECT h.seq, h.id, sum(q.idf * f.freq * (%(k1)s + 1.0) / (f.freq + %(k1)s)) AS score
+    SELECT h.seq, h.id, sum(f.idf * f.freq * (%(k1)s + 1.0) / (f.freq + %(k1)s)) AS score
     FROM hits h
     CROSS JOIN LATERAL (
-        SELECT u.lexeme,
+        SELECT (%(idfs)s::float8[])[array_position(%(lexemes)s::text[], u.lexeme)] AS idf,
             coalesce(cardinality(array_positions(u.weights, 'A')), 0)
                 / (1.0 - %(b)s + %(b)s * h.content_length / %(avg_content)s)
             + %(weight)s * coalesce(cardinality(array_positions(u.weights, 'B')), 0)
                 / (1.0 - %(b)s + %(b)s * h.context_length / %(avg_context)s) AS freq
         FROM unnest(h.terms) u
+        WHERE u.lexeme = ANY(%(lexemes)s::text[])
     ) f
-    JOIN q ON q.lexeme = f.lexeme
     WHERE f.freq > 0
     GROUP BY h.seq, h.id
 )
