@@ -116,12 +116,19 @@ def _ensure_user() -> pwd.struct_passwd:
         return pwd.getpwnam(SYSTEM_USER)
     except KeyError:
         pass
-    subprocess.run(
-        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SYSTEM_USER],
-        check=True,
+    useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+    done = subprocess.run(
+        [useradd, "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SYSTEM_USER],
         capture_output=True,
+        text=True,
+        check=False,
     )
-    return pwd.getpwnam(SYSTEM_USER)
+    try:  # another start may have created it meanwhile
+        return pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        raise PostgresError(
+            f"cannot create the system user {SYSTEM_USER!r} the server runs as: {done.stderr}"
+        ) from None
 
 
 def _run(command: list[str], account: pwd.struct_passwd | None, what: str) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
 from ucma.storage.index.search_context import SessionKey, episode_contexts
-from ucma.storage.postgres.connection import Database
+from ucma.storage.postgres.connection import Database, one
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
 from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, key_of
@@ -264,16 +264,17 @@ class PostgresEpisodicStore(EpisodicStore):
     def stats(self, scope: Scope) -> dict[str, int]:
         """Counts over live (not archived) episodes."""
         with self._db.read() as conn:
-            row = conn.execute(
-                """
+            row = one(
+                conn.execute(
+                    """
                 SELECT count(*) FILTER (WHERE t.tier = %s), count(*) FILTER (WHERE t.tier = %s),
                     count(DISTINCT t.bucket)
                 FROM episodes t JOIN memories m ON m.seq = t.seq
                 WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL
                 """,
-                (Tier.SHORT_TERM.value, Tier.MEDIUM_TERM.value, scope.user_id, scope.agent_id),
-            ).fetchone()
-        assert row is not None
+                    (Tier.SHORT_TERM.value, Tier.MEDIUM_TERM.value, scope.user_id, scope.agent_id),
+                )
+            )
         return {
             "short_term_count": int(row[0]),
             "medium_term_count": int(row[1]),
