@@ -19,6 +19,12 @@ archived included, like the SQLite cache's live rows); document frequencies are
 counted per term through the same index. Scores are BM25F divided by the most the
 query's terms allow, exactly as ``ucma.storage.index.keyword_cache`` computes
 them; ties go to the older row.
+
+Scoring reads every row holding a query term, so words most rows hold ("that",
+"here") would make a search read most of the scope. ``common_terms`` sets them
+aside: the rows holding a rarer term are scored first (over all the query's
+terms), and when the k-th of them beats the most the common terms alone could
+give, that is the exact answer (MaxScore pruning); otherwise all rows are scored.
 """
 
 from __future__ import annotations
@@ -142,22 +148,55 @@ def keyword_search(
     ]
     if not present:
         return []
-    rows = conn.execute(
-        _SEARCH.format(filters=filters),
-        {
-            "lexemes": [t for t, _, _ in present],
-            "idfs": [idf for _, _, idf in present],
-            "query": " | ".join(q for _, q, _ in present),
-            "user": scope.user_id,
-            "agent": scope.agent_id,
-            "k1": k1,
-            "b": b,
-            "weight": params.context_weight,
-            "avg_content": avg_content,
-            "avg_context": avg_context,
-            "most": most,
-            "k": int(k),
-            **filter_params,
-        },
-    ).fetchall()
+    query = {
+        "lexemes": [t for t, _, _ in present],
+        "idfs": [idf for _, _, idf in present],
+        "user": scope.user_id,
+        "agent": scope.agent_id,
+        "k1": k1,
+        "b": b,
+        "weight": params.context_weight,
+        "avg_content": avg_content,
+        "avg_context": avg_context,
+        "most": most,
+        "k": int(k),
+        **filter_params,
+    }
+    sql = _SEARCH.format(filters=filters)
+    common = common_terms(
+        [idf for _, _, idf in present],
+        [df for df in frequencies if df],
+        total,
+        k1,
+    )
+    if common:
+        # Rows holding only common terms can score at most ``ceiling``: once k rows
+        # holding a rarer term score above it, those rows cannot be in the top k.
+        rare = [q for i, (_, q, _) in enumerate(present) if i not in common]
+        rows = conn.execute(sql, {**query, "query": " | ".join(rare)}).fetchall()
+        ceiling = sum(present[i][2] * (k1 + 1.0) for i in common) / most
+        if len(rows) == k and float(rows[-1][1]) * (1.0 - 1e-9) > ceiling:
+            return [(str(row[0]), float(row[1])) for row in rows]
+    rows = conn.execute(sql, {**query, "query": " | ".join(q for _, q, _ in present)}).fetchall()
     return [(str(row[0]), float(row[1])) for row in rows]
+
+
+COMMON_SHARE = 0.05
+"""A term held by more than this share of a scope's rows is common (see ``common_terms``)."""
+
+
+def common_terms(
+    idfs: Sequence[float], frequencies: Sequence[int], total: int, k1: float
+) -> set[int]:
+    """Indexes of the query's common terms: those held by more than ``COMMON_SHARE`` of
+    the rows, lowest idf first, while the rest keep at least one term. A search first
+    scores only the rows holding a rarer term; when its k-th score beats the most the
+    common terms together can give (``idf * (k1 + 1)`` each), that is the answer, without
+    reading the many rows that hold nothing but common words."""
+    order = sorted(range(len(idfs)), key=lambda i: (idfs[i], i))
+    common: set[int] = set()
+    for i in order:
+        if frequencies[i] <= COMMON_SHARE * total or len(common) == len(idfs) - 1:
+            break
+        common.add(i)
+    return common
