@@ -67,13 +67,13 @@ POSTGRES_URL = "UCMA_TEST_POSTGRES_URL"
 
 
 @pytest.fixture
-def database(request: pytest.FixtureRequest, db_path: Path) -> Iterator[str | Path]:
-    """Where ``memory`` and ``sync_memory`` keep their store: ``db_path``, or a new
-    PostgreSQL database (dropped afterwards) when ``UCMA_TEST_POSTGRES_URL`` is set and
-    the test does not look at the SQLite file itself (it asks for ``db_path``)."""
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | Path]:
+    """Where ``memory`` and ``sync_memory`` keep their store: the file ``db_path`` names,
+    or a new PostgreSQL database (dropped afterwards) when ``UCMA_TEST_POSTGRES_URL`` is
+    set and nothing the test uses looks at that file (asks for ``db_path``)."""
     admin = os.environ.get(POSTGRES_URL)
     if not admin or "db_path" in request.fixturenames:
-        yield db_path
+        yield tmp_path / "memory.db"
         return
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
