@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from tests.conformance.conftest import Make
 from tests.conformance.test_storage_keys import key
+from tests.conformance.test_storage_opinions import _opinion
 from tests.conformance.test_storage_predictive import competence, transition
 
 from ucma.paradigms.goal_records import Goal
@@ -23,7 +24,7 @@ from ucma.storage.base import (
     VaultEntry,
     VaultStore,
 )
-from ucma.types import Bank, Opinion, OpinionStatus, Scope
+from ucma.types import Bank, Scope
 
 ALICE = Scope("alice", "assistant")
 BOB = Scope("bob", "assistant")
@@ -42,21 +43,6 @@ def _goal(goal_id: str, scope: Scope = ALICE) -> Goal:
         description=f"goal {goal_id}",
         created_at=1.0,
         updated_at=1.0,
-    )
-
-
-def _opinion(n: int, scope: Scope = ALICE) -> Opinion:
-    return Opinion(
-        id=f"op_{scope.user_id}_{n}",
-        user_id=scope.user_id,
-        agent_id=scope.agent_id,
-        topic=f"Topic {n}",
-        stance=f"stance {n}",
-        confidence=0.6,
-        status=OpinionStatus.REPLACED if n % 2 else OpinionStatus.CURRENT,
-        memory_id=None,
-        created_at=float(n),
-        updated_at=float(n),
     )
 
 
@@ -133,7 +119,10 @@ def test_event_key_vault_goal_opinion_and_predictive_defaults(storage: Storage, 
         assert GoalStore.get(storage.goals, ALICE, goal_id) == storage.goals.get(ALICE, goal_id)
     assert GoalStore.count(storage.goals, ALICE) == storage.goals.count(ALICE) == 5
 
-    storage.opinions.put([_opinion(n) for n in range(5)] + [_opinion(0, BOB)])
+    storage.opinions.put(
+        [_opinion(ALICE, str(n), memory_id=None) for n in range(5)]
+        + [_opinion(BOB, "bob", memory_id=None)]
+    )
     assert OpinionStore.count(storage.opinions, ALICE) == storage.opinions.count(ALICE) == 5
 
     storage.predictive.put_transitions(

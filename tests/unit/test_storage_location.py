@@ -21,6 +21,7 @@ from ucma.storage import BACKENDS, StorageLocation, parse_location
         ("sqlite:///relative/ucma.db", Path("relative/ucma.db")),
         ("sqlite:////absolute/ucma.db", Path("/absolute/ucma.db")),
         ("SQLite:///Mixed.db", Path("Mixed.db")),
+        ("SQLITE:////Upper/Case.db", Path("/Upper/Case.db")),
         ("sqlite:///with%20space.db", Path("with space.db")),
         ("sqlite:///:memory:", Path(":memory:")),
     ],
@@ -39,9 +40,10 @@ def test_a_plain_path_is_kept_as_given() -> None:
 
 @pytest.mark.parametrize("scheme", ["postgresql", "postgres", "PostgreSQL"])
 def test_a_server_url_has_no_local_file(scheme: str) -> None:
-    url = f"{scheme}://ucma@127.0.0.1:5432/memories"
-    location = parse_location(url)
-    assert location == StorageLocation(scheme.lower(), url, None)
+    location = parse_location(f"{scheme}://ucma@127.0.0.1:5432/memories")
+    assert location == StorageLocation(
+        scheme.lower(), f"{scheme.lower()}://ucma@127.0.0.1:5432/memories", None
+    )
     assert BACKENDS[location.scheme] == "ucma.storage.postgres"
 
 
@@ -62,6 +64,7 @@ def test_a_password_never_shows() -> None:
         ("sqlite://", "names no file"),
         ("sqlite:///", "names no file"),
         ("sqlite://host/ucma.db", "not a host"),
+        ("sqlite://me:pw@host/ucma.db", r"not a host \('host'\)"),
         ("sqlite:///ucma.db?mode=ro", "no query"),
         ("", "empty"),
         ("   ", "empty"),

@@ -3,9 +3,9 @@
 Every command works on the store ``--database`` names (a file path or a URL such as
 ``postgresql://...``; default ``$UCMA_DATABASE``), else on ``<home>/ucma.db``, ``--home``
 defaulting to ``$UCMA_HOME`` or ``~/.ucma`` (the CLI reads the environment, the library
-never does). Commands that touch
-memory need ``--user`` (every memory belongs to a user). ``--json`` prints machine-readable
-JSON on stdout. A UCMA error prints one red line on stderr and exits with status 1.
+never does). Commands that touch memory need ``--user`` (every memory belongs to a
+user). ``--json`` prints machine-readable JSON on stdout. A UCMA error prints one red
+line on stderr and exits with status 1.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """The plumbing every part of ``AsyncMemory`` shares: construction, opening and
-closing, the storage thread, the embedders, scopes, sessions and working memory.
+closing, the storage threads, the embedders, scopes, sessions and working memory.
 
-Threading model: storage calls run on one dedicated worker thread (SQLite
-connections are single-writer), embeddings on the embedder's own threads, so
-the event loop never blocks. Each public write validates everything first,
-computes embeddings second, and writes in one storage transaction last: a
-failure at any step leaves nothing half-written.
+Threading model: storage calls run on the store's own worker threads, as many
+as the backend declares (``Storage.concurrency``: SQLite one, so its calls run
+one at a time in order; a pooled backend one per connection), embeddings on the
+embedder's own threads, so the event loop never blocks. Each public write
+validates everything first, computes embeddings second, and writes in one
+storage transaction last: a failure at any step leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
 from ucma.providers.base import Providers
 from ucma.retrieval.directives import Instructions
-from ucma.storage import open_storage, parse_location
+from ucma.storage import open_storage, parse_location, storage_concurrency
 from ucma.storage.base import Storage
 from ucma.types import MemoryRecord, Provenance, RetentionInfo, Scope
 from ucma.validation import check_scope, check_timestamp
@@ -121,6 +122,7 @@ class EngineBase:
         self._storage: Storage | None = storage
         self._embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._threads = 1
         self._queued: set[asyncio.Future[None]] = set()
         self._open_lock = asyncio.Lock()
         self._closed = False
@@ -154,9 +156,22 @@ class EngineBase:
                 raise ValidationError("this memory is closed; create a new one")
             if self._executor is not None:
                 return self
+            # The store opens on the thread its calls will use (one, for SQLite); a
+            # backend that takes concurrent calls then gets its number of threads.
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="ucma-storage")
-            if self._storage is None:
-                self._storage = await self._run(self._open_storage)
+            try:
+                if self._storage is None:
+                    self._storage = await self._run(self._open_storage)
+                self._threads = storage_concurrency(self._storage)
+            except BaseException:
+                self._executor.shutdown(wait=False)
+                self._executor = None
+                raise
+            if self._threads > 1:
+                self._executor.shutdown(wait=True)
+                self._executor = ThreadPoolExecutor(
+                    self._threads, thread_name_prefix="ucma-storage"
+                )
             self._embedder = CachedEmbedder(
                 self._inner_embedder,
                 max_size=self.config.embedding.lru_size,
@@ -235,15 +250,22 @@ class EngineBase:
         return self._inner_embedder
 
     async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a storage call on a storage thread. With one thread calls run in the
+        order made; with several, a call first waits for the queued ones (``_queue``)
+        made before it, so it sees their writes."""
         if self._executor is None:
             raise ValidationError("memory is not open")
+        if self._threads > 1 and self._queued:
+            await asyncio.wait(list(self._queued))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     def _queue(self, fn: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
-        """Run ``fn`` on the storage thread without waiting for it: a write a
-        caller's answer does not depend on. The one storage thread takes work in
-        order, so every later storage call sees it; a failure is logged."""
+        """Run ``fn`` on a storage thread without waiting for it: a write a caller's
+        answer does not depend on. Every later storage call sees it (one storage
+        thread takes work in order; with several, ``_run`` waits for it); queued
+        calls may run at once with each other on several threads. A failure is
+        logged."""
         if self._executor is None:
             raise ValidationError("memory is not open")
         loop = asyncio.get_running_loop()

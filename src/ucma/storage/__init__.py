@@ -18,10 +18,12 @@ in the package's ``__init__``::
         cached_scopes: int,         # how many scopes' search caches stay loaded
     ) -> Storage: ...
 
-It returns an open ``Storage`` (schema created or migrated); its errors are the UCMA
-error tree (``ConfigError`` for a bad URL, ``StorageError`` for the database). The
-package is imported only when a store of its scheme is opened, so its driver may be an
-optional extra: a missing driver becomes a ``ConfigError`` naming it.
+It returns an open ``Storage`` (schema created or migrated) whose ``concurrency`` says
+how many calls the engine may run on it at once (``Storage.concurrency``: SQLite 1, a
+pool of N connections N). Its errors are the UCMA error tree (``ConfigError`` for a bad
+URL, ``StorageError`` for the database). The package is imported only when a store of
+its scheme is opened, so its driver may be an optional extra: a missing driver becomes
+a ``ConfigError`` naming it.
 ``ucma.storage.index`` holds the backend-neutral search caches a backend may reuse.
 """
 
@@ -31,6 +33,14 @@ from ucma.storage.location import (
     StorageOpener,
     open_storage,
     parse_location,
+    storage_concurrency,
 )
 
-__all__ = ["BACKENDS", "StorageLocation", "StorageOpener", "open_storage", "parse_location"]
+__all__ = [
+    "BACKENDS",
+    "StorageLocation",
+    "StorageOpener",
+    "open_storage",
+    "parse_location",
+    "storage_concurrency",
+]

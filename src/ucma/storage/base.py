@@ -2,8 +2,9 @@
 
 The engine talks only to these classes; no backend name appears outside
 ``ucma.storage.<backend>``. Every method is synchronous: the engine runs
-storage calls on one worker thread per ``Storage`` (embedded SQLite), so a
-backend need not be thread-safe across concurrent calls.
+storage calls on worker threads of its own, as many as ``Storage.concurrency``
+says. At 1 (the default, SQLite) calls arrive one at a time, so a backend
+need not be thread-safe across concurrent calls.
 
 Contracts common to every store:
 
@@ -883,12 +884,41 @@ class TraceStore(ABC):
 class EventStore(ABC):
     """The append-only event log (event sourcing) and publisher cursors.
 
-    Contract: events are never changed or removed. ``seq`` numbers the events
-    of one scope 1, 2, 3 ... in commit order; ``position`` orders all events.
-    The backend itself appends ``memory.stored`` / ``memory.archived`` /
-    ``memory.restored`` / ``memory.deleted`` in the transaction of the memory
-    write (payload ``memory_id``, ``kind``; stored also carries
-    ``temporal_level``, ``base_salience`` and ``outcome_adjustment``).
+    Contract: events are never changed or removed, except by erasure (below).
+    ``seq`` numbers the events of one scope 1, 2, 3 ... in commit order, with no
+    gaps, even with several writers; ``position`` orders all events (increasing,
+    never reused); ``id`` is ``"evt_"`` and 32 lower-case hex digits. Most events
+    are appended by the engine through ``append`` (``ucma.events.log.record``);
+    the memory lifecycle is appended by the backend itself, in the transaction
+    of the write that causes it, so no write path can forget it (SQLite does it
+    with triggers on ``memories``, ``transitions`` and ``competences``, schema
+    migrations 6 and 14). Exactly:
+
+    - ``memory.stored``, once per record inserted by ``EpisodicStore.add``,
+      ``SemanticStore.add``, ``ProceduralStore.add`` or ``LearningStore.add``
+      (a batch: one per record, in the batch's order, before anything else the
+      transaction appends afterwards). Payload ``memory_id``, ``kind`` (the
+      ``MemoryKind`` value), ``temporal_level``, ``base_salience``,
+      ``outcome_adjustment`` (reals to 15 significant digits, as SQLite's JSON
+      writes them) and ``content_chars`` (``len(content)``, in code points);
+      ``occurred_at`` is the record's ``created_at``.
+    - ``memory.archived``, for each memory whose ``archived_at`` changes to a
+      timestamp (``MemoryCatalog.set_archived``, from none or from another
+      timestamp); ``occurred_at`` is the new ``archived_at``. ``memory.restored``
+      when it changes to None; ``occurred_at`` is the wall clock at the write.
+      Setting the value a memory already has appends nothing. Payload
+      ``memory_id``, ``kind``.
+    - ``memory.deleted``, for each memory row removed (``MemoryCatalog.delete``
+      and both erasures); payload ``memory_id``, ``kind``; ``occurred_at`` is the
+      wall clock at the delete. Updates of content, salience, bank, access
+      counts or typed fields append nothing here.
+    - While ``ErasureStore.erase_matching`` runs: ``world.transition_erased``
+      (payload ``transition_id``) for each transition it deletes and
+      ``self.competence_erased`` (``competence_id``) for each competence, at the
+      wall clock. Then every event of the scope whose type or payload
+      ``matches`` gets the payload ``{"erased": true}`` (type, seq and position
+      stay). ``erase_scope`` removes every event of the scope (the
+      ``memory.deleted`` events of its own deletes included).
     """
 
     @abstractmethod
@@ -1238,6 +1268,13 @@ class Storage(ABC):
     opinions: OpinionStore
     predictive: PredictiveStore
     goals: GoalStore
+
+    concurrency: int = 1
+    """How many of its calls the engine may run at once, each on a thread of its own.
+    1 (SQLite, one connection): every call runs alone, in the order made. N (a pool of
+    N connections): up to N calls at once, from different threads; the backend is then
+    thread-safe, and a ``transaction()`` belongs to the thread that opened it (one
+    connection per thread), since every engine call runs whole on one thread."""
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

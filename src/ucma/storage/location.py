@@ -3,8 +3,9 @@
 ``parse_location`` reads what a caller names (``Memory(...)``, ``ucma --database``,
 ``UCMA_DATABASE``) once: a plain path is a SQLite file (the zero-configuration
 default), ``sqlite:///relative/file.db`` and ``sqlite:////absolute/file.db`` name one
-as a URL (SQLAlchemy's spelling: the path is what follows the third slash), and
-``postgresql://`` (or ``postgres://``) URLs name a PostgreSQL database. ``open_storage``
+as a URL (SQLAlchemy's spelling, as in ``ucma.conflicts.source_file``: the path is what
+follows the third slash), and ``postgresql://`` (or ``postgres://``) URLs name a
+PostgreSQL database. The scheme is matched, and handed on, in lower case. ``open_storage``
 imports the scheme's backend package only then (``BACKENDS``), so no backend is loaded,
 and none is named by the engine, before a store of its kind is opened.
 """
@@ -23,7 +24,14 @@ from ucma.errors import ConfigError
 from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 
-__all__ = ["BACKENDS", "StorageLocation", "StorageOpener", "open_storage", "parse_location"]
+__all__ = [
+    "BACKENDS",
+    "StorageLocation",
+    "StorageOpener",
+    "open_storage",
+    "parse_location",
+    "storage_concurrency",
+]
 
 BACKENDS: dict[str, str] = {
     "sqlite": "ucma.storage.sqlite",
@@ -86,9 +94,10 @@ def parse_location(target: str | os.PathLike[str]) -> StorageLocation:
     scheme = match.group(1).lower()
     if scheme not in BACKENDS:
         raise ConfigError(f"unknown database URL scheme {scheme!r}; use {_SCHEMES}")
+    url = scheme + target[len(scheme) :]  # the scheme in lower case, as drivers expect it
     if scheme == "sqlite":
-        return _sqlite_url(target)
-    return StorageLocation(scheme, target, None)
+        return _sqlite_url(url)
+    return StorageLocation(scheme, url, None)
 
 
 def _file(path: str) -> StorageLocation:
@@ -99,7 +108,7 @@ def _sqlite_url(url: str) -> StorageLocation:
     parts = urlsplit(url)
     if parts.netloc:
         raise ConfigError(
-            f"a SQLite URL names a file, not a host ({parts.netloc!r}): use "
+            f"a SQLite URL names a file, not a host ({parts.hostname!r}): use "
             "sqlite:///relative/file.db or sqlite:////absolute/file.db"
         )
     if parts.query or parts.fragment:
@@ -124,7 +133,24 @@ def open_storage(
     installation or its driver is missing; the backend's own errors otherwise."""
     location = target if isinstance(target, StorageLocation) else parse_location(target)
     opener = _opener(location.scheme)
-    return opener(location, dimension=dimension, ann=ann, cached_scopes=cached_scopes)
+    storage = opener(location, dimension=dimension, ann=ann, cached_scopes=cached_scopes)
+    try:
+        storage_concurrency(storage)
+    except ConfigError:
+        storage.close()
+        raise
+    return storage
+
+
+def storage_concurrency(storage: Storage) -> int:
+    """How many calls the engine may run on ``storage`` at once (``Storage.concurrency``);
+    ``ConfigError`` unless a positive integer."""
+    threads = storage.concurrency
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(
+            f"{type(storage).__name__}.concurrency must be a positive integer, got {threads!r}"
+        )
+    return threads
 
 
 def _opener(scheme: str) -> StorageOpener:
