@@ -56,7 +56,8 @@ class PostgresStorage(Storage):
     processes opening a new database from migrating it twice), then checks that the
     database was created for embeddings of ``dimension`` dimensions. Several
     processes may open the same database: each has a pool of ``pool_size``
-    connections, and the database orders their writes (connection.py).
+    connections, and the database orders their writes (connection.py). The engine
+    runs up to ``pool_size`` calls at once (``Storage.concurrency``).
     """
 
     def __init__(
@@ -74,6 +75,9 @@ class PostgresStorage(Storage):
         self.url = url
         applied = self._prepare(url, dimension)
         self._db = Database(url, pool_size=pool_size, configure=_configure)
+        # The engine may run as many calls at once as the pool has connections; each
+        # thread's transaction keeps one connection (connection.py).
+        self.concurrency = max(1, pool_size)
         self.dimension = dimension
         rows = MemoryRows(dimension)
         self.memories = PostgresMemoryCatalog(self._db, dimension, ann)
