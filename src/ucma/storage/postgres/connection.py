@@ -122,13 +122,7 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Connection]:
         """A connection for reads (the thread's transaction's, if one is open)."""
-        self._require_open()
-        current = self._open()
-        if current is not None:
-            with translate_errors():
-                yield current.conn
-            return
-        with translate_errors(), self._pool.connection() as conn:
+        with self._borrow(None) as conn:
             yield conn
 
     @contextmanager
@@ -141,14 +135,24 @@ class Database:
     def snapshot(self) -> Iterator[Connection]:
         """Several reads that must see one committed state (a repeatable-read
         transaction); inside an open transaction, that transaction's connection."""
+        with self._borrow("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") as conn:
+            yield conn
+
+    @contextmanager
+    def _borrow(self, begin: str | None) -> Iterator[Connection]:
+        """The thread's open transaction's connection, else one from the pool (inside a
+        read-only transaction opened with ``begin`` when given, rolled back after)."""
         self._require_open()
         current = self._open()
         if current is not None:
             with translate_errors():
                 yield current.conn
             return
-        with translate_errors("reading a snapshot"), self._pool.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        with translate_errors(), self._pool.connection() as conn:
+            if begin is None:
+                yield conn
+                return
+            conn.execute(begin)
             try:
                 yield conn
             finally:
