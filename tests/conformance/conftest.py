@@ -1,16 +1,22 @@
 """Fixtures of the storage conformance suite.
 
 The suite is written once against the ABCs of ``ucma.storage.base`` and runs
-on every backend: adding one (PostgreSQL) is a ``Backend`` subclass and one
-more entry in ``BACKENDS``. Tests reach a backend only through ``Storage``,
-except ``Backend.raw`` for looking at the schema itself (migrations table,
-orphan rows), in SQL both backends understand.
+on every backend: each is a ``Backend`` subclass and an entry in ``BACKENDS``.
+Tests reach a backend only through ``Storage``, except ``Backend.raw`` for
+looking at the schema itself (migrations table, orphan rows), in SQL both
+backends understand.
+
+PostgreSQL joins when ``UCMA_TEST_POSTGRES_URL`` names a server's database
+(``make test-postgres`` starts one with scripts/postgres.py and sets it): each
+test then gets a database of its own, created from that URL and dropped after.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import closing
@@ -22,6 +28,7 @@ import pytest
 
 from ucma.storage.base import Storage
 from ucma.storage.sqlite import SQLiteStorage
+from ucma.storage.sqlite.schema import migrations
 from ucma.types import (
     Episode,
     Fact,
@@ -43,6 +50,9 @@ T0 = 1_699_999_200.0  # an exact hour boundary (bucket start), 2023-11-14 22:00 
 class Backend(ABC):
     """One database that tests can open (and reopen) as ``Storage`` objects."""
 
+    vector_tables: tuple[str, ...] = ()
+    """Tables holding vectors apart from ``memories`` (rows a delete must take along)."""
+
     def __init__(self) -> None:
         self._opened: list[Storage] = []
 
@@ -59,12 +69,18 @@ class Backend(ABC):
     def raw(self, sql: str) -> list[tuple[Any, ...]]:
         """Run one SQL statement outside UCMA (schema inspection only)."""
 
+    @abstractmethod
+    def migration_versions(self) -> list[int]:
+        """The schema migrations the backend's code holds, in order."""
+
     def close_all(self) -> None:
         for storage in self._opened:
             storage.close()
 
 
 class SQLiteBackend(Backend):
+    vector_tables = ("vectors",)
+
     def __init__(self, tmp_path: Path) -> None:
         super().__init__()
         self.path = tmp_path / "ucma.db"
@@ -76,8 +92,58 @@ class SQLiteBackend(Backend):
         with closing(sqlite3.connect(self.path)) as conn, conn:
             return conn.execute(sql).fetchall()
 
+    def migration_versions(self) -> list[int]:
+        return [m.version for m in migrations]
 
-BACKENDS = {"sqlite": SQLiteBackend}
+
+class PostgresBackend(Backend):
+    """A new database on the server of ``UCMA_TEST_POSTGRES_URL`` for each test."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        super().__init__()
+        self._psycopg = psycopg
+        self._admin = os.environ[POSTGRES_URL]
+        self.name = f"ucma_test_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(self._admin, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {self.name}")
+        info = conninfo_to_dict(self._admin)
+        info["dbname"] = self.name
+        dsn = make_conninfo(**info)
+        user = info.get("user", "")
+        self.url = f"postgresql://{user}@{info.get('host')}:{info.get('port')}/{self.name}"
+        self._dsn = dsn
+
+    def _open(self, dimension: int) -> Storage:
+        from ucma.storage.postgres import PostgresStorage
+
+        return PostgresStorage(self.url, dimension=dimension, pool_size=2)
+
+    def raw(self, sql: str) -> list[tuple[Any, ...]]:
+        with self._psycopg.connect(self._dsn, autocommit=True) as conn:
+            cursor = conn.execute(sql)
+            return cursor.fetchall() if cursor.description is not None else []
+
+    def migration_versions(self) -> list[int]:
+        from ucma.storage.postgres.schema import MIGRATIONS
+
+        return [m.version for m in MIGRATIONS]
+
+    def close_all(self) -> None:
+        super().close_all()
+        with self._psycopg.connect(self._admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)")
+
+
+POSTGRES_URL = "UCMA_TEST_POSTGRES_URL"
+"""The environment variable naming a PostgreSQL database the suite may create databases
+next to (``make test-postgres`` sets it); without it the suite runs on SQLite only."""
+
+BACKENDS: dict[str, type[Backend]] = {"sqlite": SQLiteBackend}
+if os.environ.get(POSTGRES_URL):
+    BACKENDS["postgres"] = PostgresBackend
 
 
 @pytest.fixture(params=sorted(BACKENDS))

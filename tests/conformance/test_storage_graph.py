@@ -128,7 +128,6 @@ CHILD_TABLES = [
     "procedure_tags",
     "learnings",
     "learning_tags",
-    "vectors",
     "graph_nodes",
     "graph_edges",
     "retention",
@@ -173,5 +172,5 @@ def test_delete_cascades_everywhere(backend, make) -> None:
     assert storage.memories.vector_search(ALICE, make.axis(0), 9) == []
     assert storage.memories.count(ALICE, include_archived=True) == dict.fromkeys(MemoryKind, 0)
     assert storage.graph.stats(ALICE) == {"node_count": 0, "edge_count": 0}
-    for table in CHILD_TABLES:
+    for table in [*CHILD_TABLES, *backend.vector_tables]:
         assert backend.raw(f"SELECT count(*) FROM {table}") == [(0,)], table

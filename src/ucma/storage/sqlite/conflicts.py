@@ -28,9 +28,16 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["SQLiteConflictStore"]
+__all__ = [
+    "CONFLICT_COLUMNS",
+    "FLAG_COLUMNS",
+    "SQLiteConflictStore",
+    "conflict_from_row",
+    "enum_value",
+    "flag_from_row",
+]
 
-_COLUMNS = """id, user_id, agent_id, conflict_type, subject, predicate, existing_fact_id,
+CONFLICT_COLUMNS = """id, user_id, agent_id, conflict_type, subject, predicate, existing_fact_id,
     existing_value, existing_confidence, new_fact_id, new_value, new_confidence,
     resolution_strategy, action, chosen_value, explanation, status, detected_at,
     resolved_at, resolved_by, options"""
@@ -48,7 +55,7 @@ UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, expl
     new_confidence = ?
 WHERE id = ? AND user_id = ? AND agent_id = ?
 """
-_FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
+FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
 # One pass over the asked ids: a fact that is no longer current or whose valid time
 # ended, or any memory a supersession names. Primary-key lookups only.
 _SUPERSEDED = """
@@ -64,14 +71,14 @@ WHERE s.user_id = ? AND s.agent_id = ?
 """
 
 
-def _enum(enum: Any, value: Any, field: str) -> str:
+def enum_value(enum: Any, value: Any, field: str) -> str:
     try:
         return str(enum(value).value)
     except ValueError as exc:
         raise ValidationError(f"{field} must be one of {[e.value for e in enum]}") from exc
 
 
-def _conflict(row: Sequence[Any]) -> Conflict:
+def conflict_from_row(row: Sequence[Any]) -> Conflict:
     return Conflict(
         id=row[0],
         user_id=row[1],
@@ -97,7 +104,7 @@ def _conflict(row: Sequence[Any]) -> Conflict:
     )
 
 
-def _flag(row: Sequence[Any]) -> ReviewFlag:
+def flag_from_row(row: Sequence[Any]) -> ReviewFlag:
     return ReviewFlag(
         memory_id=row[0],
         premise_id=row[1],
@@ -119,7 +126,7 @@ class SQLiteConflictStore(ConflictStore):
             conflict.id,
             conflict.user_id,
             conflict.agent_id,
-            _enum(ConflictType, conflict.conflict_type, "conflict_type"),
+            enum_value(ConflictType, conflict.conflict_type, "conflict_type"),
             conflict.subject,
             conflict.predicate,
             key_of(conflict.subject),
@@ -131,7 +138,7 @@ class SQLiteConflictStore(ConflictStore):
             conflict.new_value,
             real(conflict.new_confidence, "new_confidence"),
             *self._resolution(conflict)[:4],
-            _enum(ConflictStatus, conflict.status, "status"),
+            enum_value(ConflictStatus, conflict.status, "status"),
             real(conflict.detected_at, "detected_at"),
             optional_real(conflict.resolved_at, "resolved_at"),
             conflict.resolved_by,
@@ -149,7 +156,7 @@ class SQLiteConflictStore(ConflictStore):
     @staticmethod
     def _resolution(conflict: Conflict) -> tuple[Any, ...]:
         return (
-            _enum(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
+            enum_value(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
             conflict.action,
             conflict.chosen_value,
             conflict.explanation,
@@ -158,7 +165,7 @@ class SQLiteConflictStore(ConflictStore):
     def update(self, conflict: Conflict) -> None:
         params = (
             *self._resolution(conflict),
-            _enum(ConflictStatus, conflict.status, "status"),
+            enum_value(ConflictStatus, conflict.status, "status"),
             optional_real(conflict.resolved_at, "resolved_at"),
             conflict.resolved_by,
             dumps(list(conflict.options), "options"),
@@ -198,7 +205,7 @@ class SQLiteConflictStore(ConflictStore):
             params.append(key_of(predicate))
         if status is not None:
             where += " AND status = ?"
-            params.append(_enum(ConflictStatus, status, "status"))
+            params.append(enum_value(ConflictStatus, status, "status"))
         params.append(int(limit))
         return self._select(where + " ORDER BY detected_at DESC, rowid DESC LIMIT ?", params)
 
@@ -216,8 +223,10 @@ class SQLiteConflictStore(ConflictStore):
 
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Conflict]:
         with self._db.read() as conn:
-            rows = conn.execute(f"SELECT {_COLUMNS} FROM conflicts {where}", params).fetchall()
-        return [_conflict(row) for row in rows]
+            rows = conn.execute(
+                f"SELECT {CONFLICT_COLUMNS} FROM conflicts {where}", params
+            ).fetchall()
+        return [conflict_from_row(row) for row in rows]
 
     # -- review flags -------------------------------------------------------------
 
@@ -234,7 +243,7 @@ class SQLiteConflictStore(ConflictStore):
                     continue
                 try:
                     conn.execute(
-                        f"INSERT INTO review_flags ({_FLAG_COLUMNS}, user_id, agent_id)"
+                        f"INSERT INTO review_flags ({FLAG_COLUMNS}, user_id, agent_id)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             flag.memory_id,
@@ -259,12 +268,12 @@ class SQLiteConflictStore(ConflictStore):
             return {}
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_FLAG_COLUMNS} FROM review_flags"
+                f"SELECT {FLAG_COLUMNS} FROM review_flags"
                 " WHERE memory_id IN (SELECT value FROM json_each(?)) AND cleared_at IS NULL"
                 " AND +user_id = ? AND +agent_id = ? ORDER BY flagged_at, rowid",
                 (ids_param(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
-        return {flag.memory_id: flag for flag in map(_flag, rows)}
+        return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
 
     def flags(
         self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
@@ -272,11 +281,11 @@ class SQLiteConflictStore(ConflictStore):
         where = "" if include_cleared else " AND cleared_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
+                f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
                 f"{where} ORDER BY flagged_at DESC, rowid DESC LIMIT ?",
                 (scope.user_id, scope.agent_id, int(limit)),
             ).fetchall()
-        return [_flag(row) for row in rows]
+        return [flag_from_row(row) for row in rows]
 
     def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
         with self._db.write() as conn:

@@ -21,12 +21,12 @@ from ucma.storage.sqlite.codec import dumps, ids_param, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
-__all__ = ["SQLiteEventStore"]
+__all__ = ["EVENT_COLUMNS", "SQLiteEventStore", "event_from_row"]
 
-_COLUMNS = "id, position, user_id, agent_id, seq, type, payload, occurred_at"
+EVENT_COLUMNS = "id, position, user_id, agent_id, seq, type, payload, occurred_at"
 
 
-def _event(row: Sequence[Any]) -> Event:
+def event_from_row(row: Sequence[Any]) -> Event:
     return Event(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
 
 
@@ -79,7 +79,7 @@ class SQLiteEventStore(EventStore):
         limit: int | None = None,
         newest_first: bool = False,
     ) -> builtins.list[Event]:
-        sql = [f"SELECT {_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
+        sql = [f"SELECT {EVENT_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
         if types:
             sql.append("AND type IN (SELECT value FROM json_each(?))")
@@ -89,7 +89,7 @@ class SQLiteEventStore(EventStore):
             sql.append("LIMIT ?")
             params.append(max(int(limit), 0))
         with self._db.read() as conn:
-            return [_event(r) for r in conn.execute(" ".join(sql), params)]
+            return [event_from_row(r) for r in conn.execute(" ".join(sql), params)]
 
     def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
         wanted = list(types)
@@ -111,10 +111,10 @@ class SQLiteEventStore(EventStore):
     def after(self, position: int, limit: int) -> builtins.list[Event]:
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
                 (int(position), max(int(limit), 0)),
             ).fetchall()
-        return [_event(r) for r in rows]
+        return [event_from_row(r) for r in rows]
 
     def cursor(self, name: str) -> int:
         with self._db.read() as conn:

@@ -16,14 +16,14 @@ from ucma.storage.sqlite.codec import dumps, ids_param, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
-__all__ = ["SQLiteGoalStore"]
+__all__ = ["GOAL_COLUMNS", "GOAL_ORDER", "SQLiteGoalStore", "goal_from_row", "goal_row"]
 
-_COLUMNS = """id, user_id, agent_id, description, priority, status, progress, deadline,
+GOAL_COLUMNS = """id, user_id, agent_id, description, priority, status, progress, deadline,
     parent_id, subgoals, blocking_on, conflicts, accepted, origin, last_worked, completed_at,
     created_at, updated_at"""
 
 _UPSERT = f"""
-INSERT INTO goals ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO goals ({GOAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     description = excluded.description, priority = excluded.priority,
     status = excluded.status, progress = excluded.progress, deadline = excluded.deadline,
@@ -36,14 +36,14 @@ WHERE goals.user_id = excluded.user_id AND goals.agent_id = excluded.agent_id
 """
 
 # Highest priority first, then the nearest deadline (none last), then the oldest.
-_ORDER = "ORDER BY priority DESC, deadline IS NULL, deadline, created_at, id"
+GOAL_ORDER = "ORDER BY priority DESC, deadline IS NULL, deadline, created_at, id"
 
 
 def _optional(value: float | None, name: str) -> float | None:
     return None if value is None else real(value, name)
 
 
-def _row(goal: Goal) -> tuple[Any, ...]:
+def goal_row(goal: Goal) -> tuple[Any, ...]:
     if not goal.user_id or not goal.agent_id:
         raise ValidationError(f"goal {goal.id!r} has no user_id/agent_id")
     for name in ("priority", "progress"):
@@ -72,7 +72,7 @@ def _row(goal: Goal) -> tuple[Any, ...]:
     )
 
 
-def _goal(row: Sequence[Any]) -> Goal:
+def goal_from_row(row: Sequence[Any]) -> Goal:
     return Goal(
         id=row[0],
         user_id=row[1],
@@ -100,7 +100,7 @@ class SQLiteGoalStore(GoalStore):
         self._db = db
 
     def put(self, goals: Sequence[Goal]) -> None:
-        rows = [_row(goal) for goal in goals]
+        rows = [goal_row(goal) for goal in goals]
         if not rows:
             return
         with self._db.write() as conn:
@@ -143,7 +143,7 @@ class SQLiteGoalStore(GoalStore):
             where += " AND status IN (SELECT value FROM json_each(?))"
             params.append(json.dumps([GoalStatus(s).value for s in statuses]))
         params += [int(limit), int(offset)]
-        return self._select(f"{where} {_ORDER} LIMIT ? OFFSET ?", params)
+        return self._select(f"{where} {GOAL_ORDER} LIMIT ? OFFSET ?", params)
 
     def count(self, scope: Scope) -> int:
         with self._db.read() as conn:
@@ -156,6 +156,6 @@ class SQLiteGoalStore(GoalStore):
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Goal]:
         with self._db.read() as conn:
             rows: list[sqlite3.Row] = conn.execute(
-                f"SELECT {_COLUMNS} FROM goals {where}", params
+                f"SELECT {GOAL_COLUMNS} FROM goals {where}", params
             ).fetchall()
-        return [_goal(row) for row in rows]
+        return [goal_from_row(row) for row in rows]

@@ -9,12 +9,12 @@ from ucma.storage.base import KeyStore
 from ucma.storage.sqlite.connection import Database
 from ucma.types import ApiKey
 
-__all__ = ["SQLiteKeyStore"]
+__all__ = ["KEY_COLUMNS", "SQLiteKeyStore", "key_from_row"]
 
-_COLUMNS = "id, user_id, agent_id, label, created_at, revoked_at"
+KEY_COLUMNS = "id, user_id, agent_id, label, created_at, revoked_at"
 
 
-def _key(row: tuple[object, ...]) -> ApiKey:
+def key_from_row(row: tuple[object, ...]) -> ApiKey:
     key_id, user_id, agent_id, label, created_at, revoked_at = row
     return ApiKey(
         id=str(key_id),
@@ -34,7 +34,8 @@ class SQLiteKeyStore(KeyStore):
         try:
             with self._db.write() as conn:
                 conn.execute(
-                    f"INSERT INTO api_keys ({_COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO api_keys ({KEY_COLUMNS}, token_hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         key.id,
                         key.user_id,
@@ -53,17 +54,17 @@ class SQLiteKeyStore(KeyStore):
     def lookup(self, key_id: str) -> tuple[ApiKey, str] | None:
         with self._db.read() as conn:
             row = conn.execute(
-                f"SELECT {_COLUMNS}, token_hash FROM api_keys WHERE id = ?", (key_id,)
+                f"SELECT {KEY_COLUMNS}, token_hash FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
-        return None if row is None else (_key(row[:-1]), str(row[-1]))
+        return None if row is None else (key_from_row(row[:-1]), str(row[-1]))
 
     def list(self, *, include_revoked: bool = False) -> list[ApiKey]:
         where = "" if include_revoked else " WHERE revoked_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM api_keys{where} ORDER BY created_at, id"
+                f"SELECT {KEY_COLUMNS} FROM api_keys{where} ORDER BY created_at, id"
             ).fetchall()
-        return [_key(row) for row in rows]
+        return [key_from_row(row) for row in rows]
 
     def revoke(self, key_id: str, now: float) -> ApiKey | None:
         with self._db.write() as conn:
@@ -72,9 +73,9 @@ class SQLiteKeyStore(KeyStore):
                 (now, key_id),
             )
             row = conn.execute(
-                f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
-        return None if row is None else _key(row)
+        return None if row is None else key_from_row(row)
 
     def count(self, *, include_revoked: bool = False) -> int:
         where = "" if include_revoked else " WHERE revoked_at IS NULL"

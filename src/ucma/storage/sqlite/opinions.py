@@ -20,9 +20,9 @@ from ucma.storage.sqlite.codec import dumps, ids_param, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Opinion, OpinionEvidence, OpinionStatus, Scope
 
-__all__ = ["SQLiteOpinionStore"]
+__all__ = ["OPINION_COLUMNS", "SQLiteOpinionStore", "opinion_from_row", "opinion_row"]
 
-_COLUMNS = """id, user_id, agent_id, topic, stance, holder, confidence, status, evidence,
+OPINION_COLUMNS = """id, user_id, agent_id, topic, stance, holder, confidence, status, evidence,
     memory_id, replaces, replaced_by, created_at, updated_at"""
 
 _UPSERT = """
@@ -41,7 +41,7 @@ WHERE opinions.user_id = excluded.user_id AND opinions.agent_id = excluded.agent
 """
 
 
-def _row(opinion: Opinion) -> tuple[Any, ...]:
+def opinion_row(opinion: Opinion) -> tuple[Any, ...]:
     if not opinion.user_id or not opinion.agent_id:
         raise ValidationError(f"opinion {opinion.id!r} has no user_id/agent_id")
     confidence = real(opinion.confidence, "confidence")
@@ -68,7 +68,7 @@ def _row(opinion: Opinion) -> tuple[Any, ...]:
     )
 
 
-def _opinion(row: Sequence[Any]) -> Opinion:
+def opinion_from_row(row: Sequence[Any]) -> Opinion:
     return Opinion(
         id=row[0],
         user_id=row[1],
@@ -92,7 +92,7 @@ class SQLiteOpinionStore(OpinionStore):
         self._db = db
 
     def put(self, opinions: Sequence[Opinion]) -> None:
-        rows = [_row(opinion) for opinion in opinions]
+        rows = [opinion_row(opinion) for opinion in opinions]
         if not rows:
             return
         with self._db.write() as conn:
@@ -181,6 +181,6 @@ class SQLiteOpinionStore(OpinionStore):
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Opinion]:
         with self._db.read() as conn:
             rows: list[sqlite3.Row] = conn.execute(
-                f"SELECT {_COLUMNS} FROM opinions {where}", params
+                f"SELECT {OPINION_COLUMNS} FROM opinions {where}", params
             ).fetchall()
-        return [_opinion(row) for row in rows]
+        return [opinion_from_row(row) for row in rows]

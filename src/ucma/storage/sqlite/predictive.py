@@ -28,11 +28,19 @@ from ucma.storage.sqlite.codec import dumps, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
-__all__ = ["SQLitePredictiveStore"]
+__all__ = [
+    "COMPETENCE_COLUMNS",
+    "SQLitePredictiveStore",
+    "TRANSITION_COLUMNS",
+    "competence_from_row",
+    "competence_row",
+    "transition_from_row",
+    "transition_row",
+]
 
 _SCOPE = "user_id = ? AND agent_id = ?"
 
-_TRANSITION_COLUMNS = """id, user_id, agent_id, action, context, outcome, confirmations, errors,
+TRANSITION_COLUMNS = """id, user_id, agent_id, action, context, outcome, confirmations, errors,
     promoted_fact_id, created_at, updated_at"""
 
 _UPSERT_TRANSITION = """
@@ -49,7 +57,7 @@ ON CONFLICT (id) DO UPDATE SET
 WHERE transitions.user_id = excluded.user_id AND transitions.agent_id = excluded.agent_id
 """
 
-_COMPETENCE_COLUMNS = """id, user_id, agent_id, capability, attempts, successes,
+COMPETENCE_COLUMNS = """id, user_id, agent_id, capability, attempts, successes,
     predicted_count, predicted_sum, brier_sum, bins, failure_modes, evidence,
     created_at, updated_at"""
 
@@ -80,7 +88,7 @@ def _owner(record: Transition | Competence) -> None:
         raise ValidationError(f"{record.id!r} has no user_id/agent_id")
 
 
-def _transition_row(t: Transition) -> tuple[Any, ...]:
+def transition_row(t: Transition) -> tuple[Any, ...]:
     _owner(t)
     if not isinstance(t.context, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in t.context.items()
@@ -104,7 +112,7 @@ def _transition_row(t: Transition) -> tuple[Any, ...]:
     )
 
 
-def _transition(row: Sequence[Any]) -> Transition:
+def transition_from_row(row: Sequence[Any]) -> Transition:
     return Transition(
         id=row[0],
         user_id=row[1],
@@ -120,7 +128,7 @@ def _transition(row: Sequence[Any]) -> Transition:
     )
 
 
-def _competence_row(c: Competence) -> tuple[Any, ...]:
+def competence_row(c: Competence) -> tuple[Any, ...]:
     _owner(c)
     attempts = _count(c.attempts, "attempts")
     if not 0 <= _count(c.successes, "successes") <= attempts:
@@ -144,7 +152,7 @@ def _competence_row(c: Competence) -> tuple[Any, ...]:
     )
 
 
-def _competence(row: Sequence[Any]) -> Competence:
+def competence_from_row(row: Sequence[Any]) -> Competence:
     return Competence(
         id=row[0],
         user_id=row[1],
@@ -185,7 +193,7 @@ class SQLitePredictiveStore(PredictiveStore):
                     )
 
     def put_transitions(self, transitions: Sequence[Transition]) -> None:
-        rows = [_transition_row(t) for t in transitions]
+        rows = [transition_row(t) for t in transitions]
         self._put(_UPSERT_TRANSITION, "transition", rows)
 
     def get_transition(self, scope: Scope, transition_id: str) -> Transition | None:
@@ -231,12 +239,12 @@ class SQLitePredictiveStore(PredictiveStore):
     def _transitions(self, where: str, params: Sequence[Any]) -> builtins.list[Transition]:
         with self._db.read() as conn:
             rows: list[sqlite3.Row] = conn.execute(
-                f"SELECT {_TRANSITION_COLUMNS} FROM transitions {where}", params
+                f"SELECT {TRANSITION_COLUMNS} FROM transitions {where}", params
             ).fetchall()
-        return [_transition(row) for row in rows]
+        return [transition_from_row(row) for row in rows]
 
     def put_competences(self, competences: Sequence[Competence]) -> None:
-        rows = [_competence_row(c) for c in competences]
+        rows = [competence_row(c) for c in competences]
         self._put(_UPSERT_COMPETENCE, "competence", rows)
 
     def get_competence(self, scope: Scope, capability: str) -> Competence | None:
@@ -257,9 +265,9 @@ class SQLitePredictiveStore(PredictiveStore):
     def _competences(self, where: str, params: Sequence[Any]) -> builtins.list[Competence]:
         with self._db.read() as conn:
             rows: list[sqlite3.Row] = conn.execute(
-                f"SELECT {_COMPETENCE_COLUMNS} FROM competences {where}", params
+                f"SELECT {COMPETENCE_COLUMNS} FROM competences {where}", params
             ).fetchall()
-        return [_competence(row) for row in rows]
+        return [competence_from_row(row) for row in rows]
 
     def count(self, scope: Scope) -> dict[str, int]:
         key = (scope.user_id, scope.agent_id)

@@ -16,16 +16,23 @@ from ucma.storage.sqlite.codec import dumps, ids_param, optional_real, real
 from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
-__all__ = ["SQLiteTraceStore"]
+__all__ = [
+    "SALIENCE_UPDATE_COLUMNS",
+    "SQLiteTraceStore",
+    "TRACE_COLUMNS",
+    "require_scope",
+    "salience_update_from_row",
+    "trace_from_row",
+]
 
-_TRACE_COLUMNS = """id, user_id, agent_id, session_id, retrieval_id, memory_scores,
+TRACE_COLUMNS = """id, user_id, agent_id, session_id, retrieval_id, memory_scores,
     decision_type, summary, confidence, alternatives_count, created_at, metadata,
     outcome_quality, outcome_signal, outcome_feedback, outcome_at"""
-_UPDATE_COLUMNS = """memory_id, trace_id, attribution, raw_delta, delta, previous_adjustment,
-    new_adjustment, reason, created_at"""
+SALIENCE_UPDATE_COLUMNS = """memory_id, trace_id, attribution, raw_delta, delta,
+    previous_adjustment, new_adjustment, reason, created_at"""
 
 
-def _trace(row: Sequence[Any]) -> DecisionTrace:
+def trace_from_row(row: Sequence[Any]) -> DecisionTrace:
     return DecisionTrace(
         id=row[0],
         user_id=row[1],
@@ -46,11 +53,11 @@ def _trace(row: Sequence[Any]) -> DecisionTrace:
     )
 
 
-def _update(row: Sequence[Any]) -> SalienceUpdate:
+def salience_update_from_row(row: Sequence[Any]) -> SalienceUpdate:
     return SalienceUpdate(*row)
 
 
-def _scoped(user_id: str, agent_id: str, what: str) -> None:
+def require_scope(user_id: str, agent_id: str, what: str) -> None:
     if not user_id or not agent_id:
         raise ScopeError(f"{what} has no user_id/agent_id")
 
@@ -60,7 +67,7 @@ class SQLiteTraceStore(TraceStore):
         self._db = db
 
     def add_retrieval(self, retrieval: Retrieval) -> None:
-        _scoped(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
+        require_scope(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO retrievals (id, user_id, agent_id, query_hash, memory_ids, scores, "
@@ -90,12 +97,12 @@ class SQLiteTraceStore(TraceStore):
         )
 
     def add(self, trace: DecisionTrace) -> None:
-        _scoped(trace.user_id, trace.agent_id, f"trace {trace.id!r}")
+        require_scope(trace.user_id, trace.agent_id, f"trace {trace.id!r}")
         scores = {k: real(v, "memory score") for k, v in trace.memory_scores.items()}
         with self._db.write() as conn:
             try:
                 conn.execute(
-                    f"INSERT INTO decision_traces ({_TRACE_COLUMNS}) "
+                    f"INSERT INTO decision_traces ({TRACE_COLUMNS}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         trace.id,
@@ -127,11 +134,11 @@ class SQLiteTraceStore(TraceStore):
     def get(self, scope: Scope, trace_id: str) -> DecisionTrace | None:
         with self._db.read() as conn:
             row = conn.execute(
-                f"SELECT {_TRACE_COLUMNS} FROM decision_traces "
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces "
                 "WHERE id = ? AND user_id = ? AND agent_id = ?",
                 (trace_id, scope.user_id, scope.agent_id),
             ).fetchone()
-        return _trace(row) if row is not None else None
+        return trace_from_row(row) if row is not None else None
 
     def list(
         self,
@@ -141,7 +148,7 @@ class SQLiteTraceStore(TraceStore):
         decision_type: str | None = None,
         limit: int = 100,
     ) -> builtins.list[DecisionTrace]:
-        sql = [f"SELECT {_TRACE_COLUMNS} FROM decision_traces WHERE user_id = ? AND agent_id = ?"]
+        sql = [f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE user_id = ? AND agent_id = ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if observed is not None:
             sql.append("AND outcome_at IS NOT NULL" if observed else "AND outcome_at IS NULL")
@@ -151,19 +158,19 @@ class SQLiteTraceStore(TraceStore):
         sql.append("ORDER BY created_at DESC, rowid DESC LIMIT ?")
         params.append(max(int(limit), 0))
         with self._db.read() as conn:
-            return [_trace(r) for r in conn.execute(" ".join(sql), params)]
+            return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
 
     def involving(self, scope: Scope, memory_ids: Sequence[str]) -> builtins.list[DecisionTrace]:
         if not memory_ids:
             return []
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
                 "SELECT trace_id FROM trace_memories WHERE user_id = ? AND agent_id = ? "
                 "AND memory_id IN (SELECT value FROM json_each(?))) ORDER BY created_at, rowid",
                 (scope.user_id, scope.agent_id, ids_param(memory_ids)),
             ).fetchall()
-        return [_trace(r) for r in rows]
+        return [trace_from_row(r) for r in rows]
 
     def set_outcome(
         self,
@@ -203,7 +210,7 @@ class SQLiteTraceStore(TraceStore):
     def add_updates(self, scope: Scope, updates: Sequence[SalienceUpdate]) -> None:
         with self._db.write() as conn:
             conn.executemany(
-                f"INSERT INTO salience_updates (user_id, agent_id, {_UPDATE_COLUMNS}) "
+                f"INSERT INTO salience_updates (user_id, agent_id, {SALIENCE_UPDATE_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -226,7 +233,10 @@ class SQLiteTraceStore(TraceStore):
     def updates(
         self, scope: Scope, *, memory_id: str | None = None, trace_id: str | None = None
     ) -> builtins.list[SalienceUpdate]:
-        sql = [f"SELECT {_UPDATE_COLUMNS} FROM salience_updates WHERE user_id = ? AND agent_id = ?"]
+        sql = [
+            f"SELECT {SALIENCE_UPDATE_COLUMNS} FROM salience_updates"
+            " WHERE user_id = ? AND agent_id = ?"
+        ]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if memory_id is not None:
             sql.append("AND memory_id = ?")
@@ -236,4 +246,4 @@ class SQLiteTraceStore(TraceStore):
             params.append(trace_id)
         sql.append("ORDER BY id")
         with self._db.read() as conn:
-            return [_update(r) for r in conn.execute(" ".join(sql), params)]
+            return [salience_update_from_row(r) for r in conn.execute(" ".join(sql), params)]

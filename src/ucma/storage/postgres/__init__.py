@@ -1,0 +1,21 @@
+"""The server backend: every UCMA store in one PostgreSQL database with pgvector, for
+several service and worker processes on one database (``pip install ucma[postgres]``).
+Dense search is pgvector (exact for small scopes, HNSW for large ones), keyword search
+PostgreSQL's full-text index with the SQLite backend's analysis and BM25F scores."""
+
+from __future__ import annotations
+
+from ucma.storage.base import AnnSettings
+from ucma.storage.location import StorageLocation
+from ucma.storage.postgres.storage import PostgresStorage
+
+__all__ = ["PostgresStorage", "open_storage"]
+
+
+def open_storage(
+    location: StorageLocation, *, dimension: int, ann: AnnSettings, cached_scopes: int
+) -> PostgresStorage:
+    """The ``ucma.storage`` hook: the database ``location``'s URL names.
+    ``cached_scopes`` does not apply: this backend keeps no per-scope search cache in
+    the process, the database's indexes answer every search."""
+    return PostgresStorage(location.url, dimension=dimension, ann=ann)

@@ -1,0 +1,325 @@
+"""``ConflictStore`` over PostgreSQL: the ``conflicts``, ``review_flags`` and
+``supersessions`` tables.
+
+All three reference ``memories (id)`` with ``ON DELETE CASCADE``, so a
+deleted fact takes its conflicts, review flags and supersessions with it. ``subject_key`` /
+``predicate_key`` are the normalised names of ``codec.key_of``, as on facts.
+"""
+
+from __future__ import annotations
+
+import builtins
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from ucma.errors import NotFoundError, ScopeError, ValidationError
+from ucma.storage.base import ConflictStore, Supersession
+from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.sqlite.codec import dumps, key_of, optional_real, real
+from ucma.storage.sqlite.conflicts import (
+    CONFLICT_COLUMNS,
+    FLAG_COLUMNS,
+    conflict_from_row,
+    enum_value,
+    flag_from_row,
+)
+from ucma.types import (
+    Conflict,
+    ConflictStatus,
+    ConflictType,
+    ResolutionStrategy,
+    ReviewFlag,
+    Scope,
+)
+
+__all__ = ["PostgresConflictStore"]
+
+_INSERT = """
+INSERT INTO conflicts (
+    id, user_id, agent_id, conflict_type, subject, predicate, subject_key, predicate_key,
+    existing_fact_id, existing_value, existing_confidence, new_fact_id, new_value,
+    new_confidence, resolution_strategy, action, chosen_value, explanation, status,
+    detected_at, resolved_at, resolved_by, options
+) VALUES (
+    %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s
+)
+"""
+_UPDATE = """
+UPDATE conflicts SET resolution_strategy = %s, action = %s, chosen_value = %s, explanation = %s,
+    status = %s, resolved_at = %s, resolved_by = %s, options = %s, existing_confidence = %s,
+    new_confidence = %s
+WHERE id = %s AND user_id = %s AND agent_id = %s
+"""
+# One pass over the asked ids: a fact that is no longer current or whose valid time
+# ended, or any memory a supersession names. Primary-key lookups only.
+_SUPERSEDED = """
+WITH asked (id) AS (SELECT DISTINCT unnest(%s::text[]))
+SELECT m.id, coalesce(t.superseded_by, '')
+FROM asked JOIN memories m ON m.id = asked.id JOIN facts t ON t.seq = m.seq
+WHERE m.user_id = %s AND m.agent_id = %s
+    AND (t.superseded_at IS NOT NULL OR t.valid_until <= %s)
+UNION ALL
+SELECT s.memory_id, s.superseded_by
+FROM asked JOIN supersessions s ON s.memory_id = asked.id
+WHERE s.user_id = %s AND s.agent_id = %s
+"""
+
+
+class PostgresConflictStore(ConflictStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add(self, conflict: Conflict) -> None:
+        if not conflict.user_id or not conflict.agent_id:
+            raise ScopeError(f"conflict {conflict.id!r} has no user_id/agent_id")
+        row = (
+            conflict.id,
+            conflict.user_id,
+            conflict.agent_id,
+            enum_value(ConflictType, conflict.conflict_type, "conflict_type"),
+            conflict.subject,
+            conflict.predicate,
+            key_of(conflict.subject),
+            key_of(conflict.predicate),
+            conflict.existing_fact_id,
+            conflict.existing_value,
+            real(conflict.existing_confidence, "existing_confidence"),
+            conflict.new_fact_id,
+            conflict.new_value,
+            real(conflict.new_confidence, "new_confidence"),
+            *self._resolution(conflict)[:4],
+            enum_value(ConflictStatus, conflict.status, "status"),
+            real(conflict.detected_at, "detected_at"),
+            optional_real(conflict.resolved_at, "resolved_at"),
+            conflict.resolved_by,
+            dumps(list(conflict.options), "options"),
+        )
+        with self._db.write() as conn:
+            try:
+                conn.execute(_INSERT, row)
+            except psycopg.errors.IntegrityError as exc:
+                raise ValidationError(
+                    f"conflict {conflict.id!r} cannot be stored (duplicate id, or a fact id "
+                    f"that is not a memory): {exc}"
+                ) from exc
+
+    @staticmethod
+    def _resolution(conflict: Conflict) -> tuple[Any, ...]:
+        return (
+            enum_value(ResolutionStrategy, conflict.resolution_strategy, "resolution_strategy"),
+            conflict.action,
+            conflict.chosen_value,
+            conflict.explanation,
+        )
+
+    def update(self, conflict: Conflict) -> None:
+        params = (
+            *self._resolution(conflict),
+            enum_value(ConflictStatus, conflict.status, "status"),
+            optional_real(conflict.resolved_at, "resolved_at"),
+            conflict.resolved_by,
+            dumps(list(conflict.options), "options"),
+            real(conflict.existing_confidence, "existing_confidence"),
+            real(conflict.new_confidence, "new_confidence"),
+            conflict.id,
+            conflict.user_id,
+            conflict.agent_id,
+        )
+        with self._db.write() as conn:
+            if conn.execute(_UPDATE, params).rowcount == 0:
+                raise NotFoundError("conflict", conflict.id)
+
+    def get(self, scope: Scope, conflict_id: str) -> Conflict | None:
+        found = self._select(
+            "WHERE id = %s AND user_id = %s AND agent_id = %s",
+            (conflict_id, scope.user_id, scope.agent_id),
+        )
+        return found[0] if found else None
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        status: ConflictStatus | None = None,
+        limit: int = 100,
+    ) -> list[Conflict]:
+        where = "WHERE user_id = %s AND agent_id = %s"
+        params: list[Any] = [scope.user_id, scope.agent_id]
+        if subject is not None:
+            where += " AND subject_key = %s"
+            params.append(key_of(subject))
+        if predicate is not None:
+            where += " AND predicate_key = %s"
+            params.append(key_of(predicate))
+        if status is not None:
+            where += " AND status = %s"
+            params.append(enum_value(ConflictStatus, status, "status"))
+        params.append(int(limit))
+        return self._select(where + " ORDER BY detected_at DESC, row_seq DESC LIMIT %s", params)
+
+    def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
+        ids = list(dict.fromkeys(fact_ids))
+        return self._select(
+            """WHERE row_seq IN (
+                SELECT row_seq FROM conflicts
+                WHERE existing_fact_id = ANY(%s::text[])
+                UNION
+                SELECT row_seq FROM conflicts WHERE new_fact_id = ANY(%s::text[])
+            ) AND user_id = %s AND agent_id = %s ORDER BY detected_at, row_seq""",
+            (ids, ids, scope.user_id, scope.agent_id),
+        )
+
+    def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Conflict]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {CONFLICT_COLUMNS} FROM conflicts {where}", params
+            ).fetchall()
+        return [conflict_from_row(row) for row in rows]
+
+    # -- review flags -------------------------------------------------------------
+
+    def flag(self, scope: Scope, flags: Sequence[ReviewFlag]) -> int:
+        written = 0
+        with self._db.write() as conn:
+            for flag in flags:
+                open_already = conn.execute(
+                    "SELECT 1 FROM review_flags WHERE memory_id = %s AND premise_id = %s"
+                    " AND cleared_at IS NULL AND user_id = %s AND agent_id = %s",
+                    (flag.memory_id, flag.premise_id, scope.user_id, scope.agent_id),
+                ).fetchone()
+                if open_already:
+                    continue
+                try:
+                    conn.execute(
+                        f"INSERT INTO review_flags ({FLAG_COLUMNS}, user_id, agent_id)"
+                        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                        (
+                            flag.memory_id,
+                            flag.premise_id,
+                            flag.conflict_id,
+                            flag.reason,
+                            real(flag.flagged_at, "flagged_at"),
+                            optional_real(flag.cleared_at, "cleared_at"),
+                            scope.user_id,
+                            scope.agent_id,
+                        ),
+                    )
+                except psycopg.errors.IntegrityError as exc:
+                    raise ValidationError(
+                        f"review flag on {flag.memory_id!r} names an unknown memory: {exc}"
+                    ) from exc
+                written += 1
+        return written
+
+    def flagged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ReviewFlag]:
+        if not memory_ids:
+            return {}
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {FLAG_COLUMNS} FROM review_flags"
+                " WHERE memory_id = ANY(%s::text[]) AND cleared_at IS NULL"
+                " AND user_id = %s AND agent_id = %s ORDER BY flagged_at, row_seq",
+                (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
+            ).fetchall()
+        return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
+
+    def flags(
+        self, scope: Scope, *, include_cleared: bool = False, limit: int = 100
+    ) -> builtins.list[ReviewFlag]:
+        where = "" if include_cleared else " AND cleared_at IS NULL"
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = %s AND agent_id = %s"
+                f"{where} ORDER BY flagged_at DESC, row_seq DESC LIMIT %s",
+                (scope.user_id, scope.agent_id, int(limit)),
+            ).fetchall()
+        return [flag_from_row(row) for row in rows]
+
+    def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
+        with self._db.write() as conn:
+            return conn.execute(
+                "UPDATE review_flags SET cleared_at = %s WHERE memory_id = %s"
+                " AND cleared_at IS NULL AND user_id = %s AND agent_id = %s",
+                (real(cleared_at, "cleared_at"), memory_id, scope.user_id, scope.agent_id),
+            ).rowcount
+
+    # -- supersession of whole memories ------------------------------------------------
+
+    def supersessions(self, scope: Scope) -> builtins.list[Supersession]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id, superseded_by, superseded_at, reason FROM supersessions "
+                "WHERE user_id = %s AND agent_id = %s ORDER BY superseded_at, memory_id",
+                (scope.user_id, scope.agent_id),
+            ).fetchall()
+        return [Supersession(str(m), str(b), float(at), str(r)) for m, b, at, r in rows]
+
+    def supersede(self, scope: Scope, entries: Sequence[Supersession]) -> None:
+        rows = [
+            (
+                entry.memory_id,
+                scope.user_id,
+                scope.agent_id,
+                entry.superseded_by,
+                real(entry.superseded_at, "superseded_at"),
+                entry.reason,
+            )
+            for entry in entries
+        ]
+        if not rows:
+            return
+        ids = list(dict.fromkeys(i for e in entries for i in (e.memory_id, e.superseded_by)))
+        with self._db.write() as conn:
+            (found,) = one(
+                conn.execute(
+                    "SELECT count(*) FROM memories WHERE id = ANY(%s::text[])"
+                    " AND user_id = %s AND agent_id = %s",
+                    (ids, scope.user_id, scope.agent_id),
+                )
+            )
+            if found != len(ids):
+                raise NotFoundError("memory", f"one of {ids} in this scope")
+            executemany(
+                conn,
+                "INSERT INTO supersessions (memory_id, user_id, agent_id,"
+                " superseded_by, superseded_at, reason) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (memory_id) DO UPDATE SET user_id = excluded.user_id,"
+                " agent_id = excluded.agent_id, superseded_by = excluded.superseded_by,"
+                " superseded_at = excluded.superseded_at, reason = excluded.reason",
+                rows,
+            )
+
+    def superseded(
+        self, scope: Scope, memory_ids: Sequence[str], *, at: float | None = None
+    ) -> dict[str, str]:
+        if not memory_ids:
+            return {}
+        moment = time.time() if at is None else real(at, "at")
+        params = (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id, moment)
+        with self._db.read() as conn:
+            rows = conn.execute(_SUPERSEDED, (*params, scope.user_id, scope.agent_id)).fetchall()
+        found: dict[str, str] = {}
+        for memory_id, replacement in rows:
+            if replacement or memory_id not in found:
+                found[memory_id] = replacement
+        return found
+
+    def subject_names(self, scope: Scope, first_name: str) -> builtins.list[str]:
+        first = key_of(first_name)
+        if not first or " " in first:
+            return []
+        # A key range on the (user, agent, subject_key) index: "dana" and "dana ...".
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT (array_agg(subject ORDER BY seq))[1] FROM facts"
+                " WHERE user_id = %s AND agent_id = %s"
+                " AND (subject_key = %s OR (subject_key >= %s AND subject_key < %s))"
+                " GROUP BY subject_key ORDER BY min(seq)",
+                (scope.user_id, scope.agent_id, first, first + " ", first + "!"),
+            ).fetchall()
+        return [row[0] for row in rows]

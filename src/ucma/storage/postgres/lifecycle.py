@@ -1,0 +1,408 @@
+"""``LifecycleStore`` over PostgreSQL: the tables of migration 2.
+
+History and the duplicate log have no foreign key to ``memories`` (they are
+the record of what happened, kept after a purge); source lists and
+abstraction marks cascade with their memory; co-retrieval pairs are cleaned
+by ``clean_orphans`` when a memory goes. The gardener's ``begin_job`` locks the
+job's row (``SELECT ... FOR UPDATE``) for its check-and-take, so two processes on
+one database never both take a job.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from typing import cast
+
+from ucma.storage.base import LifecycleStore
+from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.postgres.records import load_records
+from ucma.storage.sqlite.codec import dumps, real
+from ucma.types import (
+    DuplicateAttempt,
+    Episode,
+    ForgettingBound,
+    HistoryEntry,
+    JobRun,
+    MemoryKind,
+    MemorySource,
+    MemoryVitals,
+    Scope,
+    SleepRun,
+)
+
+__all__ = ["PostgresLifecycleStore"]
+
+_MAX_PAIR_IDS = 20
+"""At most this many ids of one retrieval are paired (190 pairs), best first."""
+
+_VITALS = """
+SELECT m.id, m.kind, m.temporal_level, m.base_salience + m.outcome_adjustment, m.created_at,
+    coalesce(n.pagerank, 0.0), r.stability, r.last_reviewed, coalesce(r.review_count, 0),
+    coalesce(f.confidence, l.confidence), coalesce(l.validated, 0), p.status, p.success_rate,
+    e.tier
+FROM memories m
+    LEFT JOIN retention r ON r.memory_id = m.id
+    LEFT JOIN facts f ON f.seq = m.seq
+    LEFT JOIN graph_nodes n ON n.memory_id = m.id
+    LEFT JOIN learnings l ON l.seq = m.seq
+    LEFT JOIN procedures p ON p.seq = m.seq
+    LEFT JOIN episodes e ON e.seq = m.seq
+WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s AND m.archived_at IS NULL {bound}
+ORDER BY m.seq
+"""
+
+# ``ForgettingBound`` in SQL (the joins above put retention and facts first, so Postgres
+# tests it before reading the other tables). Effective salience clamped to [0, 1]:
+_SALIENCE = "GREATEST(0.0, LEAST(1.0, m.base_salience + m.outcome_adjustment))"
+# The retention threshold t; D is d = 1 - t, and the bound d + d^2/2 + d^3/3 in Horner form.
+_THRESHOLD = (
+    f"LEAST(1.0, %(retention_threshold)s * GREATEST(%(weight_floor)s, 2.0 * (1.0 - {_SALIENCE}))"
+    " / CASE WHEN m.kind = 'semantic' AND f.confidence IS NOT NULL"
+    " THEN GREATEST(f.confidence, 0.1) ELSE 1.0 END)"
+)
+_D = f"(1.0 - {_THRESHOLD})"
+_BOUND_RULES = {
+    "salience": f"{_SALIENCE} < %(salience_below)s",
+    "retention": (
+        "(r.stability IS NOT NULL AND"
+        " GREATEST(0.0, %(now)s - GREATEST(m.created_at, r.last_reviewed)) / 86400.0"
+        f" >= GREATEST(r.stability, %(min_stability)s) * {_D} * (1.0 + {_D} * (0.5 + {_D} / 3.0))"
+        " - 1e-9)"
+    ),
+}
+
+
+def _bound_sql(bound: ForgettingBound | None) -> tuple[str, dict[str, float]]:
+    """The WHERE terms and parameters of ``bound`` (none without one)."""
+    if bound is None:
+        return "", {}
+    rules = []
+    if bound.salience_below is not None:
+        rules.append(_BOUND_RULES["salience"])
+    if bound.retention_threshold is not None:
+        rules.append(_BOUND_RULES["retention"])
+    if not rules:
+        return "AND false", {}
+    params = {
+        "now": real(bound.now, "now"),
+        "salience_below": real(bound.salience_below or 0.0, "salience_below"),
+        "retention_threshold": real(bound.retention_threshold or 0.0, "retention_threshold"),
+        "weight_floor": real(bound.salience_weight_floor, "salience_weight_floor"),
+        "min_stability": real(bound.min_stability, "min_stability"),
+    }
+    return f"AND m.temporal_level < 4 AND ({' OR '.join(rules)})", params
+
+
+_ORPHANS: tuple[tuple[str, str], ...] = (
+    ("graph_edges", "DELETE FROM graph_edges WHERE source_id NOT IN (SELECT id FROM memories)"
+     " OR target_id NOT IN (SELECT id FROM memories)"),
+    ("graph_nodes", "DELETE FROM graph_nodes WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("retention", "DELETE FROM retention WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("episodes", "DELETE FROM episodes WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("facts", "DELETE FROM facts WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedure_steps",
+     "DELETE FROM procedure_steps WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedure_tags", "DELETE FROM procedure_tags WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("procedures", "DELETE FROM procedures WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("learning_tags", "DELETE FROM learning_tags WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("learnings", "DELETE FROM learnings WHERE seq NOT IN (SELECT seq FROM memories)"),
+    ("memory_sources",
+     "DELETE FROM memory_sources WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("abstracted_episodes",
+     "DELETE FROM abstracted_episodes WHERE memory_id NOT IN (SELECT id FROM memories)"),
+    ("co_retrievals", "DELETE FROM co_retrievals WHERE first_id NOT IN (SELECT id FROM memories)"
+     " OR second_id NOT IN (SELECT id FROM memories)"),
+)  # fmt: skip
+
+
+class PostgresLifecycleStore(LifecycleStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- history and provenance ---------------------------------------------------
+
+    def add_history(self, scope: Scope, entries: Sequence[HistoryEntry]) -> None:
+        if not entries:
+            return
+        rows = [
+            (
+                scope.user_id,
+                scope.agent_id,
+                e.memory_id,
+                e.event,
+                real(e.at, "at"),
+                dumps(e.details, "history details"),
+            )
+            for e in entries
+        ]
+        with self._db.write() as conn:
+            executemany(
+                conn,
+                "INSERT INTO memory_history (user_id, agent_id, memory_id, event, at, details)"
+                " VALUES (%s, %s, %s, %s, %s, %s)",
+                rows,
+            )
+
+    def history(self, scope: Scope, memory_id: str) -> list[HistoryEntry]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id, event, at, details FROM memory_history"
+                " WHERE user_id = %s AND agent_id = %s AND memory_id = %s ORDER BY id",
+                (scope.user_id, scope.agent_id, memory_id),
+            ).fetchall()
+        return [HistoryEntry(m, e, at, json.loads(d)) for m, e, at, d in rows]
+
+    def log_duplicate(self, scope: Scope, attempt: DuplicateAttempt) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO duplicate_attempts"
+                " (user_id, agent_id, existing_id, content, similarity, source, at)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    scope.user_id,
+                    scope.agent_id,
+                    attempt.existing_id,
+                    attempt.content,
+                    real(attempt.similarity, "similarity"),
+                    attempt.source,
+                    real(attempt.at, "at"),
+                ),
+            )
+
+    def duplicates(self, scope: Scope, *, limit: int = 100) -> list[DuplicateAttempt]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT existing_id, content, similarity, source, at FROM duplicate_attempts"
+                " WHERE user_id = %s AND agent_id = %s ORDER BY id DESC LIMIT %s",
+                (scope.user_id, scope.agent_id, max(int(limit), 0)),
+            ).fetchall()
+        return [DuplicateAttempt(*row) for row in rows]
+
+    def add_sleep_run(self, run: SleepRun, *, keep: int) -> None:
+        row = (
+            run.user_id,
+            run.agent_id,
+            run.trigger,
+            real(run.started_at, "started_at"),
+            real(run.seconds, "seconds"),
+            dumps(list(run.phases), "phases"),
+            dumps(run.changes, "sleep changes"),
+            int(run.interrupted),
+            run.error,
+        )
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO sleep_runs (user_id, agent_id, trigger, started_at, seconds,"
+                " phases, changes, interrupted, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                row,
+            )
+            conn.execute(
+                "DELETE FROM sleep_runs WHERE user_id = %s AND agent_id = %s AND id <= ("
+                " SELECT id FROM sleep_runs WHERE user_id = %s AND agent_id = %s"
+                " ORDER BY id DESC LIMIT 1 OFFSET %s)",
+                (run.user_id, run.agent_id, run.user_id, run.agent_id, max(int(keep), 1)),
+            )
+
+    def sleep_runs(self, scope: Scope, *, limit: int, offset: int = 0) -> list[SleepRun]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id, trigger, started_at, seconds, phases, changes, interrupted, error"
+                " FROM sleep_runs WHERE user_id = %s AND agent_id = %s"
+                " ORDER BY id DESC LIMIT %s OFFSET %s",
+                (scope.user_id, scope.agent_id, max(int(limit), 0), max(int(offset), 0)),
+            ).fetchall()
+        return [
+            SleepRun(
+                user_id=scope.user_id,
+                agent_id=scope.agent_id,
+                trigger=trigger,
+                started_at=started_at,
+                seconds=seconds,
+                phases=tuple(json.loads(phases)),
+                changes=json.loads(changes),
+                interrupted=bool(interrupted),
+                error=error,
+                id=run_id,
+            )
+            for run_id, trigger, started_at, seconds, phases, changes, interrupted, error in rows
+        ]
+
+    def add_sources(self, scope: Scope, memory_id: str, sources: Sequence[MemorySource]) -> None:
+        if not sources:
+            return
+        with self._db.write() as conn:
+            executemany(
+                conn,
+                "INSERT INTO memory_sources (memory_id, reference, source, at)"
+                " SELECT id, %s, %s, %s FROM memories"
+                " WHERE id = %s AND user_id = %s AND agent_id = %s",
+                [
+                    (s.reference, s.source, real(s.at, "at"), memory_id, *_key(scope))
+                    for s in sources
+                ],
+            )
+
+    def sources(self, scope: Scope, memory_id: str) -> list[MemorySource]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT s.reference, s.source, s.at FROM memory_sources s"
+                " JOIN memories m ON m.id = s.memory_id"
+                " WHERE s.memory_id = %s AND m.user_id = %s AND m.agent_id = %s ORDER BY s.id",
+                (memory_id, *_key(scope)),
+            ).fetchall()
+        return [MemorySource(*row) for row in rows]
+
+    # -- consolidation inputs -----------------------------------------------------
+
+    def record_co_retrieval(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
+        ids = list(dict.fromkeys(memory_ids))[:_MAX_PAIR_IDS]
+        pairs = [tuple(sorted(p)) for p in itertools.combinations(ids, 2)]
+        if not pairs:
+            return
+        at = real(now, "now")
+        with self._db.write() as conn:
+            executemany(
+                conn,
+                "INSERT INTO co_retrievals (user_id, agent_id, first_id, second_id, count, last_at)"
+                " VALUES (%s, %s, %s, %s, 1, %s)"
+                " ON CONFLICT (user_id, agent_id, first_id, second_id) DO UPDATE SET"
+                " count = co_retrievals.count + 1, last_at = excluded.last_at",
+                [(*_key(scope), a, b, at) for a, b in pairs],
+            )
+
+    def take_co_retrievals(self, scope: Scope) -> list[tuple[str, str, int]]:
+        with self._db.write() as conn:
+            rows = conn.execute(
+                "DELETE FROM co_retrievals WHERE user_id = %s AND agent_id = %s"
+                " RETURNING first_id, second_id, count",
+                _key(scope),
+            ).fetchall()
+        return sorted((a, b, int(n)) for a, b, n in rows)
+
+    def mark_abstracted(self, scope: Scope, episode_ids: Sequence[str], now: float) -> None:
+        if not episode_ids:
+            return
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO abstracted_episodes (memory_id, at)"
+                " SELECT id, %s FROM memories WHERE id = ANY(%s::text[])"
+                " AND user_id = %s AND agent_id = %s ON CONFLICT DO NOTHING",
+                (real(now, "now"), list(episode_ids), *_key(scope)),
+            )
+
+    def unabstracted_episodes(self, scope: Scope, *, limit: int) -> list[Episode]:
+        if limit <= 0:
+            return []
+        with self._db.read() as conn:
+            records = load_records(
+                conn,
+                MemoryKind.EPISODIC,
+                " LEFT JOIN abstracted_episodes a ON a.memory_id = m.id"
+                " WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL"
+                " AND a.memory_id IS NULL ORDER BY t.timestamp, t.seq LIMIT %s",
+                (*_key(scope), int(limit)),
+            )
+        return cast(list[Episode], records)
+
+    def vitals(self, scope: Scope, bound: ForgettingBound | None = None) -> list[MemoryVitals]:
+        terms, params = _bound_sql(bound)
+        with self._db.read() as conn:
+            rows = conn.execute(
+                _VITALS.format(bound=terms),
+                {"user": scope.user_id, "agent": scope.agent_id, **params},
+            ).fetchall()
+        return [
+            MemoryVitals(
+                memory_id=row[0],
+                kind=MemoryKind(row[1]),
+                temporal_level=row[2],
+                effective_salience=max(0.0, min(1.0, row[3])),
+                created_at=row[4],
+                pagerank=row[5],
+                stability=row[6],
+                last_reviewed=row[7],
+                review_count=row[8],
+                confidence=row[9],
+                validated=bool(row[10]),
+                status=row[11],
+                success_rate=row[12],
+                tier=row[13],
+            )
+            for row in rows
+        ]
+
+    def archived_before(self, scope: Scope, cutoff: float) -> list[str]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM memories WHERE user_id = %s AND agent_id = %s"
+                " AND archived_at IS NOT NULL AND archived_at <= %s ORDER BY archived_at, seq",
+                (*_key(scope), real(cutoff, "cutoff")),
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    # -- gardener jobs ------------------------------------------------------------
+
+    def job_runs(self) -> dict[str, JobRun]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT job, last_run_at, last_summary, locked_by, lock_expires_at"
+                " FROM gardener_jobs ORDER BY job"
+            ).fetchall()
+        return {row[0]: JobRun(row[0], row[1], json.loads(row[2]), row[3], row[4]) for row in rows}
+
+    def begin_job(
+        self, job: str, owner: str, now: float, *, due_before: float, lease_seconds: float
+    ) -> bool:
+        at = real(now, "now")
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO gardener_jobs (job) VALUES (%s) ON CONFLICT DO NOTHING", (job,)
+            )
+            last_run, locked_by, expires = one(
+                conn.execute(
+                    "SELECT last_run_at, locked_by, lock_expires_at FROM gardener_jobs"
+                    " WHERE job = %s"
+                    " FOR UPDATE",
+                    (job,),
+                )
+            )
+            if locked_by is not None and locked_by != owner and (expires or 0.0) > at:
+                return False
+            if last_run is not None and last_run > due_before:
+                return False
+            conn.execute(
+                "UPDATE gardener_jobs SET locked_by = %s, lock_expires_at = %s WHERE job = %s",
+                (owner, at + real(lease_seconds, "lease_seconds"), job),
+            )
+        return True
+
+    def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE gardener_jobs SET last_run_at = %s, last_summary = %s, locked_by = NULL,"
+                " lock_expires_at = NULL WHERE job = %s AND locked_by = %s",
+                (real(now, "now"), dumps(dict(summary), "job summary"), job, owner),
+            )
+
+    def abandon_job(self, job: str, owner: str) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE gardener_jobs SET locked_by = NULL, lock_expires_at = NULL"
+                " WHERE job = %s AND locked_by = %s",
+                (job, owner),
+            )
+
+    # -- maintenance --------------------------------------------------------------
+
+    def clean_orphans(self) -> dict[str, int]:
+        removed: dict[str, int] = {}
+        with self._db.write() as conn:
+            for name, sql in _ORPHANS:
+                removed[name] = conn.execute(sql).rowcount
+        return removed
+
+
+def _key(scope: Scope) -> tuple[str, str]:
+    return scope.user_id, scope.agent_id

@@ -1,0 +1,171 @@
+"""``ProceduralStore`` over PostgreSQL: ordered steps and a trigger-tag index.
+
+``procedures.trigger_tags`` keeps the tag list exactly as given (order,
+case, duplicates); ``procedure_tags`` holds its distinct lower-cased keys,
+the index ``find_by_tags`` reads. Steps are rows ordered by ``position``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+
+from ucma.storage.base import ProceduralStore
+from ucma.storage.postgres.connection import Connection, Database, executemany, one
+from ucma.storage.postgres.memories import MemoryRows
+from ucma.storage.postgres.records import load_records
+from ucma.storage.sqlite.codec import (
+    procedure_fields,
+    step_rows,
+    tag_keys,
+)
+from ucma.storage.sqlite.memories import check_kind, check_vector
+from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
+
+__all__ = ["PostgresProceduralStore"]
+
+_INSERT = """
+INSERT INTO procedures (
+    seq, user_id, agent_id, name, description, trigger_tags, status, success_rate,
+    execution_count, last_used, procedure_type, domain, preconditions, risk_level,
+    failure_modes, source_trajectories, success_count
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""
+_UPDATE = """
+UPDATE procedures SET name = %s, description = %s, trigger_tags = %s, status = %s,
+    success_rate = %s, execution_count = %s, last_used = %s, procedure_type = %s, domain = %s,
+    preconditions = %s, risk_level = %s, failure_modes = %s, source_trajectories = %s,
+    success_count = %s
+WHERE seq = %s
+"""
+_INSERT_STEP = """
+INSERT INTO procedure_steps (
+    seq, position, description, action_type, action_spec, success_criteria, on_failure,
+    max_retries
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+"""
+_INSERT_TAG = "INSERT INTO procedure_tags (user_id, agent_id, tag_key, seq) VALUES (%s, %s, %s, %s)"
+
+
+class PostgresProceduralStore(ProceduralStore):
+    def __init__(self, db: Database, rows: MemoryRows) -> None:
+        self._db = db
+        self._rows = rows
+
+    def add(self, procedure: Procedure, vector: np.ndarray) -> None:
+        check_kind([procedure], Procedure)
+        matrix = check_vector(vector, self._rows.dimension)
+        fields = procedure_fields(procedure)
+        with self._db.write() as conn:
+            (seq,) = self._rows.insert(conn, [procedure], matrix)
+            conn.execute(_INSERT, (seq, procedure.user_id, procedure.agent_id, *fields))
+            self._write_children(conn, procedure, seq)
+
+    def get(self, scope: Scope, procedure_id: str) -> Procedure | None:
+        found = self._select(
+            " WHERE m.id = %s AND m.user_id = %s AND m.agent_id = %s",
+            (procedure_id, scope.user_id, scope.agent_id),
+        )
+        return found[0] if found else None
+
+    def update(self, procedure: Procedure) -> None:
+        """Persist every field but identity, access statistics and ``archived_at``."""
+        check_kind([procedure], Procedure)
+        fields = procedure_fields(procedure)
+        with self._db.write() as conn:
+            seq = self._rows.update(conn, procedure)
+            conn.execute(_UPDATE, (*fields, seq))
+            conn.execute("DELETE FROM procedure_steps WHERE seq = %s", (seq,))
+            conn.execute("DELETE FROM procedure_tags WHERE seq = %s", (seq,))
+            self._write_children(conn, procedure, seq)
+
+    @staticmethod
+    def _write_children(conn: Connection, procedure: Procedure, seq: int) -> None:
+        executemany(conn, _INSERT_STEP, step_rows(procedure, seq))
+        executemany(
+            conn,
+            _INSERT_TAG,
+            [
+                (procedure.user_id, procedure.agent_id, key, seq)
+                for key in tag_keys(procedure.trigger_tags)
+            ],
+        )
+
+    def find_by_tags(
+        self, scope: Scope, tags: Sequence[str], *, min_success_rate: float = 0.0
+    ) -> list[Procedure]:
+        keys = tag_keys(tags)
+        if not keys:
+            return []
+        return self._select(
+            """
+            WHERE t.seq IN (
+                    SELECT seq FROM procedure_tags
+                    WHERE user_id = %s AND agent_id = %s
+                        AND tag_key = ANY(%s::text[])
+                )
+                AND t.status != %s AND t.success_rate >= %s AND m.archived_at IS NULL
+            ORDER BY t.success_rate * LEAST(t.execution_count / 10.0, 1.0) DESC,
+                t.success_rate DESC, m.seq
+            """,
+            (
+                scope.user_id,
+                scope.agent_id,
+                list(keys),
+                ProcedureStatus.DEPRECATED.value,
+                float(min_success_rate),
+            ),
+        )
+
+    def in_domain(
+        self,
+        scope: Scope,
+        domain: str,
+        procedure_type: ProcedureType | None = None,
+        *,
+        limit: int = 200,
+    ) -> list[Procedure]:
+        of_type = "" if procedure_type is None else " AND t.procedure_type = %s"
+        params: list[object] = [scope.user_id, scope.agent_id, domain]
+        if procedure_type is not None:
+            params.append(procedure_type.value)
+        return self._select(
+            f"""
+            WHERE t.user_id = %s AND t.agent_id = %s AND t.domain = %s{of_type}
+                AND m.archived_at IS NULL
+            ORDER BY coalesce(m.updated_at, m.created_at) DESC, m.seq DESC
+            LIMIT %s
+            """,
+            [*params, int(limit)],
+        )
+
+    def stats(self, scope: Scope) -> dict[str, int]:
+        """Counts over live (not archived) procedures, deprecated ones included."""
+        params = (scope.user_id, scope.agent_id)
+        with self._db.read() as conn:
+            (procedures,) = one(
+                conn.execute(
+                    """
+                SELECT count(*) FROM procedures t JOIN memories m ON m.seq = t.seq
+                WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL
+                """,
+                    params,
+                )
+            )
+            (tags,) = one(
+                conn.execute(
+                    """
+                SELECT count(DISTINCT g.tag_key)
+                FROM procedure_tags g JOIN memories m ON m.seq = g.seq
+                WHERE g.user_id = %s AND g.agent_id = %s AND m.archived_at IS NULL
+                """,
+                    params,
+                )
+            )
+        return {"procedure_count": procedures, "tag_count": tags}
+
+    def _select(self, where: str, params: Sequence[object]) -> list[Procedure]:
+        with self._db.read() as conn:
+            return cast(list[Procedure], load_records(conn, MemoryKind.PROCEDURAL, where, params))

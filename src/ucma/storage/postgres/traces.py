@@ -1,0 +1,215 @@
+"""``TraceStore`` over PostgreSQL: ``retrievals``, ``decision_traces``,
+``trace_memories`` (memory -> decision links) and ``salience_updates``."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Sequence
+
+import psycopg
+
+from ucma.errors import NotFoundError, ValidationError
+from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
+from ucma.storage.base import TraceStore
+from ucma.storage.postgres.connection import Database, executemany
+from ucma.storage.sqlite.codec import dumps, optional_real, real
+from ucma.storage.sqlite.traces import (
+    SALIENCE_UPDATE_COLUMNS,
+    TRACE_COLUMNS,
+    require_scope,
+    salience_update_from_row,
+    trace_from_row,
+)
+from ucma.types import Scope
+
+__all__ = ["PostgresTraceStore"]
+
+
+class PostgresTraceStore(TraceStore):
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def add_retrieval(self, retrieval: Retrieval) -> None:
+        require_scope(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO retrievals (id, user_id, agent_id, query_hash, memory_ids, scores, "
+                "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    retrieval.id,
+                    retrieval.user_id,
+                    retrieval.agent_id,
+                    retrieval.query_hash,
+                    dumps(list(retrieval.memory_ids)),
+                    dumps([real(s, "score") for s in retrieval.scores]),
+                    real(retrieval.created_at, "created_at"),
+                ),
+            )
+
+    def get_retrieval(self, scope: Scope, retrieval_id: str) -> Retrieval | None:
+        with self._db.read() as conn:
+            row = conn.execute(
+                "SELECT id, user_id, agent_id, query_hash, memory_ids, scores, created_at "
+                "FROM retrievals WHERE id = %s AND user_id = %s AND agent_id = %s",
+                (retrieval_id, scope.user_id, scope.agent_id),
+            ).fetchone()
+        if row is None:
+            return None
+        return Retrieval(
+            row[0], row[1], row[2], row[3], json.loads(row[4]), json.loads(row[5]), row[6]
+        )
+
+    def add(self, trace: DecisionTrace) -> None:
+        require_scope(trace.user_id, trace.agent_id, f"trace {trace.id!r}")
+        scores = {k: real(v, "memory score") for k, v in trace.memory_scores.items()}
+        with self._db.write() as conn:
+            try:
+                conn.execute(
+                    f"INSERT INTO decision_traces ({TRACE_COLUMNS}) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (
+                        trace.id,
+                        trace.user_id,
+                        trace.agent_id,
+                        trace.session_id,
+                        trace.retrieval_id,
+                        dumps(scores),
+                        trace.decision_type,
+                        trace.summary,
+                        real(trace.confidence, "confidence"),
+                        int(trace.alternatives_count),
+                        real(trace.created_at, "created_at"),
+                        dumps(trace.metadata, "metadata"),
+                        optional_real(trace.outcome_quality, "outcome_quality"),
+                        trace.outcome_signal.value if trace.outcome_signal else None,
+                        trace.outcome_feedback,
+                        optional_real(trace.outcome_at, "outcome_at"),
+                    ),
+                )
+            except psycopg.errors.IntegrityError as exc:
+                raise ValidationError(f"trace {trace.id!r} already exists") from exc
+            executemany(
+                conn,
+                "INSERT INTO trace_memories (trace_id, memory_id, user_id, agent_id, score) "
+                "VALUES (%s, %s, %s, %s, %s)",
+                [(trace.id, m, trace.user_id, trace.agent_id, s) for m, s in scores.items()],
+            )
+
+    def get(self, scope: Scope, trace_id: str) -> DecisionTrace | None:
+        with self._db.read() as conn:
+            row = conn.execute(
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces "
+                "WHERE id = %s AND user_id = %s AND agent_id = %s",
+                (trace_id, scope.user_id, scope.agent_id),
+            ).fetchone()
+        return trace_from_row(row) if row is not None else None
+
+    def list(
+        self,
+        scope: Scope,
+        *,
+        observed: bool | None = None,
+        decision_type: str | None = None,
+        limit: int = 100,
+    ) -> builtins.list[DecisionTrace]:
+        sql = [f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE user_id = %s AND agent_id = %s"]
+        params: builtins.list[object] = [scope.user_id, scope.agent_id]
+        if observed is not None:
+            sql.append("AND outcome_at IS NOT NULL" if observed else "AND outcome_at IS NULL")
+        if decision_type is not None:
+            sql.append("AND decision_type = %s")
+            params.append(decision_type)
+        sql.append("ORDER BY created_at DESC, row_seq DESC LIMIT %s")
+        params.append(max(int(limit), 0))
+        with self._db.read() as conn:
+            return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
+
+    def involving(self, scope: Scope, memory_ids: Sequence[str]) -> builtins.list[DecisionTrace]:
+        if not memory_ids:
+            return []
+        with self._db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
+                "SELECT trace_id FROM trace_memories WHERE user_id = %s AND agent_id = %s "
+                "AND memory_id = ANY(%s::text[])) ORDER BY created_at, row_seq",
+                (scope.user_id, scope.agent_id, list(memory_ids)),
+            ).fetchall()
+        return [trace_from_row(r) for r in rows]
+
+    def set_outcome(
+        self,
+        scope: Scope,
+        trace_id: str,
+        *,
+        quality: float,
+        signal: OutcomeSignal,
+        feedback: str | None,
+        observed_at: float,
+    ) -> None:
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                "UPDATE decision_traces SET outcome_quality = %s, outcome_signal = %s, "
+                "outcome_feedback = %s, outcome_at = %s "
+                "WHERE id = %s AND user_id = %s AND agent_id = %s AND outcome_at IS NULL",
+                (
+                    real(quality, "quality"),
+                    OutcomeSignal(signal).value,
+                    feedback,
+                    real(observed_at, "observed_at"),
+                    trace_id,
+                    scope.user_id,
+                    scope.agent_id,
+                ),
+            )
+            if cursor.rowcount == 1:
+                return
+            exists = conn.execute(
+                "SELECT 1 FROM decision_traces WHERE id = %s AND user_id = %s AND agent_id = %s",
+                (trace_id, scope.user_id, scope.agent_id),
+            ).fetchone()
+        if exists is None:
+            raise NotFoundError("trace", trace_id)
+        raise ValidationError(f"trace {trace_id!r} already has an outcome")
+
+    def add_updates(self, scope: Scope, updates: Sequence[SalienceUpdate]) -> None:
+        with self._db.write() as conn:
+            executemany(
+                conn,
+                f"INSERT INTO salience_updates (user_id, agent_id, {SALIENCE_UPDATE_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    (
+                        scope.user_id,
+                        scope.agent_id,
+                        u.memory_id,
+                        u.trace_id,
+                        real(u.attribution, "attribution"),
+                        real(u.raw_delta, "raw_delta"),
+                        real(u.delta, "delta"),
+                        real(u.previous_adjustment, "previous_adjustment"),
+                        real(u.new_adjustment, "new_adjustment"),
+                        u.reason,
+                        real(u.created_at, "created_at"),
+                    )
+                    for u in updates
+                ],
+            )
+
+    def updates(
+        self, scope: Scope, *, memory_id: str | None = None, trace_id: str | None = None
+    ) -> builtins.list[SalienceUpdate]:
+        sql = [
+            f"SELECT {SALIENCE_UPDATE_COLUMNS} FROM salience_updates"
+            " WHERE user_id = %s AND agent_id = %s"
+        ]
+        params: builtins.list[object] = [scope.user_id, scope.agent_id]
+        if memory_id is not None:
+            sql.append("AND memory_id = %s")
+            params.append(memory_id)
+        if trace_id is not None:
+            sql.append("AND trace_id = %s")
+            params.append(trace_id)
+        sql.append("ORDER BY id")
+        with self._db.read() as conn:
+            return [salience_update_from_row(r) for r in conn.execute(" ".join(sql), params)]
