@@ -3,7 +3,8 @@ closing, the storage thread, the embedders, scopes, sessions and working memory.
 
 Threading model: storage calls run on one dedicated worker thread (SQLite
 connections are single-writer), embeddings on the embedder's own threads, so
-the event loop never blocks. Each public write validates everything first,
+the event loop never blocks; concurrent callers' texts share model calls
+(``ucma.embeddings.batching``). Each public write validates everything first,
 computes embeddings second, and writes in one storage transaction last: a
 failure at any step leaves nothing half-written.
 """
@@ -28,7 +29,14 @@ from ucma.config import UCMAConfig
 from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.sources import SourceOfTruth
-from ucma.embeddings import CachedEmbedder, Embedder, EmbedderLike, TokenCounter, as_embedder
+from ucma.embeddings import (
+    BatchingEmbedder,
+    CachedEmbedder,
+    Embedder,
+    EmbedderLike,
+    TokenCounter,
+    as_embedder,
+)
 from ucma.engine.synthesis_cache import ScopeCache
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
@@ -114,6 +122,7 @@ class EngineBase:
         )
         self._owns_embedder = embedder is None
         self._storage: Storage | None = storage
+        self._batched: Embedder | None = None
         self._embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._queued: set[asyncio.Future[None]] = set()
@@ -152,8 +161,13 @@ class EngineBase:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="ucma-storage")
             if self._storage is None:
                 self._storage = await self._run(self._open_storage)
+            # Concurrent callers (a service's requests) share model calls
+            # (ucma.embeddings.batching); queries go through the caches first.
+            self._batched = BatchingEmbedder(
+                self._inner_embedder, max_batch=self.config.embedding.batch_size
+            )
             self._embedder = CachedEmbedder(
-                self._inner_embedder,
+                self._batched,
                 max_size=self.config.embedding.lru_size,
                 store=self._storage.embedding_cache
                 if self.config.embedding.persistent_cache
@@ -262,7 +276,9 @@ class EngineBase:
         """Vectors for memory content. They are stored with their memories, so
         the embedding caches (kept for queries) would only hold second copies."""
         await self._ready()
-        return await self._inner_embedder.embed(texts)
+        assert self._batched is not None
+        vectors: np.ndarray = await self._batched.embed(texts)
+        return vectors
 
     async def _embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors through the LRU and the persistent (model, text) cache,
