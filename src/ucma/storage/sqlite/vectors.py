@@ -85,6 +85,10 @@ _COUNT_NEW = """
 SELECT count(*) FROM memories INDEXED BY memories_scope_seq
 WHERE user_id = ? AND agent_id = ? AND seq > ?
 """
+_SEQ_BEFORE_LATEST = """
+SELECT seq FROM memories INDEXED BY memories_scope_seq
+WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?
+"""
 _READ_NEW = """
 SELECT m.seq, m.id, m.kind, m.archived_at IS NOT NULL, v.vector, m.content, m.search_context
 FROM memories m INDEXED BY memories_scope_seq JOIN vectors v ON v.seq = m.seq
@@ -336,7 +340,7 @@ class VectorIndex:
         queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
         kind_codes = _kind_codes(kinds)
         with self._db.read() as conn:
-            return self._current(conn, scope).search_latest(
+            return self._current(conn, scope, latest=window).search_latest(
                 queries, k, window, kind_codes, min_score
             )
 
@@ -351,13 +355,24 @@ class VectorIndex:
             raise ValidationError("query vector must be finite and non-zero")
         return query / norm
 
-    def _current(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
+    def _current(
+        self, conn: sqlite3.Connection, scope: Scope, *, latest: int | None = None
+    ) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
         to the scope, a throwaway copy read through it (uncommitted rows never
-        enter the cache); otherwise the cache, brought up to date."""
+        enter the cache), of only the newest ``latest`` rows when the caller
+        needs no more (a statement written is compared with the latest ones; a
+        copy of the whole scope would cost each write the scope's size);
+        otherwise the cache, brought up to date."""
         if scope in self._pending:
             cache = ScopeVectors(self._dimension)
-            self._load_new_rows(conn, scope, cache)
+            after = 0
+            if latest is not None:
+                row = conn.execute(
+                    _SEQ_BEFORE_LATEST, (scope.user_id, scope.agent_id, latest)
+                ).fetchone()
+                after = 0 if row is None else int(row[0])
+            self._load_new_rows(conn, scope, cache, after=after)
             return cache
         return self._fresh(conn, scope)
 
@@ -402,10 +417,12 @@ class VectorIndex:
         archived = np.fromiter((row[0] for row in conn.execute(_READ_ARCHIVED, params)), np.int64)
         cache.set_archived_exactly(archived)
 
-    def _load_new_rows(self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
-        """Append the scope's rows newer than ``cache.max_seq``, streaming the
-        blobs straight into one preallocated matrix."""
-        params = (scope.user_id, scope.agent_id, cache.max_seq)
+    def _load_new_rows(
+        self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors, *, after: int = 0
+    ) -> None:
+        """Append the scope's rows newer than ``cache.max_seq`` (and than ``after``),
+        streaming the blobs straight into one preallocated matrix."""
+        params = (scope.user_id, scope.agent_id, max(cache.max_seq, after))
         (count,) = conn.execute(_COUNT_NEW, params).fetchone()
         if count == 0:
             return
