@@ -42,6 +42,7 @@ class GatedEmbedder(Embedder):
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
         self.started = asyncio.Event()
+        self.arrivals: asyncio.Queue[list[str]] = asyncio.Queue()  # each model call's texts
         self.gate = asyncio.Event()
         self.in_flight = 0
         self.most_in_flight = 0
@@ -52,6 +53,7 @@ class GatedEmbedder(Embedder):
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
             self.started.set()
+            self.arrivals.put_nowait(list(texts))
             await self.gate.wait()
             if "poison" in texts:
                 raise EmbeddingError("the backend refused a text")
@@ -216,3 +218,42 @@ async def test_concurrent_engine_queries_share_a_model_call(tmp_path: Path) -> N
 
     assert answers == [[]] * 5
     assert [call for call in inner.calls if set(queries) & set(call)] == [queries]
+
+
+class TwoSlotEmbedder(GatedEmbedder):
+    """A backend that makes the most of two calls at once."""
+
+    parallel_calls = 2
+
+
+async def test_calls_run_in_parallel_up_to_the_backends_slots_then_batch() -> None:
+    inner = TwoSlotEmbedder()
+    batching = BatchingEmbedder(inner)
+    first = asyncio.create_task(batching.embed(["first"]))
+    assert await inner.arrivals.get() == ["first"]
+    second = asyncio.create_task(batching.embed(["second"]))
+    assert await inner.arrivals.get() == ["second"]  # the second slot, while the first waits
+    later = [asyncio.create_task(batching.embed([t])) for t in ("c", "d", "e")]
+    open_gate_after_queued(inner)
+
+    await asyncio.gather(first, second, *later)
+
+    assert inner.calls[:2] == [["first"], ["second"]]
+    assert inner.most_in_flight == 2
+    assert sorted(map(tuple, inner.calls[2:])) == [("c", "d", "e")]
+
+
+async def test_a_lone_large_call_uses_every_slot() -> None:
+    inner = TwoSlotEmbedder()
+    batching = BatchingEmbedder(inner, max_batch=3)
+    texts = [f"text {i}" for i in range(7)]
+
+    call = asyncio.create_task(batching.embed(texts))
+    assert await inner.arrivals.get() == texts[0:3]
+    assert await inner.arrivals.get() == texts[3:6]  # on the second slot, the first still busy
+    inner.gate.set()
+    rows = await call
+
+    assert inner.calls == [texts[0:3], texts[3:6], texts[6:7]]
+    assert inner.most_in_flight == 2
+    np.testing.assert_allclose(rows, np.stack([expected(t) for t in texts]), atol=1e-6)

@@ -2,13 +2,15 @@
 
 A service answers many requests at once, and each embeds a text or two. Run one model call
 per request and the calls contend for the same cores, each paying the model's fixed cost per
-call; :class:`BatchingEmbedder` instead queues the texts of every caller and runs one model
-call at a time over what has queued, so the model's cost is paid once per batch.
+call; :class:`BatchingEmbedder` instead queues the texts of every caller and runs at most
+``Embedder.parallel_calls`` model calls at once over what has queued (the packaged model:
+one per core, each on one thread), so the model's cost is paid once per batch.
 
-There is no waiting window: a lone caller's texts go to the model at once. The window is the
-model call in progress: the texts of every caller that arrives while it runs wait for it,
-then go together in the next call (up to ``max_batch`` texts). Under light load nothing is
-delayed; under heavy load batches grow by themselves.
+There is no waiting window: while a model call slot is free, a caller's texts go to the
+model at once. The window is the model calls in progress: the texts of every caller that
+arrives while all slots are busy wait, then go together in the next call (up to
+``max_batch`` texts). Under light load nothing is delayed; under heavy load batches grow by
+themselves.
 
 A call of more than ``max_batch`` texts is spread over several batches. Each batch first gives
 every waiting call an equal share of its room, then fills what is left in arrival order
@@ -88,15 +90,16 @@ class _Part:
 
 @dataclass(slots=True)
 class _Queue:
-    """The calls of one event loop waiting for a batch, and the task running batches."""
+    """The calls of one event loop waiting for a batch, and the tasks running batches."""
 
     waiting: list[_Call] = field(default_factory=list)
-    driver: asyncio.Task[None] | None = None
+    drivers: set[asyncio.Task[None]] = field(default_factory=set)
 
 
 class BatchingEmbedder(Embedder):
     """Wraps ``inner`` so concurrent :meth:`embed` calls share model calls of at most
-    ``max_batch`` texts, one model call at a time (see the module's description).
+    ``max_batch`` texts, ``inner.parallel_calls`` model calls at a time (see the module's
+    description).
 
     Same ``model_id`` and ``dimension`` as ``inner``; rows come back to each caller in its
     own input order, exactly as ``inner`` embeds them. A caller that is cancelled leaves
@@ -112,6 +115,7 @@ class BatchingEmbedder(Embedder):
         self.model_id = inner.model_id
         self.dimension = inner.dimension
         self.max_batch = max_batch
+        self.parallel_calls = max(1, int(getattr(inner, "parallel_calls", 1)))
         self.batches = 0
         self.texts = 0
         self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = (
@@ -132,11 +136,16 @@ class BatchingEmbedder(Embedder):
         rows = np.empty((len(texts), self.dimension), dtype=np.float32)
         call = _Call(texts, rows, loop.create_future())
         queue.waiting.append(call)
-        if queue.driver is None:
-            queue.driver = loop.create_task(self._drive(queue), name="ucma-embedding-batches")
+        self._more_drivers(loop, queue)
         return await call.future
 
-    async def _drive(self, queue: _Queue) -> None:
+    def _more_drivers(self, loop: asyncio.AbstractEventLoop, queue: _Queue) -> None:
+        """Start a driver when texts wait and a model call slot is free."""
+        if queue.waiting and len(queue.drivers) < self.parallel_calls:
+            driver = loop.create_task(self._drive(loop, queue), name="ucma-embedding-batches")
+            queue.drivers.add(driver)
+
+    async def _drive(self, loop: asyncio.AbstractEventLoop, queue: _Queue) -> None:
         """Run batches while calls wait; then leave (the next call starts a new driver)."""
         parts: list[_Part] = []
         try:
@@ -145,6 +154,7 @@ class BatchingEmbedder(Embedder):
                 if not queue.waiting:
                     return
                 parts = self._next_batch(queue)
+                self._more_drivers(loop, queue)  # the rest of a large call, on a free slot
                 await self._run(parts)
                 parts = []
         except BaseException:
@@ -155,7 +165,7 @@ class BatchingEmbedder(Embedder):
             queue.waiting.clear()
             raise
         finally:
-            queue.driver = None
+            queue.drivers.discard(asyncio.current_task())
 
     def _next_batch(self, queue: _Queue) -> list[_Part]:
         """Take the next batch's texts from the waiting calls (:func:`plan_batch`)."""

@@ -327,7 +327,9 @@ def _embedder_from_config(config: UCMAConfig) -> Embedder:
     if spec == "local":
         from ucma.embeddings import LocalEmbedder
 
-        return LocalEmbedder(batch_size=config.embedding.batch_size)
+        # One thread per model call and one call per core at once (ucma.embeddings.batching):
+        # concurrent requests use every core without a call's threads waiting on each other.
+        return LocalEmbedder(batch_size=config.embedding.batch_size, intra_op_threads=1)
     provider, _, model = spec.partition(":")
     if provider == "openai" and model:
         from ucma.embeddings import OpenAIEmbedder
