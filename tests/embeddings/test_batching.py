@@ -149,9 +149,9 @@ async def test_a_failed_batch_of_one_caller_is_not_tried_again() -> None:
     batching = BatchingEmbedder(inner)
 
     with pytest.raises(EmbeddingError, match="refused"):
-        await batching.embed(["poison", "other"])
+        await batching.embed(["poison", "others"])
 
-    assert inner.calls == [["poison", "other"]]
+    assert inner.calls == [["poison", "others"]]
 
 
 async def test_a_cancelled_caller_leaves_the_queue() -> None:
@@ -256,4 +256,16 @@ async def test_a_lone_large_call_uses_every_slot() -> None:
 
     assert inner.calls == [texts[0:3], texts[3:6], texts[6:7]]
     assert inner.most_in_flight == 2
+    np.testing.assert_allclose(rows, np.stack([expected(t) for t in texts]), atol=1e-6)
+
+
+async def test_a_large_call_goes_shortest_first_and_comes_back_in_order() -> None:
+    inner = GatedEmbedder()
+    inner.gate.set()
+    batching = BatchingEmbedder(inner, max_batch=2)
+    texts = ["a long text " * 20, "short", "another long one " * 20, "tiny"]
+
+    rows = await batching.embed(texts)
+
+    assert inner.calls == [["tiny", "short"], [texts[0], texts[2]]]
     np.testing.assert_allclose(rows, np.stack([expected(t) for t in texts]), atol=1e-6)

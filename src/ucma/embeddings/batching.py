@@ -12,11 +12,12 @@ arrives while all slots are busy wait, then go together in the next call (up to
 ``max_batch`` texts). Under light load nothing is delayed; under heavy load batches grow by
 themselves.
 
-A call of more than ``max_batch`` texts is spread over several batches. Each batch first gives
-every waiting call an equal share of its room, then fills what is left in arrival order
-(:func:`plan_batch`), so a large import holds back a query by one batch at most, not by the
-whole import. When a batch that served several callers fails, each caller's part is embedded
-again alone, so one caller's text that the backend refuses fails that caller only.
+A call of more than ``max_batch`` texts is spread over several batches. Each batch first
+gives every waiting call an equal share of its room, then fills what is left in arrival
+order (:func:`plan_batch`), so a large import holds back a query by one batch at most, not
+by the whole import; its texts go shortest first, so each of its batches pads little. When
+a batch that served several callers fails, each caller's part is embedded again alone, so
+one caller's text that the backend refuses fails that caller only.
 """
 
 from __future__ import annotations
@@ -70,22 +71,28 @@ def plan_batch(remaining: Sequence[int], capacity: int) -> list[int]:
 
 @dataclass(eq=False, slots=True)
 class _Call:
-    """One caller's texts, the rows embedded so far and the future its caller awaits."""
+    """One caller's texts, the rows embedded so far and the future its caller awaits.
+    Texts go to batches shortest first (``order``), so the batches a large call is spread
+    over each hold texts of about one length: the model pads a batch to its longest text."""
 
     texts: list[str]
     rows: np.ndarray
     future: asyncio.Future[np.ndarray]
+    order: np.ndarray
     sent: int = 0
     received: int = 0
 
 
 @dataclass(slots=True)
 class _Part:
-    """The texts ``start:end`` of ``call`` in a batch."""
+    """The texts at ``call.order[start:end]`` in a batch."""
 
     call: _Call
     start: int
     end: int
+
+    def texts(self) -> list[str]:
+        return [self.call.texts[i] for i in self.call.order[self.start : self.end]]
 
 
 @dataclass(slots=True)
@@ -134,7 +141,8 @@ class BatchingEmbedder(Embedder):
         if queue is None:
             queue = self._queues[loop] = _Queue()
         rows = np.empty((len(texts), self.dimension), dtype=np.float32)
-        call = _Call(texts, rows, loop.create_future())
+        lengths = np.fromiter((len(text) for text in texts), dtype=np.int64, count=len(texts))
+        call = _Call(texts, rows, loop.create_future(), np.argsort(lengths, kind="stable"))
         queue.waiting.append(call)
         self._more_drivers(loop, queue)
         return await call.future
@@ -181,7 +189,7 @@ class BatchingEmbedder(Embedder):
     async def _run(self, parts: list[_Part]) -> None:
         """Embed the parts in one model call and hand each caller its rows; when the call
         fails and served several callers, each part again alone."""
-        texts = [text for part in parts for text in part.call.texts[part.start : part.end]]
+        texts = [text for part in parts for text in part.texts()]
         self.batches += 1
         self.texts += len(texts)
         try:
@@ -209,7 +217,7 @@ def _deliver(part: _Part, vectors: np.ndarray) -> None:
     call = part.call
     if call.future.done():
         return  # the caller was cancelled, or another part of its call failed
-    call.rows[part.start : part.end] = vectors
+    call.rows[call.order[part.start : part.end]] = vectors
     call.received += part.end - part.start
     if call.received == len(call.texts):
         call.future.set_result(call.rows)
