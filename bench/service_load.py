@@ -15,7 +15,9 @@ Measured per client count, in the same run:
   per operation; ``errors`` (a status other than 201 for observe, 200 for recall, or no
   answer), by status;
 - ``server_cpu_cores``: the server's CPU seconds over the wall seconds of the counted window
-  (2.0 is both cores of this machine);
+  (2.0 is both cores of this machine), ``server_cpu_ms_per_request`` the same CPU time per
+  request (what a request costs, whatever else runs on the machine), and
+  ``client_cpu_cores`` the clients' own (they share the machine with the server);
 - ``rss_mb``: the server's resident memory at the start, middle and end of the counted
   window, and ``rss_growth_mb`` from start to end (memory flat: a growth near 0);
 - ``observe_ratio``: observe requests per second over ``embedder_per_s``, the packaged
@@ -206,6 +208,7 @@ async def window(
         rss = [server.rss_mb()]
         load = [os.getloadavg()[0]]
         cpu_before = server.cpu_seconds()
+        client_before = time.process_time()
         started = time.perf_counter()
         until = time.monotonic() + seconds
         tasks = [
@@ -219,11 +222,12 @@ async def window(
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
         cpu = server.cpu_seconds() - cpu_before
+        client_cpu = time.process_time() - client_before
         rss.append(server.rss_mb())
         load.append(os.getloadavg()[0])
     if samples is None:
         return None
-    return summarise(samples, elapsed, cpu, rss, load)
+    return summarise(samples, elapsed, (cpu, client_cpu), rss, load)
 
 
 def latency_ms(latencies: list[float]) -> dict[str, float]:
@@ -236,9 +240,15 @@ def latency_ms(latencies: list[float]) -> dict[str, float]:
 
 
 def summarise(
-    samples: list[Sample], elapsed: float, cpu: float, rss: list[float], load: list[float]
+    samples: list[Sample],
+    elapsed: float,
+    cpu: tuple[float, float],
+    rss: list[float],
+    load: list[float],
 ) -> dict[str, Any]:
-    """Throughput, latency, errors, CPU and memory of one counted window."""
+    """Throughput, latency, errors, CPU (the server's, the clients') and memory of one
+    counted window."""
+    server_cpu, client_cpu = cpu
     ok = [s for s in samples if s.status == -1]
     errors = Counter(str(s.status) for s in samples if s.status != -1)
     per_operation = {
@@ -256,7 +266,9 @@ def summarise(
         "operations": per_operation,
         "errors": sum(errors.values()),
         "errors_by_status": dict(errors),
-        "server_cpu_cores": round(cpu / elapsed, 2),
+        "server_cpu_cores": round(server_cpu / elapsed, 2),
+        "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(samples)), 1),
+        "client_cpu_cores": round(client_cpu / elapsed, 2),
         "rss_mb": {"start": round(rss[0]), "middle": round(rss[1]), "end": round(rss[2])},
         "rss_growth_mb": round(rss[2] - rss[0], 1),
         "load_average": {"start": round(load[0], 2), "end": round(load[1], 2)},
