@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ucma.embeddings.base import Embedder
+from ucma.embeddings.base import Embedder, validate_texts
 from ucma.errors import ConfigError
 
 __all__ = ["BatchingEmbedder", "plan_batch"]
@@ -128,6 +128,14 @@ class BatchingEmbedder(Embedder):
         self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = (
             weakref.WeakKeyDictionary()
         )
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """:meth:`Embedder.embed`, without checking the rows a second time: each batch's
+        rows come from ``inner.embed``, which checked and normalised them."""
+        batch = validate_texts(texts)
+        if not batch:
+            return np.empty((0, self.dimension), dtype=np.float32)
+        return await self._embed_texts(batch)
 
     async def warm_up(self) -> None:
         await self.inner.warm_up()
