@@ -8,13 +8,14 @@ queued their texts before the gate opens (the event loop runs ready callbacks in
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.embeddings.test_cache import DIM
+from tests.embeddings.test_cache import expected_vector as expected
 
 from ucma.config import EmbeddingConfig, UCMAConfig
 from ucma.embeddings import BatchingEmbedder, Embedder
@@ -23,14 +24,6 @@ from ucma.engine import AsyncMemory
 from ucma.errors import ConfigError, EmbeddingError, ValidationError
 
 pytestmark = pytest.mark.anyio
-
-DIM = 8
-
-
-def expected(text: str) -> np.ndarray:
-    digest = hashlib.sha256(text.encode()).digest()
-    vector = np.frombuffer(digest[: DIM * 4], dtype=np.uint32).astype(np.float64) + 1.0
-    return (vector / np.linalg.norm(vector)).astype(np.float32)
 
 
 class GatedEmbedder(Embedder):
@@ -62,6 +55,13 @@ class GatedEmbedder(Embedder):
             self.in_flight -= 1
 
 
+def open_batcher(max_batch: int = 64) -> tuple[GatedEmbedder, BatchingEmbedder]:
+    """A batcher over a gated embedder whose gate is open."""
+    inner = GatedEmbedder()
+    inner.gate.set()
+    return inner, BatchingEmbedder(inner, max_batch=max_batch)
+
+
 async def gated_start(
     batching: BatchingEmbedder, inner: GatedEmbedder, first: list[str]
 ) -> asyncio.Task[np.ndarray]:
@@ -77,9 +77,7 @@ def open_gate_after_queued(inner: GatedEmbedder) -> None:
 
 
 async def test_callers_of_one_moment_share_one_model_call() -> None:
-    inner = GatedEmbedder()
-    inner.gate.set()
-    batching = BatchingEmbedder(inner)
+    inner, batching = open_batcher()
     texts = [f"text {i}" for i in range(10)]
 
     results = await asyncio.gather(*(batching.embed([text]) for text in texts))
@@ -144,9 +142,7 @@ async def test_a_failed_shared_batch_fails_only_the_caller_whose_text_was_refuse
 
 
 async def test_a_failed_batch_of_one_caller_is_not_tried_again() -> None:
-    inner = GatedEmbedder()
-    inner.gate.set()
-    batching = BatchingEmbedder(inner)
+    inner, batching = open_batcher()
 
     with pytest.raises(EmbeddingError, match="refused"):
         await batching.embed(["poison", "others"])
@@ -171,9 +167,7 @@ async def test_a_cancelled_caller_leaves_the_queue() -> None:
 
 
 async def test_bad_input_is_refused_before_it_joins_a_batch() -> None:
-    inner = GatedEmbedder()
-    inner.gate.set()
-    batching = BatchingEmbedder(inner)
+    inner, batching = open_batcher()
 
     with pytest.raises(ValidationError, match="empty"):
         await batching.embed(["fine", "  "])
@@ -260,9 +254,7 @@ async def test_a_lone_large_call_uses_every_slot() -> None:
 
 
 async def test_a_large_call_goes_shortest_first_and_comes_back_in_order() -> None:
-    inner = GatedEmbedder()
-    inner.gate.set()
-    batching = BatchingEmbedder(inner, max_batch=2)
+    inner, batching = open_batcher(max_batch=2)
     texts = ["a long text " * 20, "short", "another long one " * 20, "tiny"]
 
     rows = await batching.embed(texts)
