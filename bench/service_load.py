@@ -29,6 +29,9 @@ Measured per client count, in the same run:
 - ``load_average``: the machine's 1-minute load average as the window starts and ends (the
   machine is shared; the clients themselves run in this process, on the same two cores).
 
+With ``--steady S``, each run ends with S seconds of the first client count all recalling:
+the store no longer grows, so neither should the server's memory (``steady_recall``).
+
 With ``--runs`` above one, every run starts a fresh server and store, and the summary holds
 the median of each figure over the runs. Linux only (the server's memory and CPU time are
 read from ``/proc``).
@@ -202,12 +205,16 @@ async def window(
     texts: Texts,
     seconds: float,
     counted: bool,
+    recall_only: bool = False,
 ) -> dict[str, Any] | None:
-    """``clients`` concurrent clients for ``seconds``; the figures when ``counted``."""
+    """``clients`` concurrent clients for ``seconds``, half observing and half recalling
+    (all recalling with ``recall_only``); the figures when ``counted``."""
     samples: list[Sample] | None = [] if counted else None
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=REQUEST_TIMEOUT) as client:
-        operations = ["observe" if i < clients // 2 else "recall" for i in range(clients)]
+        operations = [
+            "observe" if i < clients // 2 and not recall_only else "recall" for i in range(clients)
+        ]
         rss = [server.rss_mb()]
         load = [os.getloadavg()[0]]
         cpu_before = server.cpu_seconds()
@@ -331,6 +338,12 @@ async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
                 assert figures is not None
                 levels[str(clients)] = figures
             alone.measure()
+            steady = None
+            if args.steady:
+                # The store no longer grows: the server's memory should not either.
+                steady = await window(
+                    server, args.clients[0], users, texts, args.steady, True, recall_only=True
+                )
         finally:
             server.stop()
     # The machine is shared: the embedder's figure is the median of its measurements
@@ -345,6 +358,7 @@ async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
         "embedder_per_s": round(embedder_per_s, 1),
         "embedder_samples": [round(sample, 1) for sample in alone.samples],
         "clients": levels,
+        **({"steady_recall": steady} if steady is not None else {}),
     }
 
 
@@ -373,6 +387,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--users", type=int, default=8, help="users the clients act for")
     parser.add_argument("--seed", type=int, default=2_000, help="memories stored first")
+    parser.add_argument(
+        "--steady",
+        type=float,
+        default=0.0,
+        help="then seconds of the first client count all recalling (memory of a store "
+        "that no longer grows)",
+    )
     parser.add_argument("--runs", type=int, default=1, help="fresh servers; medians reported")
     parser.add_argument("--out", type=Path, default=None, help="write the JSON here")
     args = parser.parse_args(argv)
@@ -398,6 +419,7 @@ def main(argv: list[str] | None = None) -> None:
             "clients": args.clients,
             "users": args.users,
             "seed_memories": args.seed,
+            "steady_recall_seconds": args.steady,
             "runs": args.runs,
         },
         "median": median_figures(runs),
