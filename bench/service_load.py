@@ -363,10 +363,13 @@ async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
 
 
 def median_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The median over runs of every number in the runs' figures (same shape)."""
+    """The median over runs of every number in the runs' figures (same shape); lists of
+    samples are kept, one per run."""
 
     def merge(values: list[Any]) -> Any:
         first = values[0]
+        if isinstance(first, list):
+            return values  # samples: each run's, as they were
         if isinstance(first, dict):
             keys = {key for value in values for key in value}
             return {key: merge([v.get(key, 0) for v in values]) for key in sorted(keys)}

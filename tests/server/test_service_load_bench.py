@@ -30,14 +30,15 @@ def test_a_window_counts_answers_errors_cpu_and_memory() -> None:
 
 def test_the_summary_of_runs_is_the_median_of_each_figure() -> None:
     runs = [
-        {"embedder_per_s": 100.0, "clients": {"8": {"requests_per_s": 40.0, "errors": 0}}},
-        {"embedder_per_s": 300.0, "clients": {"8": {"requests_per_s": 60.0, "errors": 2}}},
-        {"embedder_per_s": 200.0, "clients": {"8": {"requests_per_s": 90.0, "errors": 0}}},
+        {"embedder_per_s": 100.0, "samples": [1.0], "clients": {"8": {"requests_per_s": 40.0}}},
+        {"embedder_per_s": 300.0, "samples": [2.0], "clients": {"8": {"requests_per_s": 60.0}}},
+        {"embedder_per_s": 200.0, "samples": [3.0], "clients": {"8": {"requests_per_s": 90.0}}},
     ]
 
     assert service_load.median_figures(runs) == {
-        "clients": {"8": {"errors": 0, "requests_per_s": 60.0}},
+        "clients": {"8": {"requests_per_s": 60.0}},
         "embedder_per_s": 200.0,
+        "samples": [[1.0], [2.0], [3.0]],
     }
 
 
