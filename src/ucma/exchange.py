@@ -17,7 +17,7 @@ import cuts the input into chunks of ``CHUNK`` memories. The reader accepts the 
 any order after the header and the vault lines (older files put every retention line at
 the end). Memories are written in the order the store received them and imported in file
 order, so the keyword context of an episode (its session's preceding episode when it was
-stored, ``ucma.storage.sqlite.search_context``) is the same in both stores when episodes
+stored, ``ucma.storage.index.search_context``) is the same in both stores when episodes
 share a timestamp; an import writes each chunk's episodes as one batch, so a session told
 out of time order (an older turn stored after a newer one) is read in time order there.
 Vault lines, the originals of the scope's tokens sealed with a transfer key,

@@ -45,18 +45,18 @@ def _shutdown(portal_cm: Any, portal: BlockingPortal, memory: AsyncMemory) -> No
 
 
 class Memory:
-    """Long-term memory for one database file, with blocking methods.
+    """Long-term memory in one database, with blocking methods.
 
-    ``Memory(path, user_id="alice")`` opens (or creates) the SQLite file and
-    returns a ready memory; the keyword arguments are ``AsyncMemory``'s. Use it
-    as a context manager or call ``close()``.
+    ``Memory(database, user_id="alice")`` opens (or creates) the store a file path or
+    URL names (``AsyncMemory``) and returns a ready memory; the keyword arguments
+    are ``AsyncMemory``'s. Use it as a context manager or call ``close()``.
     """
 
-    def __init__(self, path: str | os.PathLike[str], **kwargs: Any) -> None:
+    def __init__(self, database: str | os.PathLike[str], **kwargs: Any) -> None:
         portal_cm = start_blocking_portal(backend="asyncio")
         self._portal = portal_cm.__enter__()
         try:
-            self._async = self._portal.call(functools.partial(_opened, path, kwargs))
+            self._async = self._portal.call(functools.partial(_opened, database, kwargs))
         except BaseException:
             portal_cm.__exit__(None, None, None)
             raise
@@ -232,5 +232,5 @@ class Memory:
     post_interaction = _blocking(AsyncMemory.post_interaction)
 
 
-async def _opened(path: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:
-    return await AsyncMemory(path, **kwargs).open()
+async def _opened(database: str | os.PathLike[str], kwargs: dict[str, Any]) -> AsyncMemory:
+    return await AsyncMemory(database, **kwargs).open()

@@ -16,7 +16,8 @@ import pytest
 
 from ucma.errors import ValidationError
 from ucma.storage.base import AnnSettings
-from ucma.storage.sqlite import SQLiteStorage, hnsw
+from ucma.storage.index import hnsw
+from ucma.storage.sqlite import SQLiteStorage
 from ucma.types import Episode, Fact, MemoryKind, Scope
 
 ALICE = Scope("alice", "assistant")

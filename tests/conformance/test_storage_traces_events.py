@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from ucma.errors import NotFoundError, ValidationError
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
-from ucma.types import Scope
+from ucma.paradigms.predictive_records import Transition
+from ucma.types import Bank, Scope
 
 ALICE = Scope("alice", "assistant")
 BOB = Scope("bob", "assistant")
@@ -164,3 +167,98 @@ def test_cursors_only_move_forward(storage, backend) -> None:
     storage.events.set_cursor("pub", 3, 2.0)
     assert storage.events.cursor("pub") == 7
     assert backend.open().events.cursor("pub") == 7
+
+
+def test_the_backend_appends_exactly_the_documented_lifecycle_events(storage, make) -> None:
+    """What ``EventStore``'s docstring promises, write by write (a second backend
+    must produce the same log)."""
+    first, second = make.episode(ALICE), make.episode(ALICE)
+    storage.episodes.add([first, second], make.vectors(2))
+    fact, procedure, learning = make.fact(ALICE), make.procedure(ALICE), make.learning(ALICE)
+    storage.facts.add(fact, make.vector())
+    storage.procedures.add(procedure, make.vector())
+    storage.learnings.add(learning, make.vector())
+    stored = storage.events.list(ALICE)
+    records = [first, second, fact, procedure, learning]
+    assert [(e.type, e.occurred_at) for e in stored] == [
+        ("memory.stored", r.created_at) for r in records
+    ]
+    # Salience values as SQLite's JSON writes reals: to 15 significant digits.
+    for event, record in zip(stored, records, strict=True):
+        assert event.payload == {
+            "memory_id": record.id,
+            "kind": record.kind.value,
+            "temporal_level": record.temporal_level,
+            "base_salience": pytest.approx(record.base_salience, rel=1e-14),
+            "outcome_adjustment": pytest.approx(record.outcome_adjustment, rel=1e-14),
+            "content_chars": len(record.content),
+        }
+
+    # Changes of content, salience, bank and access append nothing.
+    first.content = "a new text for the first episode"
+    storage.episodes.update(first)
+    storage.memories.set_salience(ALICE, fact.id, base_salience=0.9, outcome_adjustment=0.1)
+    storage.memories.set_bank(ALICE, [fact.id], Bank.OPINION)
+    storage.memories.touch(ALICE, [first.id, fact.id], make.t0 + 100)
+    assert len(storage.events.list(ALICE)) == len(records)
+
+    storage.memories.set_archived(ALICE, [first.id, fact.id], 5000.0)
+    storage.memories.set_archived(ALICE, [first.id], 5000.0)  # unchanged: no event
+    storage.memories.set_archived(ALICE, [first.id], 6000.0)
+    before = time.time()
+    storage.memories.set_archived(ALICE, [first.id], None)
+    storage.memories.delete(ALICE, second.id)
+    after = time.time()
+    events = storage.events.list(ALICE, after_seq=len(records))
+    assert [(e.type, e.payload) for e in events] == [
+        ("memory.archived", {"memory_id": first.id, "kind": "episodic"}),
+        ("memory.archived", {"memory_id": fact.id, "kind": "semantic"}),
+        ("memory.archived", {"memory_id": first.id, "kind": "episodic"}),
+        ("memory.restored", {"memory_id": first.id, "kind": "episodic"}),
+        ("memory.deleted", {"memory_id": second.id, "kind": "episodic"}),
+    ]
+    assert [e.occurred_at for e in events[:3]] == [5000.0, 5000.0, 6000.0]
+    assert all(before - 1 <= e.occurred_at <= after + 1 for e in events[3:])
+    assert [e.seq for e in storage.events.list(ALICE)] == list(range(1, len(records) + 6))
+    assert storage.events.list(BOB) == []
+
+
+def test_erasures_redact_log_and_remove_events(storage, make) -> None:
+    greta = make.episode(ALICE, content="Greta Lindqvist flies to Oslo")
+    storage.episodes.add([greta, make.episode(ALICE)], make.vectors(2))
+    storage.events.append(ALICE, "note.added", {"text": "call Greta Lindqvist"}, 1.0)
+    kept = storage.events.append(ALICE, "note.added", {"text": "water the plants"}, 2.0)
+    storage.predictive.put_transitions(
+        [
+            Transition(
+                id="tr-greta",
+                user_id=ALICE.user_id,
+                agent_id=ALICE.agent_id,
+                action="email Greta Lindqvist",
+                context={},
+                outcome="reply",
+                confirmations=1,
+                errors=0,
+                created_at=1.0,
+                updated_at=1.0,
+            )
+        ]
+    )
+    storage.episodes.add([make.episode(BOB, content="Greta Lindqvist")], make.vectors(1))
+    count = len(storage.events.list(ALICE))
+
+    storage.erasure.erase_matching(ALICE, lambda text: "Greta" in text, [], 9.0)
+    events = storage.events.list(ALICE)
+    new = events[count:]
+    assert sorted((e.type, tuple(e.payload.items())) for e in new) == [
+        ("memory.deleted", (("memory_id", greta.id), ("kind", "episodic"))),
+        ("world.transition_erased", (("transition_id", "tr-greta"),)),
+    ]
+    redacted = [e for e in events[:count] if e.payload == {"erased": True}]
+    assert [e.type for e in redacted] == ["note.added"]
+    assert storage.events.list(ALICE, types=["note.added"])[1] == kept
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+
+    storage.erasure.erase_scope(ALICE, 10.0)
+    assert storage.events.list(ALICE) == []
+    assert [e.type for e in storage.events.list(BOB)] == ["memory.stored"]

@@ -64,7 +64,7 @@ async def test_lifespan_prepares_the_search_of_large_scopes(
     db_path, local_embedder, caplog
 ) -> None:
     config = UCMAConfig(retrieval=RetrievalConfig(ann_threshold=40))
-    caplog.set_level(logging.INFO, logger="ucma.storage.sqlite.hnsw")
+    caplog.set_level(logging.INFO, logger="ucma.storage.index.hnsw")
     async with AsyncMemory(db_path, embedder=local_embedder, config=config) as memory:
         await memory.observe_many(
             [f"Routine log line number {i} from the night shift." for i in range(60)],

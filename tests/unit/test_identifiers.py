@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ucma.identifiers import IDENTIFIER, identifiers
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import DEFAULT_BM25
-from ucma.storage.sqlite.keyword_cache import ScopeTerms, analyze
+from ucma.storage.index.keyword_cache import ScopeTerms, analyze
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 
 from ucma.errors import ValidationError
 from ucma.storage.base import DEFAULT_BM25, Bm25
-from ucma.storage.sqlite.keyword_cache import ScopeTerms, analyze
+from ucma.storage.index.keyword_cache import ScopeTerms, analyze
 
 
 def _index(*texts: tuple[str, str]) -> ScopeTerms:
@@ -103,7 +103,7 @@ def test_analysis_is_safe_from_several_threads():
     results: list[list[str]] = []
 
     def work() -> None:
-        from ucma.storage.sqlite import keyword_cache
+        from ucma.storage.index import keyword_cache
 
         keyword_cache._STEMS.clear()  # force the stemmers to run concurrently
         results.append(analyze(" ".join(words)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ucma.storage.sqlite.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
+from ucma.storage.index.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
 
 DIMENSION = 8
 

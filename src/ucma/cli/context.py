@@ -35,12 +35,12 @@ __all__ = [
     "AgentOption",
     "BankOption",
     "ContentTypeOption",
+    "DatabaseOption",
     "HomeOption",
     "JsonOption",
     "SalienceOption",
     "TemporalLevelOption",
     "UserOption",
-    "database",
     "fail",
     "home_folder",
     "plural",
@@ -51,6 +51,7 @@ __all__ = [
     "show_work",
     "stderr",
     "stdout",
+    "store_location",
     "store_step",
     "json_option",
     "with_memory",
@@ -69,6 +70,16 @@ HomeOption = Annotated[
         file_okay=False,
         show_default=False,
         help="Data folder holding ucma.db [default: $UCMA_HOME or ~/.ucma].",
+    ),
+]
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database",
+        envvar="UCMA_DATABASE",
+        show_default=False,
+        help="The store: a file path or URL (sqlite:///<path>, postgresql://...) "
+        "[default: $UCMA_DATABASE, else <home>/ucma.db].",
     ),
 ]
 UserOption = Annotated[
@@ -154,8 +165,12 @@ def home_folder(home: Path | None) -> Path:
     return path
 
 
-def database(home: Path | None) -> Path:
-    return home_folder(home) / DATABASE_NAME
+def store_location(home: Path | None, database: str | None) -> str:
+    """The store a command works on: ``--database`` (or ``$UCMA_DATABASE``, which
+    typer reads when the option is absent) when given, else ``<home>/ucma.db``."""
+    if database is not None:
+        return database
+    return str(home_folder(home) / DATABASE_NAME)
 
 
 VAULT_KEY_VARIABLE = "UCMA_VAULT_KEY"
@@ -172,19 +187,20 @@ def engine_config() -> UCMAConfig:
 
 
 def with_memory(
-    path: Path,
+    database: str | Path,
     work: Callable[[AsyncMemory], Awaitable[T]],
     *,
     user: str | None = None,
     agent: str = "default",
 ) -> T:
-    """Open the engine on ``path``, run ``work`` with it, close it; report UCMA errors."""
+    """Open the engine on the store ``database`` names (a path or URL), run ``work``
+    with it, close it; report UCMA errors."""
 
     async def main() -> T:
         from ucma.engine import AsyncMemory
 
         async with AsyncMemory(
-            path, user_id=user, agent_id=agent, config=engine_config()
+            database, user_id=user, agent_id=agent, config=engine_config()
         ) as memory:
             return await work(memory)
 
@@ -236,11 +252,12 @@ def show_work(
     user: str | None,
     agent: str,
     home: Path | None,
+    database: str | None,
     as_json: bool,
 ) -> None:
-    """Run ``work`` on the engine of ``home`` in the scope ``user``/``agent`` and
-    ``show`` the dictionary it returns."""
-    show(with_memory(database(home), work, user=user, agent=agent), as_json)
+    """Run ``work`` on the store of ``home`` (or ``database``) in the scope
+    ``user``/``agent`` and ``show`` the dictionary it returns."""
+    show(with_memory(store_location(home, database), work, user=user, agent=agent), as_json)
 
 
 _SCOPE_PARAMETERS = (
@@ -249,6 +266,9 @@ _SCOPE_PARAMETERS = (
         "agent", inspect.Parameter.KEYWORD_ONLY, default="default", annotation=AgentOption
     ),
     inspect.Parameter("home", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=HomeOption),
+    inspect.Parameter(
+        "database", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=DatabaseOption
+    ),
     inspect.Parameter(
         "as_json", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=JsonOption
     ),
@@ -261,8 +281,8 @@ def scoped_command(
     """The command of ``work(memory, **arguments)``, an async function that calls one
     method of the engine and returns what to show: the command takes ``work``'s
     arguments and options (after ``memory``, as ``work`` declares them) between the
-    scope's (``--user``, ``--agent``) and ``--home`` and ``--json``, runs ``work`` in
-    that scope and ``show``s its answer. Name and help are ``work``'s."""
+    scope's (``--user``, ``--agent``) and ``--home``, ``--database`` and ``--json``,
+    runs ``work`` in that scope and ``show``s its answer. Name and help are ``work``'s."""
     # Only the command's own annotations are read: ``memory``'s type is for mypy alone.
     own = list(inspect.signature(work).parameters.values())[1:]
     hints = typing.get_type_hints(work, include_extras=True, localns={"AsyncMemory": object})
@@ -273,12 +293,21 @@ def scoped_command(
         *_SCOPE_PARAMETERS[2:],
     ]
 
-    def command(*, user: str, agent: str, home: Path | None, as_json: bool, **given: Any) -> None:
+    def command(
+        *,
+        user: str,
+        agent: str,
+        home: Path | None,
+        database: str | None,
+        as_json: bool,
+        **given: Any,
+    ) -> None:
         show_work(
             lambda memory: work(memory, **given),
             user=user,
             agent=agent,
             home=home,
+            database=database,
             as_json=as_json,
         )
 

@@ -16,15 +16,16 @@ import typer
 
 from ucma.cli.context import (
     AgentOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     UserOption,
-    database,
     fail,
     plural,
     print_json,
     reported_errors,
     stdout,
+    store_location,
     with_memory,
 )
 
@@ -60,11 +61,12 @@ def forget_person_command(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Erase for good everything one user's memory holds about a person."""
     report = with_memory(
-        database(home),
+        store_location(home, database),
         lambda memory: memory.forget_person(identifiers),
         user=user,
         agent=agent,
@@ -79,13 +81,14 @@ def forget_scope_command(
         bool, typer.Option("--yes", help="Confirm: erase every record of the scope.")
     ] = False,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Erase for good every memory, fact, decision and event of one user (and agent)."""
     if not yes:
         fail(f"this erases everything of user {user!r}, agent {agent!r} for good; add --yes")
     report = with_memory(
-        database(home), lambda memory: memory.forget_scope(), user=user, agent=agent
+        store_location(home, database), lambda memory: memory.forget_scope(), user=user, agent=agent
     )
     _print_erasure(report, as_json)
 
@@ -93,20 +96,23 @@ def forget_scope_command(
 def backup_command(
     path: Annotated[Path, typer.Argument(dir_okay=False, help="New file to write the backup to.")],
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Back up the whole store (every user) online, while the service may be writing."""
-    db_path = database(home)
-    report = with_memory(db_path, lambda memory: memory.backup(path))
+    store = store_location(home, database)
+    report = with_memory(store, lambda memory: memory.backup(path))
     from ucma.privacy.vault import default_key_path
+    from ucma.storage import parse_location
 
-    key = default_key_path(db_path)
+    local = parse_location(store).path
+    key = None if local is None else default_key_path(local)
     if as_json:
         print_json({"path": report.path, "bytes": report.bytes})
         return
     out = stdout()
     out.print(f"backed up {report.bytes} bytes to {report.path}", markup=False)
-    if key.exists():
+    if key is not None and key.exists():
         out.print(f"keep the vault key with it: {key} (or $UCMA_VAULT_KEY)", markup=False)
 
 
@@ -119,7 +125,8 @@ def restore_command(
 ) -> None:
     """Restore a backup into a new database file (checked before and after).
 
-    Point the service at it with --home (the file must be named ucma.db there).
+    Point the service at it with --database <file> (or --home, the file named ucma.db
+    there).
     """
     from ucma.backup import restore_backup
 

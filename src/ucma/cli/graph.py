@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import AgentOption, HomeOption, JsonOption, UserOption, show_work
+from ucma.cli.context import (
+    AgentOption,
+    DatabaseOption,
+    HomeOption,
+    JsonOption,
+    UserOption,
+    show_work,
+)
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -55,6 +62,7 @@ def episodes_between(
     agent: AgentOption = "default",
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most to show.")] = 100,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Episodes that happened between START and END, oldest first."""
@@ -66,7 +74,7 @@ def episodes_between(
         )
         return {"episodes": [record_to_api_dict(e) for e in found]}
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def related(
@@ -82,6 +90,7 @@ def related(
         float, typer.Option(min=0.0, max=1.0, help="Leave out weaker paths.")
     ] = 0.0,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Memories reachable from a memory along the graph's links, best path first."""
@@ -98,7 +107,7 @@ def related(
             ]
         }
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def links(
@@ -111,6 +120,7 @@ def links(
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most to show.")] = 100,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """A memory's outgoing links one by one, strongest first, with their type and weight."""
@@ -120,7 +130,7 @@ def links(
         found = await memory.links(memory_id, edge_types=edge_type, limit=limit)
         return {"memory_id": memory_id, "links": [link_to_dict(e, r) for e, r in found]}
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def link(
@@ -133,6 +143,7 @@ def link(
     agent: AgentOption = "default",
     weight: Annotated[float, typer.Option(min=0.0, max=1.0, help="Its strength.")] = 1.0,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Link two memories with a typed, weighted edge (replacing one of that type)."""
@@ -141,7 +152,7 @@ def link(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return edge_to_dict(await memory.link(source_id, target_id, edge_type, weight=weight))
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 COMMANDS = (episodes_between, related, links, link)

@@ -7,7 +7,6 @@ creation. ``ucma serve`` requires keys as soon as one exists.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -15,12 +14,13 @@ from rich.table import Table
 from rich.text import Text
 
 from ucma.cli.context import (
+    DatabaseOption,
     HomeOption,
     JsonOption,
-    database,
     print_json,
     stderr,
     stdout,
+    store_location,
     with_memory,
 )
 from ucma.serialization import iso_time
@@ -53,11 +53,13 @@ def create(
     ] = None,
     label: Annotated[str | None, typer.Option(help="A note: who or what uses the key.")] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Create a key and print its token (shown this once, never stored)."""
     key, token = with_memory(
-        database(home), lambda memory: memory.create_key(user, agent_id=agent, label=label)
+        store_location(home, database),
+        lambda memory: memory.create_key(user, agent_id=agent, label=label),
     )
     if as_json:
         print_json({**_key_json(key), "token": token})
@@ -77,11 +79,12 @@ def create(
 def list_keys(
     all_keys: Annotated[bool, typer.Option("--all", help="Include revoked keys.")] = False,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List keys (never their tokens)."""
     keys: list[ApiKey] = with_memory(
-        database(home), lambda memory: memory.list_keys(include_revoked=all_keys)
+        store_location(home, database), lambda memory: memory.list_keys(include_revoked=all_keys)
     )
     if as_json:
         print_json([_key_json(k) for k in keys])
@@ -108,16 +111,17 @@ def list_keys(
 def revoke(
     key_id: Annotated[str, typer.Argument(help="The key's id (from keys list).")],
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Revoke a key for good: requests with it get 401 from then on."""
-    key = with_memory(database(home), lambda memory: memory.revoke_key(key_id))
+    key = with_memory(store_location(home, database), lambda memory: memory.revoke_key(key_id))
     if as_json:
         print_json(_key_json(key))
     else:
         stdout().print(f"revoked key {key.id} (user {key.user_id})", markup=False)
 
 
-def count_keys(path: Path) -> int:
-    """Live keys in the database at ``path`` (used by serve to choose its mode)."""
-    return with_memory(path, lambda memory: memory.count_keys())
+def count_keys(database: str) -> int:
+    """Live keys in the store ``database`` names (used by serve to choose its mode)."""
+    return with_memory(database, lambda memory: memory.count_keys())

@@ -16,6 +16,7 @@ import typer
 
 from ucma.cli.context import (
     AgentOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     UserOption,
@@ -51,6 +52,7 @@ def answer(
     ] = None,
     entity: Annotated[str | None, typer.Option(help="Only memories about this.")] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Answer MESSAGE from memory, with the conflicts it had to settle said out loud
@@ -63,7 +65,7 @@ def answer(
             report[kind] = [with_iso_times(record) for record in report[kind]]
         return report if as_json else {"response": report["response"], **report}
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def learn(
@@ -83,6 +85,7 @@ def learn(
     impact: Annotated[float, typer.Option(min=0.0, max=1.0, help="How much it matters.")] = 0.5,
     metadata: MetadataOption = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Store a lesson learned, linked to the memories it came from and tagged with the
@@ -102,7 +105,7 @@ def learn(
         )
         return record_to_api_dict(learning)
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def validate_learning(
@@ -111,6 +114,7 @@ def validate_learning(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Confirm (--success) or refute (--failure) a lesson after applying it: its
@@ -120,7 +124,7 @@ def validate_learning(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return record_to_api_dict(await memory.validate_learning(learning_id, success))
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def assert_fact(
@@ -146,6 +150,7 @@ def assert_fact(
     content: Annotated[str | None, typer.Option(help='Text form [default: "S P O"].')] = None,
     metadata: MetadataOption = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Assert (or reinforce) a fact SUBJECT PREDICATE VALUE and show what it changed: a
@@ -170,7 +175,7 @@ def assert_fact(
         report["fact"] = with_iso_times(report["fact"])
         return report
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def resolve_conflict(
@@ -184,6 +189,7 @@ def resolve_conflict(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Apply the user's choice to a pending conflict: the chosen value's fact is
@@ -192,7 +198,7 @@ def resolve_conflict(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return (await memory.resolve_conflict(conflict_id, chosen_value)).to_dict()
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def add_procedure(
@@ -216,6 +222,7 @@ def add_procedure(
     status: Annotated[ProcedureStatus, typer.Option(help="Its status.")] = ProcedureStatus.DRAFT,
     metadata: MetadataOption = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Store a reusable procedure, found later by its trigger tags (--tag) or its text."""
@@ -240,7 +247,7 @@ def add_procedure(
         )
         return record_to_api_dict(procedure)
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def find_procedures(
@@ -252,6 +259,7 @@ def find_procedures(
     ] = 0.0,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most to show.")] = 20,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Procedures sharing a tag, best confidence-weighted success rate first."""
@@ -261,7 +269,7 @@ def find_procedures(
         found = await memory.find_procedures(tags, min_success_rate=min_success_rate)
         return {"procedures": [record_to_api_dict(p) for p in found[:limit]]}
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def record_procedure_outcome(
@@ -274,6 +282,7 @@ def record_procedure_outcome(
     reason: Annotated[str | None, typer.Option(help="Why it failed: a failure mode.")] = None,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Record one run of a procedure or strategy (--success or --failure): its success
@@ -287,7 +296,7 @@ def record_procedure_outcome(
             )
         )
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 COMMANDS = (

@@ -11,6 +11,7 @@ import typer
 
 from ucma.cli.context import (
     AgentOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     UserOption,
@@ -57,6 +58,7 @@ def decide(
         str | None, typer.Option(help="A JSON object stored with it, e.g. '{\"a\": 1}'.")
     ] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Record a decision and the memories that fed it; pass the decision id it prints to
@@ -75,7 +77,7 @@ def decide(
         )
         return trace.to_dict()
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def outcome(
@@ -99,6 +101,7 @@ def outcome(
     agent: AgentOption = "default",
     feedback: Annotated[str | None, typer.Option(help="What was said about it.")] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Record how a decision turned out, once: the memories behind it gain or lose
@@ -109,7 +112,7 @@ def outcome(
         report = await memory.outcome(decision_id, quality, signal, feedback)
         return outcome_report_to_dict(report)
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def events_list(
@@ -128,6 +131,7 @@ def events_list(
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Most to show.")] = 100,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """One user's events in order (every state change: writes, outcomes, conflicts);
@@ -144,7 +148,7 @@ def events_list(
             "next_after_seq": page[-1].seq if more and page else None,
         }
 
-    show_work(work, user=user, agent=agent, home=home, as_json=as_json)
+    show_work(work, user=user, agent=agent, home=home, database=database, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:

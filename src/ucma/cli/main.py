@@ -1,9 +1,11 @@
 """``ucma``: run the memory service (REST and MCP), the demo, and scoped operations.
 
-Every command works on ``<home>/ucma.db``; ``--home`` defaults to ``$UCMA_HOME`` or
-``~/.ucma`` (the CLI reads the environment, the library never does). Commands that touch
-memory need ``--user`` (every memory belongs to a user). ``--json`` prints machine-readable
-JSON on stdout. A UCMA error prints one red line on stderr and exits with status 1.
+Every command works on the store ``--database`` names (a file path or a URL such as
+``postgresql://...``; default ``$UCMA_DATABASE``), else on ``<home>/ucma.db``, ``--home``
+defaulting to ``$UCMA_HOME`` or ``~/.ucma`` (the CLI reads the environment, the library
+never does). Commands that touch memory need ``--user`` (every memory belongs to a
+user). ``--json`` prints machine-readable JSON on stdout. A UCMA error prints one red
+line on stderr and exits with status 1.
 """
 
 from __future__ import annotations
@@ -26,20 +28,20 @@ from ucma.cli.context import (
     AgentOption,
     BankOption,
     ContentTypeOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     SalienceOption,
     TemporalLevelOption,
     UserOption,
-    database,
     engine_config,
     fail,
-    home_folder,
     plural,
     print_json,
     reported_errors,
     stderr,
     stdout,
+    store_location,
     store_step,
     with_memory,
 )
@@ -187,6 +189,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = LOCAL_HOST,
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8765,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     no_auth: Annotated[
         bool,
         typer.Option("--no-auth", help="Ignore API keys (local mode: loopback hosts only)."),
@@ -245,10 +248,12 @@ def serve(
         fail(
             f"the server needs the server extra ({exc.name} is missing): pip install 'ucma[server]'"
         )
-    path = database(home)
+    path = store_location(home, database)
     with reported_errors():
         from ucma.conflicts.source_file import load_sources
+        from ucma.storage import parse_location
 
+        location = parse_location(path)
         truths = load_sources(sources) if sources is not None else []
     keys = 0 if no_auth else count_keys(path)
     loopback = _is_loopback(host)
@@ -261,7 +266,7 @@ def serve(
     require_keys = False if no_auth else (None if loopback else True)
     out = stdout()
     out.print("[bold]UCMA memory service[/bold]")
-    out.print(f"  database  {path}", markup=False)
+    out.print(f"  database  {location}", markup=False)
     out.print(f"  listening http://{host}:{port}  (API docs at /docs, MCP at /mcp)", markup=False)
     if keys:
         out.print(f"  API keys required ({keys} active; manage with: ucma keys)", markup=False)
@@ -289,7 +294,7 @@ def serve(
         if limits.trim_memory_when_idle:
             limit_arenas()  # before any thread of the service allocates (ucma.server.trim)
         app_ = create_app(
-            home=home_folder(home),
+            database=path,
             require_keys=require_keys,
             host=host,
             config=dataclasses.replace(
@@ -312,6 +317,7 @@ def mcp(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
 ) -> None:
     """Serve the MCP tools over stdio for one user (for MCP clients such as Claude Desktop).
 
@@ -331,7 +337,7 @@ def mcp(
 
     with reported_errors():
         check_scope(user, agent)
-    path = database(home)
+    path = store_location(home, database)
 
     async def main() -> None:
         async with AsyncMemory(
@@ -373,7 +379,7 @@ def demo(
             with reported_errors():
                 target.parent.mkdir(parents=True, exist_ok=True)
         elif home is not None:
-            target, keep = database(home), True
+            target, keep = Path(store_location(home, None)), True
         else:
             target, keep = Path(scratch) / DATABASE_NAME, False
         hits = with_memory(target, run_demo)
@@ -414,12 +420,13 @@ def observe(
     salience: SalienceOption = None,
     bank: BankOption = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Observe one input: it is stored, merged into a near-duplicate memory, or skipped
     as chit-chat (not important enough to keep); the answer says which. The options
     after --session steer the store step where you know better than its heuristics."""
-    path = database(home)
+    path = store_location(home, database)
     observation = with_memory(
         path,
         lambda memory: memory.observe(
@@ -472,12 +479,13 @@ def recall(
         bool, typer.Option(help="With --json: add the plan and per-hit channel scores.")
     ] = False,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Retrieve the memories most relevant to QUERY, best first, with their confidence."""
     from ucma.serialization import recall_result_to_dict
 
-    path = database(home)
+    path = store_location(home, database)
     result = with_memory(
         path,
         lambda memory: memory.recall(query, limit=limit, cascade=cascade, explain=explain),
@@ -507,10 +515,11 @@ def stats(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Counts and sizes of one user's memory."""
-    path = database(home)
+    path = store_location(home, database)
     numbers = with_memory(path, lambda memory: memory.stats(), user=user, agent=agent)
     if as_json:
         print_json(numbers)
@@ -533,6 +542,7 @@ def facts(
         typer.Option(min=0, max=10, help="Also follow subject -> object links this far."),
     ] = 0,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Facts about ENTITY (as subject or object); --hops walks further along the links."""
@@ -542,7 +552,7 @@ def facts(
             return await memory.traverse(entity, max_hops=hops)
         return await memory.facts_about(entity)
 
-    found: list[Fact] = with_memory(database(home), work, user=user, agent=agent)
+    found: list[Fact] = with_memory(store_location(home, database), work, user=user, agent=agent)
     if as_json:
         from ucma.serialization import record_to_api_dict
 
@@ -602,6 +612,7 @@ def events_publish(
     poll: Annotated[float, typer.Option(min=0.05, help="Seconds between polls.")] = 1.0,
     stream: Annotated[str, typer.Option(help="JetStream stream name.")] = "UCMA_EVENTS",
     home: HomeOption = None,
+    database: DatabaseOption = None,
 ) -> None:
     """Forward every scope's events to NATS JetStream, at least once; a durable
     cursor in the database makes a restart resume where it stopped."""
@@ -613,7 +624,7 @@ def events_publish(
                 return await publisher.publish_pending()
             return await publisher.run(poll_interval=poll)
 
-    count = with_memory(database(home), work)
+    count = with_memory(store_location(home, database), work)
     stdout().print(f"published {plural(count, 'event')} to {nats_url}", markup=False)
 
 
@@ -633,12 +644,13 @@ def sleep(
     ] = None,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run a sleep cycle: compress, abstract facts, reinforce, forget, clean up."""
     from rich.progress import BarColumn, Progress, TextColumn
 
-    db_path = database(home)
+    db_path = store_location(home, database)
     quiet = as_json
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[phase]}"),
@@ -692,10 +704,11 @@ def gardener_run(
         typer.Option(help="Run only this job now: decay, consolidate, prune or identity."),
     ] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Run the gardener's due jobs (or one job) over every scope."""
-    db_path = database(home)
+    db_path = store_location(home, database)
     report = with_memory(db_path, lambda memory: memory.run_gardener(job))
     if as_json:
         print_json(report.to_dict())
@@ -711,11 +724,13 @@ def gardener_run(
 
 
 @gardener_app.command("schedule")
-def gardener_schedule(home: HomeOption = None, as_json: JsonOption = False) -> None:
+def gardener_schedule(
+    home: HomeOption = None, database: DatabaseOption = None, as_json: JsonOption = False
+) -> None:
     """The gardener's jobs: period, last run, next due, and what the last run did."""
     from ucma.serialization import iso_time
 
-    jobs = with_memory(database(home), lambda memory: memory.gardener_schedule())
+    jobs = with_memory(store_location(home, database), lambda memory: memory.gardener_schedule())
     if as_json:
         print_json({"jobs": jobs})
         return
@@ -739,10 +754,11 @@ def forget(
     agent: AgentOption = "default",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List, change nothing.")] = False,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Archive what the forgetting engine forgets; purge old archives."""
-    db_path = database(home)
+    db_path = store_location(home, database)
     report = with_memory(
         db_path, lambda memory: memory.forget(dry_run=dry_run), user=user, agent=agent
     )

@@ -18,15 +18,16 @@ from ucma.cli.context import (
     AgentOption,
     BankOption,
     ContentTypeOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     SalienceOption,
     TemporalLevelOption,
     UserOption,
-    database,
     fail,
     print_json,
     stdout,
+    store_location,
     store_step,
     with_memory,
 )
@@ -103,6 +104,7 @@ def add(
     salience: SalienceOption = None,
     bank: BankOption = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Add one text, or several as the messages of one conversation, in order; the
@@ -115,7 +117,7 @@ def add(
             fail(f"--metadata is not JSON: {exc}")
     messages = [{"role": role, "content": t} for t in text]
     found = with_memory(
-        database(home),
+        store_location(home, database),
         lambda memory: memory.add(
             messages,
             run_id=run,
@@ -147,13 +149,14 @@ def search(
     run: RunOption = None,
     limit: Annotated[int, typer.Option(min=1, max=100, help="Most results.")] = 10,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Memories relevant to QUERY, best first; --filter narrows by metadata."""
     from ucma.serialization import hit_to_dict
 
     hits = with_memory(
-        database(home),
+        store_location(home, database),
         lambda memory: memory.search(query, filters=_filters(filters), run_id=run, limit=limit),
         user=user,
         agent=agent,
@@ -177,13 +180,14 @@ def get(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """One memory, every field."""
     from ucma.serialization import record_to_api_dict
 
     record = with_memory(
-        database(home), lambda memory: memory.get(memory_id), user=user, agent=agent
+        store_location(home, database), lambda memory: memory.get(memory_id), user=user, agent=agent
     )
     data = record_to_api_dict(record)
     if as_json:
@@ -205,13 +209,14 @@ def get_all(
     limit: Annotated[int, typer.Option(min=1, max=1000, help="Page size.")] = 100,
     offset: Annotated[int, typer.Option(min=0, help="First record to show.")] = 0,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """The user's memories, oldest first, a page at a time, with the total."""
     from ucma.serialization import record_to_api_dict
 
     page = with_memory(
-        database(home),
+        store_location(home, database),
         lambda memory: memory.get_all(
             filters=_filters(filters), run_id=run, limit=limit, offset=offset
         ),
@@ -246,13 +251,17 @@ def update(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Replace a memory's text; the old text stays in its history."""
     from ucma.serialization import record_to_api_dict
 
     record = with_memory(
-        database(home), lambda memory: memory.update(memory_id, text), user=user, agent=agent
+        store_location(home, database),
+        lambda memory: memory.update(memory_id, text),
+        user=user,
+        agent=agent,
     )
     if as_json:
         print_json(record_to_api_dict(record))
@@ -269,10 +278,16 @@ def delete(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Delete one memory and what hangs off it (its history stays)."""
-    with_memory(database(home), lambda memory: memory.delete(memory_id), user=user, agent=agent)
+    with_memory(
+        store_location(home, database),
+        lambda memory: memory.delete(memory_id),
+        user=user,
+        agent=agent,
+    )
     if as_json:
         print_json({"deleted": memory_id})
         return
@@ -285,6 +300,7 @@ def delete_all(
     run: RunOption = None,
     yes: Annotated[bool, typer.Option("--yes", help="Confirm: delete them.")] = False,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Delete every memory of the user (or of one --run) in one transaction; needs --yes.
@@ -293,7 +309,7 @@ def delete_all(
         what = f"every memory of run {run!r}" if run else f"every memory of {user} / {agent}"
         fail(f"delete-all deletes {what}; add --yes to confirm")
     count = with_memory(
-        database(home),
+        store_location(home, database),
         lambda memory: memory.delete_all(confirm=yes, run_id=run),
         user=user,
         agent=agent,
@@ -312,10 +328,11 @@ def _archive_command(archived: bool, name: str, summary: str) -> Callable[..., N
         user: UserOption,
         agent: AgentOption = "default",
         home: HomeOption = None,
+        database: DatabaseOption = None,
         as_json: JsonOption = False,
     ) -> None:
         record = with_memory(
-            database(home),
+            store_location(home, database),
             lambda memory: memory.archive(memory_id) if archived else memory.unarchive(memory_id),
             user=user,
             agent=agent,
@@ -345,6 +362,7 @@ def history(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """What happened to a memory, oldest first: updates with previous and new text,
@@ -352,7 +370,10 @@ def history(
     from ucma.serialization import iso_time
 
     entries = with_memory(
-        database(home), lambda memory: memory.history(memory_id), user=user, agent=agent
+        store_location(home, database),
+        lambda memory: memory.history(memory_id),
+        user=user,
+        agent=agent,
     )
     if as_json:
         print_json(

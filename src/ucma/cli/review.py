@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ucma.cli.context import HomeOption, JsonOption, scoped_command, show_work
+from ucma.cli.context import (
+    DatabaseOption,
+    HomeOption,
+    JsonOption,
+    scoped_command,
+    show_work,
+)
 
 if TYPE_CHECKING:
     from ucma.engine import AsyncMemory
@@ -135,6 +141,7 @@ def share_patterns(
         float | None, typer.Option(help="Privacy budget of the noise (smaller: more noise).")
     ] = None,
     home: HomeOption = None,
+    database: DatabaseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Patterns seen across the users of this database, privacy-protected for sharing
@@ -143,7 +150,7 @@ def share_patterns(
     async def work(memory: AsyncMemory) -> dict[str, Any]:
         return (await memory.share_patterns(epsilon=epsilon)).to_dict()
 
-    show_work(work, user=None, agent="default", home=home, as_json=as_json)
+    show_work(work, user=None, agent="default", home=home, database=database, as_json=as_json)
 
 
 async def review_flags(

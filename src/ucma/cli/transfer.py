@@ -28,15 +28,16 @@ from rich.progress import (
 
 from ucma.cli.context import (
     AgentOption,
+    DatabaseOption,
     HomeOption,
     JsonOption,
     UserOption,
-    database,
     fail,
     plural,
     print_json,
     stderr,
     stdout,
+    store_location,
     with_memory,
 )
 
@@ -74,6 +75,7 @@ def export_command(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     transfer_key: TransferKeyOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOption = False,
@@ -108,7 +110,7 @@ def export_command(
         partial.replace(path)
         return records
 
-    count = with_memory(database(home), work, user=user, agent=agent)
+    count = with_memory(store_location(home, database), work, user=user, agent=agent)
     if as_json:
         print_json({"path": str(path), "records": count})
     else:
@@ -147,6 +149,7 @@ def import_command(
     user: UserOption,
     agent: AgentOption = "default",
     home: HomeOption = None,
+    database: DatabaseOption = None,
     transfer_key: TransferKeyOption = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOption = False,
@@ -174,7 +177,7 @@ def import_command(
             )
 
     try:
-        report = with_memory(database(home), work, user=user, agent=agent)
+        report = with_memory(store_location(home, database), work, user=user, agent=agent)
     except KeyboardInterrupt:
         fail("import interrupted; the chunks written are kept: run the same command to resume")
     if as_json:

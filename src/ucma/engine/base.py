@@ -1,12 +1,13 @@
 """The plumbing every part of ``AsyncMemory`` shares: construction, opening and
-closing, the storage thread, the embedders, scopes, sessions and working memory.
+closing, the storage threads, the embedders, scopes, sessions and working memory.
 
-Threading model: storage calls run on one dedicated worker thread (SQLite
-connections are single-writer), embeddings on the embedder's own threads, so
-the event loop never blocks; concurrent callers' texts share model calls
-(``ucma.embeddings.batching``). Each public write validates everything first,
-computes embeddings second, and writes in one storage transaction last: a
-failure at any step leaves nothing half-written.
+Threading model: storage calls run on the store's own worker threads, as many
+as the backend declares (``Storage.concurrency``: SQLite one, so its calls run
+one at a time in order; a pooled backend one per connection), embeddings on the
+embedder's own threads, so the event loop never blocks; concurrent callers'
+texts share model calls (``ucma.embeddings.batching``). Each public write
+validates everything first, computes embeddings second, and writes in one
+storage transaction last: a failure at any step leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from ucma.memory.sensory import SensoryBuffer
 from ucma.memory.working import WorkingMemory
 from ucma.providers.base import Providers
 from ucma.retrieval.directives import Instructions
+from ucma.storage import open_storage, parse_location, storage_concurrency
 from ucma.storage.base import Storage
 from ucma.types import MemoryRecord, Provenance, RetentionInfo, Scope
 from ucma.validation import check_scope, check_timestamp
@@ -82,7 +84,7 @@ class EngineBase:
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        database: str | os.PathLike[str],
         *,
         config: UCMAConfig | None = None,
         user_id: str | None = None,
@@ -93,7 +95,11 @@ class EngineBase:
         providers: Providers | None = None,
         sources: Sequence[SourceOfTruth] = (),
     ) -> None:
-        self.path = Path(path)
+        # Where the store lives (ucma.storage.location): checked here, opened by open().
+        self.location = parse_location(database)
+        # The store's local file (for the vault key beside it and backups); None
+        # for a database server.
+        self.path: Path | None = self.location.path
         self.config = config or UCMAConfig()
         self.predicates = PredicateRegistry.from_config(self.config.conflicts)
         self._resolver = ConflictResolver(self.config.conflicts, self.predicates)
@@ -125,6 +131,7 @@ class EngineBase:
         self._batched: Embedder | None = None
         self._embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._threads = 1
         self._queued: set[asyncio.Future[None]] = set()
         self._open_lock = asyncio.Lock()
         self._closed = False
@@ -158,9 +165,22 @@ class EngineBase:
                 raise ValidationError("this memory is closed; create a new one")
             if self._executor is not None:
                 return self
+            # The store opens on the thread its calls will use (one, for SQLite); a
+            # backend that takes concurrent calls then gets its number of threads.
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="ucma-storage")
-            if self._storage is None:
-                self._storage = await self._run(self._open_storage)
+            try:
+                if self._storage is None:
+                    self._storage = await self._run(self._open_storage)
+                self._threads = storage_concurrency(self._storage)
+            except BaseException:
+                self._executor.shutdown(wait=False)
+                self._executor = None
+                raise
+            if self._threads > 1:
+                self._executor.shutdown(wait=True)
+                self._executor = ThreadPoolExecutor(
+                    self._threads, thread_name_prefix="ucma-storage"
+                )
             # Concurrent callers (a service's requests) share model calls
             # (ucma.embeddings.batching); queries go through the caches first.
             self._batched = BatchingEmbedder(
@@ -174,15 +194,14 @@ class EngineBase:
                 else None,
                 write_batch=self.config.embedding.persistent_cache_batch,
             )
-            logger.info("opened %s (embedder %s)", self.path, self._inner_embedder.model_id)
+            logger.info("opened %s (embedder %s)", self.location, self._inner_embedder.model_id)
         return self
 
     def _open_storage(self) -> Storage:
-        from ucma.storage.sqlite import SQLiteStorage
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        return SQLiteStorage(
-            self.path,
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        return open_storage(
+            self.location,
             dimension=self._inner_embedder.dimension,
             ann=self.config.retrieval.ann_settings(),
             cached_scopes=self.config.limits.max_scopes_in_memory,
@@ -245,15 +264,22 @@ class EngineBase:
         return self._inner_embedder
 
     async def _run(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a storage call on a storage thread. With one thread calls run in the
+        order made; with several, a call first waits for the queued ones (``_queue``)
+        made before it, so it sees their writes."""
         if self._executor is None:
             raise ValidationError("memory is not open")
+        if self._threads > 1 and self._queued:
+            await asyncio.wait(list(self._queued))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     def _queue(self, fn: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
-        """Run ``fn`` on the storage thread without waiting for it: a write a
-        caller's answer does not depend on. The one storage thread takes work in
-        order, so every later storage call sees it; a failure is logged."""
+        """Run ``fn`` on a storage thread without waiting for it: a write a caller's
+        answer does not depend on. Every later storage call sees it (one storage
+        thread takes work in order; with several, ``_run`` waits for it); queued
+        calls may run at once with each other on several threads. A failure is
+        logged."""
         if self._executor is None:
             raise ValidationError("memory is not open")
         loop = asyncio.get_running_loop()

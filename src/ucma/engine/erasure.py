@@ -102,7 +102,7 @@ class Erasure(PrivacyGuard):
         integrity-checked. Restore with ``ucma.restore_backup``. The vault key is not
         in the database: keep it with the backup."""
         target = Path(path)
-        if target.absolute() == self.path.absolute():
+        if self.path is not None and target.absolute() == self.path.absolute():
             raise ValidationError("a backup cannot overwrite the database it copies")
         storage = await self._ready()
         size = await self._run(storage.backup, os.fspath(target))

@@ -79,7 +79,11 @@ class AsyncMemory(
     Erasure,
     PrivacyGuard,
 ):
-    """Long-term memory for one database file; async, safe to share between tasks.
+    """Long-term memory in one database; async, safe to share between tasks.
+
+    ``AsyncMemory(database)`` takes a file path (a SQLite file, made on first use with
+    its folder), ``sqlite:///<path>`` or a database URL such as ``postgresql://...``
+    (``ucma.storage.location``); an unknown scheme is a ``ConfigError`` at once.
 
     One class over the engine's parts (each a mixin over ``EngineBase``, in its own
     module of this package), so callers see one object with every method.

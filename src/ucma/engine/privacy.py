@@ -198,11 +198,18 @@ class PrivacyGuard(EngineBase):
             if config.vault_key is not None:
                 key = config.vault_key.encode("ascii", "replace")
             else:
-                path = (
-                    Path(config.vault_key_file)
-                    if config.vault_key_file
-                    else default_key_path(self.path)
-                )
+                if config.vault_key_file:
+                    path = Path(config.vault_key_file)
+                elif self.path is not None:
+                    path = default_key_path(self.path)
+                elif not create:
+                    return None
+                else:
+                    raise ConfigError(
+                        f"{self.location} is not a local file, so the vault key has no "
+                        "default place beside it: set PrivacyConfig.vault_key "
+                        "(UCMA_VAULT_KEY) or vault_key_file"
+                    )
                 if not path.exists() and not create:
                     return None
                 key = await asyncio.to_thread(load_or_create_key, path)

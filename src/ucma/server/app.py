@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import importlib.util
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -73,6 +74,7 @@ def create_app(
     memory: AsyncMemory | None = None,
     *,
     home: Path | None = None,
+    database: str | os.PathLike[str] | None = None,
     config: UCMAConfig | None = None,
     require_keys: bool | None = None,
     limits: ServiceConfig | None = None,
@@ -81,7 +83,8 @@ def create_app(
     maintenance: bool = True,
     sources: Sequence[SourceOfTruth] = (),
 ) -> FastAPI:
-    """Build the service over ``memory``, or over ``<home>/ucma.db`` when none is given.
+    """Build the service over ``memory``, or when none is given over the store
+    ``database`` names (a file path or URL, ``AsyncMemory``), by default ``<home>/ucma.db``.
 
     ``require_keys`` chooses the authentication mode (see ``ucma.server.auth``): True
     always needs a key, False never (local mode), None (the default) needs one as soon as
@@ -110,9 +113,13 @@ def create_app(
     owned = memory is None
     if memory is not None and config is not None:
         raise ConfigError("pass config to AsyncMemory, not to create_app, with an engine")
+    if database is not None and (memory is not None or home is not None):
+        raise ConfigError("give create_app one of memory, home and database")
     if memory is None:
-        home = Path(home).expanduser() if home is not None else Path.home() / ".ucma"
-        memory = AsyncMemory(home / "ucma.db", config=config)
+        if database is None:
+            home = Path(home).expanduser() if home is not None else Path.home() / ".ucma"
+            database = home / "ucma.db"
+        memory = AsyncMemory(database, config=config)
     engine: AsyncMemory = memory
     for source in sources:
         engine.add_source_of_truth(source)

@@ -2,8 +2,9 @@
 
 The engine talks only to these classes; no backend name appears outside
 ``ucma.storage.<backend>``. Every method is synchronous: the engine runs
-storage calls on one worker thread per ``Storage`` (embedded SQLite), so a
-backend need not be thread-safe across concurrent calls.
+storage calls on worker threads of its own, as many as ``Storage.concurrency``
+says. At 1 (the default, SQLite) calls arrive one at a time, so a backend
+need not be thread-safe across concurrent calls.
 
 Contracts common to every store:
 
@@ -19,6 +20,27 @@ Contracts common to every store:
 Searchable text and vectors live in one index across kinds (DESIGN.md "One
 place to search"): the typed stores' ``add`` methods index the record's
 ``content`` for keyword search and store its vector for dense search.
+
+What a new backend implements (a package ``ucma.storage.<name>``, opened through
+``ucma.storage.location``; its in-process search state may reuse
+``ucma.storage.index``):
+
+- ``Storage`` with its three abstract methods (``transaction``, ``close``,
+  ``backup``) and one object per store attribute (``memories`` ... ``goals``).
+- Every ``@abstractmethod`` of the store ABCs below: 133 in all, listed by
+  ``Cls.__abstractmethods__``; the conformance suite (tests/conformance) checks
+  them on every backend.
+- Nothing else is required. These methods have generic defaults written over the
+  abstract ones, correct on any backend, that a backend overrides where it can do
+  better (SQLite overrides all but ``VaultStore.taken``):
+  ``MemoryCatalog.get_many`` (one ``get`` per id) and ``count`` (pages through
+  ``list``); ``EpisodicStore.in_range`` (``time_range``) and ``last_of_session``
+  (``session``); ``EventStore.latest`` (``list``); ``KeyStore.count``;
+  ``VaultStore.taken`` (``get``); ``GoalStore.get`` (``get_many``) and ``count``;
+  ``OpinionStore.count``; ``PredictiveStore.count``. The paging ones read every
+  row: override them with a count on a large store.
+- The lifecycle events ``EventStore`` describes, appended by the backend itself
+  in the transaction of the write that causes them.
 """
 
 from __future__ import annotations
@@ -97,6 +119,9 @@ __all__ = [
 
 ScoredId = tuple[str, float]
 """A memory id with a channel score; higher is better."""
+
+_PAGE = 1000
+"""Rows per call when a default method pages through a listing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +215,16 @@ class MemoryCatalog(ABC):
     def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
         """The typed record (Episode, Fact, Procedure or Learning), archived or not."""
 
-    @abstractmethod
     def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """Records by id; ids not found in the scope are absent from the result."""
+        """Records by id; ids not found in the scope are absent from the result.
+
+        Default: one ``get`` per distinct id."""
+        found = {}
+        for memory_id in dict.fromkeys(memory_ids):
+            record = self.get(scope, memory_id)
+            if record is not None:
+                found[memory_id] = record
+        return found
 
     @abstractmethod
     def list(
@@ -211,12 +243,24 @@ class MemoryCatalog(ABC):
         follows, so an import writes them in the same order: equal timestamps then
         break ties the same way in both stores); of one ``bank`` when given."""
 
-    @abstractmethod
     def count(
         self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
     ) -> dict[MemoryKind, int]:
         """Number of records per kind (every kind present, zero if none); of one
-        ``bank`` when given."""
+        ``bank`` when given.
+
+        Default: pages through ``list`` (reads every record; override with a count)."""
+        counts = dict.fromkeys(MemoryKind, 0)
+        offset = 0
+        while True:
+            page = self.list(
+                scope, limit=_PAGE, offset=offset, include_archived=include_archived, bank=bank
+            )
+            for record in page:
+                counts[record.kind] += 1
+            if len(page) < _PAGE:
+                return counts
+            offset += _PAGE
 
     @abstractmethod
     def delete(self, scope: Scope, memory_id: str) -> bool:
@@ -341,10 +385,14 @@ class EpisodicStore(ABC):
         """Episodes with ``start <= timestamp <= end`` from both tiers, oldest first,
         found through the hour buckets rather than a scan."""
 
-    @abstractmethod
     def in_range(self, scope: Scope, start: float, end: float, *, limit: int) -> list[str]:
         """Ids of the unarchived episodes ``time_range`` would return, without
-        loading them."""
+        loading them.
+
+        Default: the ids of ``time_range`` (which does load them)."""
+        if limit <= 0:
+            return []
+        return [episode.id for episode in self.time_range(scope, start, end, limit=limit)]
 
     @abstractmethod
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
@@ -357,10 +405,13 @@ class EpisodicStore(ABC):
     def session(self, scope: Scope, session_id: str) -> list[Episode]:
         """Episodes of one session, oldest first."""
 
-    @abstractmethod
     def last_of_session(self, scope: Scope, session_id: str) -> str | None:
         """The id of the session's newest live episode (latest timestamp, then the
-        last stored), None when the session has none."""
+        last stored), None when the session has none.
+
+        Default: the last of ``session`` (which loads the whole session)."""
+        episodes = self.session(scope, session_id)
+        return episodes[-1].id if episodes else None
 
     @abstractmethod
     def briefs(self, scope: Scope, episode_ids: Sequence[str]) -> dict[str, EpisodeBrief]:
@@ -833,12 +884,41 @@ class TraceStore(ABC):
 class EventStore(ABC):
     """The append-only event log (event sourcing) and publisher cursors.
 
-    Contract: events are never changed or removed. ``seq`` numbers the events
-    of one scope 1, 2, 3 ... in commit order; ``position`` orders all events.
-    The backend itself appends ``memory.stored`` / ``memory.archived`` /
-    ``memory.restored`` / ``memory.deleted`` in the transaction of the memory
-    write (payload ``memory_id``, ``kind``; stored also carries
-    ``temporal_level``, ``base_salience`` and ``outcome_adjustment``).
+    Contract: events are never changed or removed, except by erasure (below).
+    ``seq`` numbers the events of one scope 1, 2, 3 ... in commit order, with no
+    gaps, even with several writers; ``position`` orders all events (increasing,
+    never reused); ``id`` is ``"evt_"`` and 32 lower-case hex digits. Most events
+    are appended by the engine through ``append`` (``ucma.events.log.record``);
+    the memory lifecycle is appended by the backend itself, in the transaction
+    of the write that causes it, so no write path can forget it (SQLite does it
+    with triggers on ``memories``, ``transitions`` and ``competences``, schema
+    migrations 6 and 14). Exactly:
+
+    - ``memory.stored``, once per record inserted by ``EpisodicStore.add``,
+      ``SemanticStore.add``, ``ProceduralStore.add`` or ``LearningStore.add``
+      (a batch: one per record, in the batch's order, before anything else the
+      transaction appends afterwards). Payload ``memory_id``, ``kind`` (the
+      ``MemoryKind`` value), ``temporal_level``, ``base_salience``,
+      ``outcome_adjustment`` (reals to 15 significant digits, as SQLite's JSON
+      writes them) and ``content_chars`` (``len(content)``, in code points);
+      ``occurred_at`` is the record's ``created_at``.
+    - ``memory.archived``, for each memory whose ``archived_at`` changes to a
+      timestamp (``MemoryCatalog.set_archived``, from none or from another
+      timestamp); ``occurred_at`` is the new ``archived_at``. ``memory.restored``
+      when it changes to None; ``occurred_at`` is the wall clock at the write.
+      Setting the value a memory already has appends nothing. Payload
+      ``memory_id``, ``kind``.
+    - ``memory.deleted``, for each memory row removed (``MemoryCatalog.delete``
+      and both erasures); payload ``memory_id``, ``kind``; ``occurred_at`` is the
+      wall clock at the delete. Updates of content, salience, bank, access
+      counts or typed fields append nothing here.
+    - While ``ErasureStore.erase_matching`` runs: ``world.transition_erased``
+      (payload ``transition_id``) for each transition it deletes and
+      ``self.competence_erased`` (``competence_id``) for each competence, at the
+      wall clock. Then every event of the scope whose type or payload
+      ``matches`` gets the payload ``{"erased": true}`` (type, seq and position
+      stay). ``erase_scope`` removes every event of the scope (the
+      ``memory.deleted`` events of its own deletes included).
     """
 
     @abstractmethod
@@ -860,12 +940,18 @@ class EventStore(ABC):
         """A scope's events with ``seq > after_seq``, in ``seq`` order; ``newest_first``
         reverses it (with ``limit``: the latest events)."""
 
-    @abstractmethod
     def latest(self, scope: Scope, types: Sequence[str]) -> tuple[str | None, ...]:
         """The id of the scope's newest event of each of ``types`` (None where it has
         none), in the order given: a token that changes whenever an event of one of
         those types is appended or erased (event ids are never reused), so a cache of
-        what those events change can tell it is stale. One index seek per type."""
+        what those events change can tell it is stale. One index seek per type.
+
+        Default: one ``list`` of the newest event per type."""
+        newest = []
+        for event_type in types:
+            events = self.list(scope, types=[event_type], limit=1, newest_first=True)
+            newest.append(events[0].id if events else None)
+        return tuple(newest)
 
     @abstractmethod
     def after(self, position: int, limit: int) -> builtins.list[Event]:
@@ -904,9 +990,9 @@ class KeyStore(ABC):
     def revoke(self, key_id: str, now: float) -> ApiKey | None:
         """Mark a key revoked (keeping the first revocation time); None if unknown."""
 
-    @abstractmethod
     def count(self, *, include_revoked: bool = False) -> int:
-        """Number of keys."""
+        """Number of keys. Default: the length of ``list``."""
+        return len(self.list(include_revoked=include_revoked))
 
 
 @dataclass(frozen=True, slots=True)
@@ -933,9 +1019,10 @@ class VaultStore(ABC):
     def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
         """{digest: token} of the digests the scope's vault holds."""
 
-    @abstractmethod
     def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
-        """Of ``tokens``, those the scope's vault already holds."""
+        """Of ``tokens``, those the scope's vault already holds. Default: the keys of
+        ``get``."""
+        return set(self.get(scope, tokens))
 
     @abstractmethod
     def add(self, scope: Scope, entries: Sequence[VaultEntry]) -> None:
@@ -1048,9 +1135,11 @@ class OpinionStore(ABC):
         of the topic, holder or stance) or stated by one of ``memory_ids``,
         newest change first."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> int:
-        """How many opinions (current and replaced) the scope holds."""
+        """How many opinions (current and replaced) the scope holds.
+
+        Default: pages through ``list`` (override with a count)."""
+        return _paged_count(lambda offset: self.list(scope, limit=_PAGE, offset=offset))
 
 
 class PredictiveStore(ABC):
@@ -1104,9 +1193,18 @@ class PredictiveStore(ABC):
     ) -> builtins.list[Competence]:
         """The scope's competences, most attempted first."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> dict[str, int]:
-        """How many transitions and competences the scope holds."""
+        """How many transitions and competences the scope holds (keys ``transitions``
+        and ``competences``). Default: pages through both listings (override with
+        counts)."""
+        return {
+            "transitions": _paged_count(
+                lambda offset: self.transitions(scope, limit=_PAGE, offset=offset)
+            ),
+            "competences": _paged_count(
+                lambda offset: self.competences(scope, limit=_PAGE, offset=offset)
+            ),
+        }
 
 
 class GoalStore(ABC):
@@ -1122,8 +1220,9 @@ class GoalStore(ABC):
         """Insert or overwrite goals (by id; an id held by another scope is refused
         with ``ValidationError``)."""
 
-    @abstractmethod
-    def get(self, scope: Scope, goal_id: str) -> Goal | None: ...
+    def get(self, scope: Scope, goal_id: str) -> Goal | None:
+        """The scope's goal ``goal_id``, None if unknown. Default: ``get_many``."""
+        return self.get_many(scope, [goal_id]).get(goal_id)
 
     @abstractmethod
     def get_many(self, scope: Scope, goal_ids: Sequence[str]) -> dict[str, Goal]:
@@ -1141,9 +1240,11 @@ class GoalStore(ABC):
         """Goals of the scope, highest priority first, then nearest deadline (none
         last), then oldest; optionally only those of ``statuses``."""
 
-    @abstractmethod
     def count(self, scope: Scope) -> int:
-        """How many goals (any status) the scope holds."""
+        """How many goals (any status) the scope holds.
+
+        Default: pages through ``list`` (override with a count)."""
+        return _paged_count(lambda offset: self.list(scope, limit=_PAGE, offset=offset))
 
 
 class Storage(ABC):
@@ -1168,6 +1269,13 @@ class Storage(ABC):
     predictive: PredictiveStore
     goals: GoalStore
 
+    concurrency: int = 1
+    """How many of its calls the engine may run at once, each on a thread of its own.
+    1 (SQLite, one connection): every call runs alone, in the order made. N (a pool of
+    N connections): up to N calls at once, from different threads; the backend is then
+    thread-safe, and a ``transaction()`` belongs to the thread that opened it (one
+    connection per thread), since every engine call runs whole on one thread."""
+
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
         """Group writes atomically; nested use joins the outer transaction.
@@ -1188,3 +1296,14 @@ class Storage(ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _paged_count(page: Callable[[int], Sequence[object]]) -> int:
+    """How many rows a listing holds, read ``_PAGE`` at a time: ``page(offset)``."""
+    total = offset = 0
+    while True:
+        rows = len(page(offset))
+        total += rows
+        if rows < _PAGE:
+            return total
+        offset += _PAGE

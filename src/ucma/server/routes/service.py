@@ -1,6 +1,5 @@
 """Health, statistics and the scopes a caller may look at."""
 
-import os
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -25,15 +24,15 @@ class HealthResponse(BaseModel):
 
 @router.get("/health")
 async def health(engine: Engine, request: Request) -> HealthResponse:
-    """Liveness, version and embedding model; needs no key. The database path is shown in
-    local mode only."""
+    """Liveness, version and embedding model; needs no key. The database (its path, or its
+    URL without the password) is shown in local mode only."""
     keys = await request.app.state.access.keys_required()
     return HealthResponse(
         status="ok",
         version=ucma.__version__,
         embedder=engine.embedder.model_id,
         auth="api_keys" if keys else "local",
-        database=None if keys else os.fspath(engine.path),
+        database=None if keys else str(engine.location),
     )
 
 

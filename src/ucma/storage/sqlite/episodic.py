@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 import json
 import math
+import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
+from ucma.storage.index.search_context import SessionKey, episode_contexts
 from ucma.storage.sqlite.codec import (
     BUCKET_SECONDS,
     episode_fields,
@@ -27,10 +29,16 @@ from ucma.storage.sqlite.codec import (
 )
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vectors
-from ucma.storage.sqlite.search_context import episode_contexts
 from ucma.types import Episode, MemoryKind, Scope, Tier
 
 __all__ = ["SQLiteEpisodicStore"]
+
+# The session's stored episode an inserted one follows (ucma.storage.index.search_context).
+_PREVIOUS = """
+SELECT m.content FROM episodes t JOIN memories m ON m.seq = t.seq
+WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND t.timestamp <= ?
+ORDER BY t.timestamp DESC, t.seq DESC LIMIT 1
+"""
 
 _INSERT = """
 INSERT INTO episodes (
@@ -132,7 +140,7 @@ class SQLiteEpisodicStore(EpisodicStore):
             return
         typed = [(e.user_id, e.agent_id, *episode_fields(e)) for e in episodes]
         with self._db.write() as conn:
-            contexts = episode_contexts(conn, episodes)
+            contexts = episode_contexts(episodes, functools.partial(_stored_previous, conn))
             seqs = self._rows.insert(conn, episodes, matrix, contexts)
             conn.executemany(_INSERT, [(seq, *row) for seq, row in zip(seqs, typed, strict=True)])
             conn.executemany(
@@ -297,3 +305,8 @@ class SQLiteEpisodicStore(EpisodicStore):
     def _select(self, where: str, params: Sequence[object]) -> list[Episode]:
         with self._db.read() as conn:
             return cast(list[Episode], load_records(conn, MemoryKind.EPISODIC, where, params))
+
+
+def _stored_previous(conn: sqlite3.Connection, key: SessionKey, timestamp: float) -> str | None:
+    row = conn.execute(_PREVIOUS, (*key, timestamp)).fetchone()
+    return None if row is None else str(row[0])

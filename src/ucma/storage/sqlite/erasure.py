@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 from ucma.storage.base import ErasureStore
+from ucma.storage.index.search_context import date_words
 from ucma.storage.sqlite.codec import ids_param
 from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.search_context import date_words
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import Scope
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ucma.storage.index.search_context import context_text
 from ucma.storage.sqlite.migrations import Migrations
 
 __all__ = ["FTS_TOKENIZER", "migrations"]
@@ -315,11 +316,30 @@ _FTS_TRIGGERS = (
 )
 
 
+def backfill_contexts(conn: sqlite3.Connection) -> None:
+    """Set the context of every stored episode (used once, by migration 5)."""
+    rows = conn.execute(
+        """
+        SELECT t.seq, t.user_id, t.agent_id, t.session_id, t.timestamp, m.content
+        FROM episodes t JOIN memories m ON m.seq = t.seq
+        ORDER BY t.user_id, t.agent_id, t.session_id, t.timestamp, t.seq
+        """
+    ).fetchall()
+    updates = []
+    previous_key = None
+    previous_content: str | None = None
+    for seq, user_id, agent_id, session_id, timestamp, content in rows:
+        key = (user_id, agent_id, session_id)
+        if key != previous_key:
+            previous_key, previous_content = key, None
+        updates.append((context_text(previous_content, timestamp), seq))
+        previous_content = content
+    conn.executemany("UPDATE memories SET search_context = ? WHERE seq = ?", updates)
+
+
 @migrations.migration(5)
 def add_retrieval_indexes(conn: sqlite3.Connection) -> None:
     """Second keyword field (episode context) and the set of known participants."""
-    from ucma.storage.sqlite.search_context import backfill_contexts
-
     for trigger in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
         conn.execute(f"DROP TRIGGER {trigger}")
     conn.execute("DROP TABLE memories_fts")
@@ -686,7 +706,7 @@ def create_lifecycle_tables(conn: sqlite3.Connection) -> None:
 
 @migrations.migration(7)
 def drop_fts_index(conn: sqlite3.Connection) -> None:
-    """Keyword search moved to the per-scope in-process cache (keyword_cache.py):
+    """Keyword search moved to the per-scope in-process cache (ucma.storage.index.keyword_cache):
     the FTS5 table and its triggers go, scope_versions counts text rewrites."""
     for trigger in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")

@@ -25,9 +25,6 @@ class SQLiteVaultStore(VaultStore):
             ).fetchall()
         return {str(d): str(t) for d, t in rows}
 
-    def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
-        return set(self.get(scope, tokens))
-
     def add(self, scope: Scope, entries: Sequence[VaultEntry]) -> None:
         if not entries:
             return

@@ -3,7 +3,7 @@ in-process cache.
 
 Vectors are float32 unit vectors stored as blobs in ``vectors``. Searching
 reads no blobs: each scope's vectors and text postings live in a
-``ScopeVectors`` (numpy, vector_cache.py and keyword_cache.py), loaded on the
+``ScopeVectors`` (numpy, ``ucma.storage.index``), loaded on the
 first search of the scope in this process.
 
 Keeping the cache true:
@@ -41,9 +41,9 @@ import numpy as np
 from ucma.errors import StorageError, ValidationError
 from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
+from ucma.storage.index.hnsw import HnswBuilder, HnswIndex, needs_build
+from ucma.storage.index.vector_cache import ScopeVectors
 from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.hnsw import HnswBuilder, HnswIndex, needs_build
-from ucma.storage.sqlite.vector_cache import ScopeVectors
 from ucma.types import MemoryKind, Scope
 
 __all__ = ["KIND_CODES", "VectorIndex"]
@@ -109,7 +109,7 @@ class _Pending:
 
 class VectorIndex:
     """Per-scope vector caches of one ``Database`` (a ``TransactionListener``),
-    and the HNSW graphs of scopes large enough for one (hnsw.py).
+    and the HNSW graphs of scopes large enough for one (``ucma.storage.index.hnsw``).
 
     Caches and graphs of the ``cached_scopes`` most recently searched or written
     scopes are kept (``ucma.lru``): any caller may name a new scope, so they are not

@@ -10,8 +10,8 @@ matrix @ vector over the blocks (in single-threaded slices) and
 the graph's proposals and scans only the rows newer than the graph.
 
 The rows' text is indexed by ``keyword_cache.ScopeTerms`` at the same
-positions. This module holds no SQL; ``vectors.VectorIndex`` keeps it in step
-with the database.
+positions. This module holds no SQL; a backend keeps it in step with its database
+(SQLite: ``ucma.storage.sqlite.vectors.VectorIndex``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.storage.base import Bm25, ScoredId
-from ucma.storage.sqlite.hnsw import HnswIndex
-from ucma.storage.sqlite.keyword_cache import ScopeTerms
+from ucma.storage.index.hnsw import HnswIndex
+from ucma.storage.index.keyword_cache import ScopeTerms
 from ucma.types import MemoryKind
 
 __all__ = ["BLOCK_ROWS", "FIRST_TAIL_ROWS", "SCORE_ROWS", "ScopeVectors"]

@@ -14,21 +14,17 @@ was recorded, which is also what an imported history reproduces.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from ucma.types import Episode
 
-__all__ = ["backfill_contexts", "date_words", "episode_contexts"]
+__all__ = ["MAX_PREVIOUS_CHARS", "SessionKey", "context_text", "date_words", "episode_contexts"]
 
 MAX_PREVIOUS_CHARS = 2_000
 
-_PREVIOUS = """
-SELECT m.content FROM episodes t JOIN memories m ON m.seq = t.seq
-WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND t.timestamp <= ?
-ORDER BY t.timestamp DESC, t.seq DESC LIMIT 1
-"""
+SessionKey = tuple[str, str, str]
+"""(user_id, agent_id, session_id)."""
 
 
 def date_words(timestamp: float) -> str:
@@ -40,7 +36,9 @@ def date_words(timestamp: float) -> str:
     return f"{day.day} {day:%B} {day.year}"
 
 
-def _context(previous: str | None, timestamp: float) -> str:
+def context_text(previous: str | None, timestamp: float) -> str:
+    """The context of an episode at ``timestamp`` whose session's preceding episode
+    is ``previous`` (None for the first)."""
     parts = [previous[:MAX_PREVIOUS_CHARS]] if previous else []
     date = date_words(timestamp)
     if date:
@@ -48,12 +46,16 @@ def _context(previous: str | None, timestamp: float) -> str:
     return "\n".join(parts)
 
 
-def episode_contexts(conn: sqlite3.Connection, episodes: Sequence[Episode]) -> list[str]:
+def episode_contexts(
+    episodes: Sequence[Episode], stored_previous: Callable[[SessionKey, float], str | None]
+) -> list[str]:
     """Contexts for a batch about to be inserted, in the batch's order.
 
     Within the batch, episodes of one session follow each other by timestamp
-    (batch order breaks ties); the first of each session looks up its
-    predecessor among the stored episodes.
+    (batch order breaks ties); the first of each session takes its predecessor
+    among the stored episodes from ``stored_previous(session key, timestamp)``: the
+    content of the session's stored episode with the latest timestamp at or before
+    it (the last stored on a tie), None when there is none.
     """
     order = sorted(
         range(len(episodes)),
@@ -72,30 +74,8 @@ def episode_contexts(conn: sqlite3.Connection, episodes: Sequence[Episode]) -> l
         episode = episodes[i]
         key = (episode.user_id, episode.agent_id, episode.session_id)
         if key != previous_key:
-            row = conn.execute(_PREVIOUS, (*key, float(episode.timestamp))).fetchone()
-            previous_content = row[0] if row else None
+            previous_content = stored_previous(key, float(episode.timestamp))
             previous_key = key
-        contexts[i] = _context(previous_content, episode.timestamp)
+        contexts[i] = context_text(previous_content, episode.timestamp)
         previous_content = episode.content
     return contexts
-
-
-def backfill_contexts(conn: sqlite3.Connection) -> None:
-    """Set the context of every stored episode (used once, by migration 5)."""
-    rows = conn.execute(
-        """
-        SELECT t.seq, t.user_id, t.agent_id, t.session_id, t.timestamp, m.content
-        FROM episodes t JOIN memories m ON m.seq = t.seq
-        ORDER BY t.user_id, t.agent_id, t.session_id, t.timestamp, t.seq
-        """
-    ).fetchall()
-    updates = []
-    previous_key = None
-    previous_content: str | None = None
-    for seq, user_id, agent_id, session_id, timestamp, content in rows:
-        key = (user_id, agent_id, session_id)
-        if key != previous_key:
-            previous_key, previous_content = key, None
-        updates.append((_context(previous_content, timestamp), seq))
-        previous_content = content
-    conn.executemany("UPDATE memories SET search_context = ? WHERE seq = ?", updates)
