@@ -469,3 +469,51 @@ def test_a_replaced_vector_is_what_every_connection_searches(backend, make) -> N
     assert not writer.memories.replace_vector(ALICE, "missing", make.axis(3))
     with pytest.raises(ValidationError):
         writer.memories.replace_vector(ALICE, moved.id, np.ones(make.dimension + 1))
+
+
+class _Abandon(Exception):
+    pass
+
+
+def test_a_transaction_searches_its_own_writes_and_others_see_them_once_committed(
+    backend, make
+) -> None:
+    storage, other = backend.open(), backend.open()
+    first, second = make.episode(ALICE), make.episode(ALICE, content="a keyword here")
+    storage.episodes.add([first, second], np.stack([make.axis(0), make.axis(1)]))
+    assert storage.memories.vector_search(ALICE, make.axis(0), 1)[0][0] == first.id
+
+    def latest(vector: np.ndarray, k: int = 4) -> list[str]:
+        return [
+            i
+            for i, _ in storage.memories.vector_search_latest(ALICE, vector[None], k, window=10)[0]
+        ]
+
+    added = make.episode(ALICE, content="another keyword")
+    with storage.transaction():
+        storage.episodes.add([added], make.axis(2)[None])
+        assert latest(make.axis(2))[0] == added.id
+        # Changes after a first search are seen too, by vector and by keyword.
+        storage.memories.set_archived(ALICE, [first.id], 1.0)
+        assert first.id not in latest(make.axis(0))
+        assert storage.memories.delete(ALICE, second.id)
+        assert second.id not in latest(make.axis(1))
+        found = storage.memories.keyword_search(ALICE, ["keyword"], 5)
+        assert [i for i, _ in found] == [added.id]
+        # Nothing uncommitted reaches another connection.
+        assert other.memories.vector_search(ALICE, make.axis(2), 1)[0][0] != added.id
+    for reader in (storage, other):
+        assert reader.memories.vector_search(ALICE, make.axis(2), 1)[0][0] == added.id
+        assert first.id not in [i for i, _ in reader.memories.vector_search(ALICE, make.axis(0), 3)]
+    abandoned = make.episode(ALICE)
+    with pytest.raises(_Abandon), storage.transaction():
+        storage.episodes.add([abandoned], make.axis(3)[None])
+        assert latest(make.axis(3))[0] == abandoned.id
+        storage.memories.set_archived(ALICE, [added.id], 1.0)
+        assert added.id not in latest(make.axis(2))
+        raise _Abandon
+    assert abandoned.id not in latest(make.axis(3))
+    assert latest(make.axis(2))[0] == added.id  # the rolled-back archival left no trace
+    assert abandoned.id not in [
+        i for i, _ in storage.memories.vector_search(ALICE, make.axis(3), 3)
+    ]

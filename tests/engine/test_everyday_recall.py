@@ -76,6 +76,31 @@ async def test_an_unrelated_question_is_low_confidence_however_fresh_the_store(
     assert answerable.confidence > result.confidence + 0.3
 
 
+async def test_a_question_about_someone_never_mentioned_is_low_confidence(memory: AsyncMemory):
+    # Every word but the name matches; no memory says anything about Ingrid.
+    await memory.observe("Rafael has pottery every Wednesday.")
+    await memory.observe("Had lunch with Kofi near the river.")
+    stranger = await memory.recall("When in the week is Ingrid's pottery?")
+    assert stranger.low_confidence
+    known = await memory.recall("When in the week is Rafael's pottery?")
+    assert not known.low_confidence
+    assert known.hits[0].content == "Rafael has pottery every Wednesday."
+
+
+async def test_a_line_about_someone_else_does_not_answer_for_a_person_only_mentioned(
+    memory: AsyncMemory,
+):
+    # Kofi is mentioned (not a speaker the scope knows): a line that does not
+    # mention him is off the question's subject, as for a known participant.
+    await memory.observe("Rafael has pottery every Wednesday.")
+    await memory.observe("Kofi and I finally finished Glass Orchard.")
+    about_kofi = await memory.recall("When in the week is Kofi's pottery?")
+    about_rafael = await memory.recall("When in the week is Rafael's pottery?")
+    assert about_rafael.hits[0].confidence.level == "high"
+    assert about_kofi.hits[0].confidence.level != "high"
+    assert about_kofi.confidence < about_rafael.confidence - 0.15
+
+
 async def test_nonsense_finds_nothing(memory: AsyncMemory):
     await _readme_store(memory)
     assert await memory.remember("zxqv blorf wuggle") == []

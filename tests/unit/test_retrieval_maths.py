@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ucma.config import CascadeConfig, RetrievalConfig
 from ucma.errors import ConfigError
-from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, merge
+from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, layer_confidence, merge
 from ucma.retrieval.confidence import Confidence, confidence
 from ucma.retrieval.fusion import normalise, rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
@@ -264,6 +264,18 @@ def _search_with(confidences: dict[Layer, float]):
     return search, calls
 
 
+def test_a_layers_confidence_is_its_first_results_or_a_lower_ones_discounted():
+    hits = [_hit(1, 0.3), _hit(2, 0.9)]
+    # Seed 004 reads results[layer][0]: a surer line further down does not vouch
+    # for the answer ranked first, or only discounted by its rank.
+    assert layer_confidence(hits, 0.0) == pytest.approx(0.3)
+    assert layer_confidence(hits, 0.9) == pytest.approx(0.81)
+    assert layer_confidence(hits, 1.0) == pytest.approx(0.9)
+    assert layer_confidence([], 0.9) == 0.0
+    with pytest.raises(ConfigError):
+        CascadeConfig(confidence_rank_discount=1.5)
+
+
 def test_no_cascade_on_high_confidence():
     search, calls = _search_with({Layer.SEMANTIC: 0.8})
     hits, path = cascade(
@@ -281,10 +293,11 @@ def test_cascade_on_low_confidence_follows_precedence_with_overfetch_and_depth_l
     assert calls == [(Layer.SEMANTIC, 4), (Layer.EPISODIC, 12), (Layer.GRAPH, 12)]
     assert search.deep == [False, True, True]  # secondary layers look further
     assert path.cascaded_to == ["episodic", "graph"] and path.depth == 2
-    # The seed's 0.7 primary + 0.3 mean(secondary), unless a merged hit is surer.
+    # The seed's 0.7 primary + 0.3 mean(secondary), unless the merged first result
+    # is surer.
     seed = 0.7 * 0.2 + 0.3 * (0.3 + 0.35) / 2
-    best = max(h.confidence.overall for h in hits)
-    assert path.final_confidence == pytest.approx(max(seed, best)) and best == 0.3
+    first = hits[0].confidence.overall
+    assert path.final_confidence == pytest.approx(max(seed, first)) and first == 0.3
     assert len(hits) == 4 and path.merge_strategy == "confidence_weighted"
     _, shallow = cascade(
         _search_with({})[0],
@@ -347,6 +360,17 @@ def test_the_query_words_that_say_what_is_asked():
     # The relation that introduces a person is not what the query asks about.
     assert "landlord" not in plan.terms and "middle" in plan.terms
     assert route("which theme does Alice like?", reference_time=0.0).names == ("Alice",)
+
+
+def test_names_no_participant_goes_by_are_left_for_the_keyword_index_to_judge():
+    plan = route(
+        "Did Bruno and Kofi Mensah meet on Fridays in March?",
+        reference_time=0.0,
+        known_entities=["Bruno"],
+    )
+    # Bruno is a known participant; weekdays and months are time, not a subject.
+    assert plan.unknown_names == ("Kofi Mensah",)
+    assert route("When is Kofi's pottery?", reference_time=0.0).unknown_names == ("Kofi",)
 
 
 def test_a_name_free_cosine_is_mixed_in_by_its_weight():

@@ -4,7 +4,9 @@ a time, in batches, or past a block's size are searched exactly as one matrix wo
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from ucma.storage.base import Bm25
 from ucma.storage.index.vector_cache import BLOCK_ROWS, FIRST_TAIL_ROWS, ScopeVectors
 
 DIMENSION = 8
@@ -52,3 +54,26 @@ def test_growing_one_row_at_a_time_and_in_batches_searches_every_row() -> None:
     best = cache.search(query, 10, None, include_archived=False)
     expected = np.argsort(-(everything @ query), kind="stable")[:10]
     assert [memory_id for memory_id, _ in best] == [f"m{i + 1}" for i in expected]
+
+
+def test_a_fork_changes_without_touching_what_it_was_forked_from() -> None:
+    rng = np.random.default_rng(3)
+    cache = ScopeVectors(DIMENSION)
+    rows = unit_rows(rng, BLOCK_ROWS + 5)  # a sealed block and a tail
+    append(cache, rows, 1)
+    view = cache.fork()
+    more = unit_rows(rng, 3)
+    append(view, more, BLOCK_ROWS + 6)
+    view.set_archived([1], True)
+    view.remove([2])
+    assert view.search(more[0], 1, None, False)[0][0] == f"m{BLOCK_ROWS + 6}"
+    assert "m1" not in {i for i, _ in view.search(rows[0], 3, None, False)}
+    # The original holds what it held.
+    assert cache.n == BLOCK_ROWS + 5 and cache.live_count == BLOCK_ROWS + 5
+    assert cache.search(rows[0], 1, None, False)[0][0] == "m1"
+    assert cache.search(rows[1], 1, None, False)[0][0] == "m2"
+    assert cache.search(more[0], 1, None, False)[0][0] != f"m{BLOCK_ROWS + 6}"
+    append(cache, unit_rows(rng, 2), BLOCK_ROWS + 6)  # the same seqs, its own rows
+    assert cache.n == BLOCK_ROWS + 7
+    with pytest.raises(RuntimeError):
+        view.keyword_search(["text"], 1, None, False, Bm25())

@@ -1,7 +1,8 @@
 """Cascading recall (seed 004): when the primary layer is not confident, ask more.
 
-``cascade`` searches the query class's primary layer; while the best result's
-confidence stays below the threshold and the depth limit allows, it searches
+``cascade`` searches the query class's primary layer; while its confidence
+(``layer_confidence``: the first result's, or a lower one's discounted by rank)
+stays below the threshold and the depth limit allows, it searches
 the next secondary layer in seed 004's precedence with a 3k over-fetch, merges
 everything and keeps the top k. The path it took is returned as a
 ``CascadePath`` (seed 004's ``cascade_path``).
@@ -102,11 +103,19 @@ class RecallResult:
         return self.cascade_path.final_confidence
 
 
-def layer_confidence(hits: Sequence[Hit]) -> float:
-    """A layer's confidence: its best result's overall confidence (0 when empty)."""
-    if not hits or hits[0].confidence is None:
-        return 0.0
-    return float(max(h.confidence.overall for h in hits if h.confidence is not None))
+def layer_confidence(hits: Sequence[Hit], rank_discount: float) -> float:
+    """A layer's confidence: the best of its results' overall confidences, each
+    discounted by ``rank_discount`` per rank below the first (0 when empty). How
+    sure the answer ranked first is, and a little of how sure the next ones are:
+    seed 004 reads the first alone (``results[layer][0]``; a discount of 0)."""
+    return max(
+        (
+            h.confidence.overall * rank_discount**rank
+            for rank, h in enumerate(hits)
+            if h.confidence is not None
+        ),
+        default=0.0,
+    )
 
 
 def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:
@@ -142,7 +151,7 @@ def cascade(
 ) -> tuple[list[Hit], CascadePath]:
     """Search ``primary``, then cascade as the module docstring describes."""
     hits = search(primary, k, False)
-    primary_confidence = layer_confidence(hits)
+    primary_confidence = layer_confidence(hits, config.confidence_rank_discount)
     path = CascadePath(primary.value, primary_confidence, final_confidence=primary_confidence)
     if not enabled:
         path.cascade_trigger = "cascade disabled"
@@ -158,14 +167,14 @@ def cascade(
     for depth, layer in enumerate(secondaries, start=1):
         found = search(layer, k * config.overfetch_factor, True)
         path.cascaded_to.append(layer.value)
-        path.cascade_confidences.append(layer_confidence(found))
+        path.cascade_confidences.append(layer_confidence(found, config.confidence_rank_discount))
         pools.append((weights[min(depth - 1, len(weights) - 1)], found))
         merged = merge(pools, k)
         path.depth = depth
         path.final_confidence = max(
             config.primary_weight * primary_confidence
             + config.secondary_weight * statistics.fmean(path.cascade_confidences),
-            layer_confidence(merged),
+            layer_confidence(merged, config.confidence_rank_discount),
         )
         path.merge_strategy = "confidence_weighted"
         if path.final_confidence >= threshold:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -52,6 +53,7 @@ from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
+from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
 from ucma.types import (
     FACT_ID_PREFIX,
@@ -481,6 +483,7 @@ class Retriever:
         named_in_query = [name_pattern(n) for n in plan.names]
         unnamed = bool(plan.semantic_text)
         answered = self._answered(scope, plan, candidates)
+        heard, unheard = self._unknown_names(scope, plan)
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         asked_about = {e.lower() for e in plan.entities}
@@ -512,7 +515,9 @@ class Retriever:
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
-                off_subject=named and ("entity" not in cand.channels or listener),
+                off_subject=(named and ("entity" not in cand.channels or listener))
+                or (bool(heard) and not any(p.search(record.content) for p in heard)),
+                unheard=unheard,
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -761,6 +766,26 @@ class Retriever:
             )
         )
 
+    def _unknown_names(self, scope: Scope, plan: QueryPlan) -> tuple[list[re.Pattern[str]], bool]:
+        """The names the query mentions that are no participant the scope knows,
+        split by the keyword index (archived memories included): those some memory
+        mentions, as whole-word patterns (possessive or plural allowed), so that a
+        memory not mentioning any of them counts as off the query's subject; and
+        whether one is mentioned by no memory at all (then none answers the query,
+        whatever else they share)."""
+        memories = self._storage.memories
+        heard: list[re.Pattern[str]] = []
+        unheard = False
+        for name in plan.unknown_names:
+            words = keyword_terms(name)
+            if not words:
+                continue
+            if any(memories.keyword_search(scope, [w], 1, include_archived=True) for w in words):
+                heard.append(_mention_pattern(name))
+            else:
+                unheard = True
+        return heard, unheard
+
     def _cosines(
         self,
         scope: Scope,
@@ -910,6 +935,11 @@ def _restatement(node_id: str, other_id: str, edge_type: str) -> bool:
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:
     return kinds is None or kind in kinds
+
+
+def _mention_pattern(name: str) -> re.Pattern[str]:
+    """Whole-word ``name`` in any case, possessive or plural ("Kofi's", "the Lindqvists")."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?:s|['’]s)?(?!\w)", re.IGNORECASE)
 
 
 def _said_to_another(record: MemoryRecord, speakers: set[str]) -> bool:

@@ -33,7 +33,7 @@ from ucma.people import without_relations
 from ucma.retrieval.names import NameIndex, find_names, name_pattern, remove_names
 from ucma.retrieval.paradigms import Paradigm, paradigms_of
 from ucma.retrieval.terms import keyword_terms
-from ucma.retrieval.timeparse import TimeAnchor, TimeRange, find_time_expressions
+from ucma.retrieval.timeparse import CALENDAR_NAMES, TimeAnchor, TimeRange, find_time_expressions
 from ucma.types import Bank, MemoryKind, QueryMode
 
 __all__ = [
@@ -260,6 +260,10 @@ class QueryPlan:
     # that introduces one ("What is my landlord Bruno's middle name?": middle,
     # name): how much of the question a memory answers, for its confidence.
     answer_terms: list[str] = field(default_factory=list)
+    # The capitalised words after a sentence's first that name no one the scope
+    # knows ("Kofi" in "When is Kofi's pottery?" when no participant is called
+    # so): the retriever asks the keyword index whether any memory holds them.
+    unknown_names: tuple[str, ...] = ()
     # Seed 000's paradigms the query needs (declarative, procedural, predictive).
     paradigms: tuple[Paradigm, ...] = ()
 
@@ -390,7 +394,15 @@ def route(
             n for n in [*dropped, *_proper_nouns(embedded)] if name_pattern(n).search(embedded)
         )
     )
-    every_name = [*dropped, *_proper_nouns(text)]
+    proper = _proper_nouns(text)
+    every_name = [*dropped, *proper]
+    known_words = {word for name in entities for word in keyword_terms(name)}
+    unknown = tuple(
+        n
+        for n in proper
+        if not known_words.intersection(keyword_terms(n))
+        and not CALENDAR_NAMES.issuperset(keyword_terms(n))
+    )
     answer_terms = keyword_terms(without_names(without_relations(text), every_name))
     plan_tags = list(tags) if tags else []
     if not plan_tags and query_class in (QueryClass.PROCEDURAL, QueryClass.PLANNING):
@@ -411,5 +423,6 @@ def route(
         semantic_text=semantic_text,
         names=names,
         answer_terms=answer_terms,
+        unknown_names=unknown,
         paradigms=paradigms_of(text, names_entities=bool(entities)),
     )

@@ -67,6 +67,7 @@ from typing import Literal, NamedTuple
 from ucma.errors import ValidationError
 
 __all__ = [
+    "CALENDAR_NAMES",
     "TimeAnchor",
     "TimeRange",
     "find_time_expressions",
@@ -111,6 +112,10 @@ _WEEKDAYS = {
     name: index
     for index, name in enumerate(_words("monday tuesday wednesday thursday friday saturday sunday"))
 }
+#: Month and weekday names, plurals included (lower case): time, not a subject.
+CALENDAR_NAMES: frozenset[str] = frozenset(
+    form for name in (*_MONTH_NAMES, *_WEEKDAYS) for form in (name, f"{name}s")
+)
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30)}
 _DAY_OFFSETS = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}

@@ -120,41 +120,24 @@ class ScopeTerms:
     """Postings and field lengths of one scope's rows, by row position."""
 
     def __init__(self) -> None:
-        self._vocabulary: dict[str, int] = {}
+        self.vocabulary: dict[str, int] = {}
         self._postings: list[_Postings] = []
         self.n = 0
         self._lengths = np.zeros((0, 2), dtype=np.float32)  # content, context
         self._rewrites = 0
         self._stats_key: tuple[int, int, int] | None = None
         self._stats: tuple[int, np.ndarray] = (0, np.ones(2))
-        # Rows appended and not indexed yet: the last len(_unindexed) of the n rows.
-        self._unindexed: list[tuple[str, str]] = []
-
-    @property
-    def vocabulary(self) -> dict[str, int]:
-        """Term to term id, in order of first appearance."""
-        self._settle()
-        return self._vocabulary
 
     # -- growth ------------------------------------------------------------------
 
     def append(self, texts: Sequence[tuple[str, str]]) -> None:
-        """Add rows ``n .. n + len(texts) - 1``: (content, context) each. They are
-        indexed when the index is next read: a copy of a scope that is only ever
-        searched by vector (a writing transaction's) never analyses its text."""
-        self._unindexed.extend(texts)
-        self.n += len(texts)
-
-    def _settle(self) -> None:
-        """Index the rows appended since the index was last read."""
-        if not self._unindexed:
-            return
-        texts, self._unindexed = self._unindexed, []
-        first = self.n - len(texts)
-        self._reserve(self.n)
+        """Index rows ``n .. n + len(texts) - 1``: (content, context) each."""
+        first = self.n
+        self._reserve(first + len(texts))
         batch = _Batch()
         for offset, (content, context) in enumerate(texts):
             self._index_row(first + offset, content, context, batch)
+        self.n = first + len(texts)
         self._flush(batch)
 
     def _index_row(self, position: int, content: str, context: str, batch: _Batch) -> None:
@@ -162,7 +145,7 @@ class ScopeTerms:
         # First-appearance order, not a set's: term ids, and so the order scores
         # are summed in, must not depend on the process's string hashing.
         terms = list(dict.fromkeys([*own, *around]))
-        vocabulary = self._vocabulary
+        vocabulary = self.vocabulary
         for term in terms:
             if term not in vocabulary:
                 vocabulary[term] = len(self._postings)
@@ -190,16 +173,15 @@ class ScopeTerms:
         capacity = len(self._lengths)
         if needed > capacity:
             grown = np.zeros((max(needed, 2 * capacity, 1024), 2), dtype=np.float32)
-            grown[:capacity] = self._lengths
+            grown[: self.n] = self._lengths[: self.n]
             self._lengths = grown
 
     # -- changes -----------------------------------------------------------------
 
     def retext(self, position: int, old: tuple[str, str], new: tuple[str, str]) -> None:
         """Re-index the row at ``position`` whose (content, context) was ``old``."""
-        self._settle()
         for term in {*analyze(old[0]), *analyze(old[1])}:
-            term_id = self._vocabulary.get(term)
+            term_id = self.vocabulary.get(term)
             if term_id is not None:
                 rows = self._postings[term_id].arrays()
                 self._postings[term_id].replace(rows[rows[:, 0] != position])
@@ -210,7 +192,6 @@ class ScopeTerms:
 
     def compact(self, keep: np.ndarray) -> None:
         """Keep the rows at positions ``keep`` (ascending), renumbered from 0."""
-        self._settle()
         new_position = np.full(self.n, -1, dtype=np.int64)
         new_position[keep] = np.arange(len(keep))
         for postings in self._postings:
@@ -243,7 +224,6 @@ class ScopeTerms:
         row matches. A row sharing only a common word with the query scores
         little however small the scope, and a score means the same thing in
         every scope and for every query."""
-        self._settle()
         tokens = list(dict.fromkeys(t for word in terms for t in analyze(word)))
         empty = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
         total, average = self._statistics(live)
@@ -254,7 +234,7 @@ class ScopeTerms:
         summed = np.zeros(self.n, dtype=np.float64)
         most = 0.0
         for token in tokens:
-            term_id = self._vocabulary.get(token)
+            term_id = self.vocabulary.get(token)
             rows = self._postings[term_id].arrays() if term_id is not None else None
             position = rows[:, 0] if rows is not None and rows.size else None
             if position is None:

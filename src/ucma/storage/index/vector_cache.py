@@ -55,7 +55,8 @@ class ScopeVectors:
         self.kinds = np.empty(0, dtype=np.int8)
         self.archived = np.empty(0, dtype=bool)
         self.alive = np.empty(0, dtype=bool)
-        self.terms = ScopeTerms()
+        # None in a vector-only view (``fork``).
+        self.terms: ScopeTerms | None = ScopeTerms()
         self._where: dict[str, int] | None = None  # id -> position, built on first use
 
     @property
@@ -129,7 +130,8 @@ class ScopeVectors:
             raise ValueError("rows must be appended in seq order")
         if len(texts) != count:
             raise ValueError("one (content, context) pair per row")
-        self.terms.append(texts)
+        if self.terms is not None:
+            self.terms.append(texts)
         if count >= BLOCK_ROWS:
             self._seal_tail()
             self._blocks.append(matrix)
@@ -147,6 +149,23 @@ class ScopeVectors:
             self._where.update(zip(ids, range(self.n, end), strict=True))
         self.ids.extend(ids)
         self.n = end
+
+    def fork(self) -> ScopeVectors:
+        """A vector-only copy to change without touching this one (a writing
+        transaction's view of its own rows): the sealed blocks are shared (rows held
+        are never written again), the rest copied; the text postings are left out,
+        so ``keyword_search`` on it raises. Costs the ids and flags, not the matrix."""
+        view = ScopeVectors(self.dimension)
+        view.version, view.rewrites = self.version, self.rewrites
+        view.n, view.dead = self.n, self.dead
+        view.ids = list(self.ids)
+        view._blocks = list(self._blocks)
+        view._tail = self._tail[: self._tail_n].copy()
+        view._tail_n = self._tail_n
+        for name in ("seqs", "kinds", "archived", "alive"):
+            setattr(view, name, getattr(self, name)[: self.n].copy())
+        view.terms = None
+        return view
 
     # -- changes -----------------------------------------------------------------
 
@@ -172,6 +191,8 @@ class ScopeVectors:
 
     def retext(self, seq: int, old: tuple[str, str], new: tuple[str, str]) -> None:
         """The row ``seq``'s (content, context) changed from ``old`` to ``new``."""
+        if self.terms is None:
+            return
         for position in self._positions([seq]):
             self.terms.retext(int(position), old, new)
 
@@ -207,7 +228,8 @@ class ScopeVectors:
                 blocks.append(block[keep])
             start = end
         keep_rows = np.flatnonzero(alive)
-        self.terms.compact(keep_rows)
+        if self.terms is not None:
+            self.terms.compact(keep_rows)
         self._where = None
         self.ids = [self.ids[i] for i in keep_rows]
         for name in ("seqs", "kinds", "archived", "alive"):
@@ -358,6 +380,8 @@ class ScopeVectors:
     ) -> list[ScoredId]:
         """Top ``k`` (id, BM25F score) among live rows passing the filters that
         match any of ``terms``, best first; ties go to the older row."""
+        if self.terms is None:
+            raise RuntimeError("a vector-only view (ScopeVectors.fork) has no keyword index")
         n = self.n
         if k <= 0 or n == 0:
             return []

@@ -85,10 +85,6 @@ _COUNT_NEW = """
 SELECT count(*) FROM memories INDEXED BY memories_scope_seq
 WHERE user_id = ? AND agent_id = ? AND seq > ?
 """
-_SEQ_BEFORE_LATEST = """
-SELECT seq FROM memories INDEXED BY memories_scope_seq
-WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?
-"""
 _READ_NEW = """
 SELECT m.seq, m.id, m.kind, m.archived_at IS NOT NULL, v.vector, m.content, m.search_context
 FROM memories m INDEXED BY memories_scope_seq JOIN vectors v ON v.seq = m.seq
@@ -105,6 +101,12 @@ class _Pending:
     after: int
     rewrites: int | None = None  # the scope's rewrite count after this transaction's
     ops: list[tuple[Any, ...]] = field(default_factory=list)
+    # What the transaction's own reads search (``VectorIndex._written``), holding
+    # the first ``view_ops`` of ``ops``; a full view (text postings too) read
+    # through the transaction becomes the scope's cache on commit when it has none.
+    view: ScopeVectors | None = None
+    view_ops: int = 0
+    view_rewrites: int = 0
 
 
 class VectorIndex:
@@ -209,18 +211,22 @@ class VectorIndex:
                 continue
             cache = self._scopes.get(scope)
             if cache is None or cache.version != changes.before:
-                continue  # not loaded, or another connection wrote: resync on next search
-            try:
-                for op in changes.ops:
-                    if op[0] == "add":
-                        cache.append(*op[1:])
-                    elif op[0] == "remove":
-                        cache.remove(op[1])
-                    elif op[0] == "retext":
-                        cache.retext(*op[1:])
-                    else:
-                        cache.set_archived(op[1], op[2])
-            except ValueError:
+                # Not loaded, or another connection wrote: a full view the transaction
+                # read through itself is what the file now holds; else resync on the
+                # next search.
+                view = changes.view
+                if (
+                    view is not None
+                    and view.terms is not None
+                    and _replay(view, changes.ops[changes.view_ops :])
+                ):
+                    view.version = changes.after
+                    view.rewrites = (
+                        changes.view_rewrites if changes.rewrites is None else changes.rewrites
+                    )
+                    self._scopes[scope] = view
+                continue
+            if not _replay(cache, changes.ops):
                 del self._scopes[scope]
                 continue
             cache.version = changes.after
@@ -323,7 +329,7 @@ class VectorIndex:
         if k <= 0 or not terms or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
-            return self._current(conn, scope).keyword_search(
+            return self._current(conn, scope, text=True).keyword_search(
                 terms, k, kind_codes, include_archived, params
             )
 
@@ -340,7 +346,7 @@ class VectorIndex:
         queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
         kind_codes = _kind_codes(kinds)
         with self._db.read() as conn:
-            return self._current(conn, scope, latest=window).search_latest(
+            return self._current(conn, scope).search_latest(
                 queries, k, window, kind_codes, min_score
             )
 
@@ -356,25 +362,47 @@ class VectorIndex:
         return query / norm
 
     def _current(
-        self, conn: sqlite3.Connection, scope: Scope, *, latest: int | None = None
+        self, conn: sqlite3.Connection, scope: Scope, *, text: bool = False
     ) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
-        to the scope, a throwaway copy read through it (uncommitted rows never
-        enter the cache), of only the newest ``latest`` rows when the caller
-        needs no more (a statement written is compared with the latest ones; a
-        copy of the whole scope would cost each write the scope's size);
-        otherwise the cache, brought up to date."""
-        if scope in self._pending:
-            cache = ScopeVectors(self._dimension)
-            after = 0
-            if latest is not None:
-                row = conn.execute(
-                    _SEQ_BEFORE_LATEST, (scope.user_id, scope.agent_id, latest)
-                ).fetchone()
-                after = 0 if row is None else int(row[0])
-            self._load_new_rows(conn, scope, cache, after=after)
-            return cache
+        to the scope, the transaction's own view (``_written``; uncommitted rows
+        never enter the cache); otherwise the cache, brought up to date. ``text``:
+        the keyword index is needed too."""
+        pending = self._pending.get(scope)
+        if pending is not None:
+            return self._written(conn, scope, pending, text)
         return self._fresh(conn, scope)
+
+    def _written(
+        self, conn: sqlite3.Connection, scope: Scope, pending: _Pending, text: bool
+    ) -> ScopeVectors:
+        """What a transaction that wrote to ``scope`` searches: the committed cache
+        forked (vectors only, ``ScopeVectors.fork``) with the transaction's changes
+        replayed, when the cache is up to date and no text is searched; otherwise a
+        copy read through the transaction (every row loaded and indexed: at 10,000
+        rows, most of an observation's cost when every write took it). Kept for the
+        transaction's next reads, which replay only the changes since."""
+        view = pending.view
+        if (
+            view is not None
+            and (view.terms is not None or not text)
+            and _replay(view, pending.ops[pending.view_ops :])
+        ):
+            pending.view_ops = len(pending.ops)
+            return view
+        cache = self._scopes.get(scope)
+        if not text and cache is not None and cache.version == pending.before:
+            view = cache.fork()
+            if not _replay(view, pending.ops):
+                view = None
+        else:
+            view = None
+        if view is None:
+            view = ScopeVectors(self._dimension)
+            self._load_new_rows(conn, scope, view)
+            pending.view_rewrites = self._version(conn, scope)[1]
+        pending.view, pending.view_ops = view, len(pending.ops)
+        return view
 
     def _fresh(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
         cache = self._scopes.get(scope)
@@ -417,12 +445,10 @@ class VectorIndex:
         archived = np.fromiter((row[0] for row in conn.execute(_READ_ARCHIVED, params)), np.int64)
         cache.set_archived_exactly(archived)
 
-    def _load_new_rows(
-        self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors, *, after: int = 0
-    ) -> None:
-        """Append the scope's rows newer than ``cache.max_seq`` (and than ``after``),
-        streaming the blobs straight into one preallocated matrix."""
-        params = (scope.user_id, scope.agent_id, max(cache.max_seq, after))
+    def _load_new_rows(self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
+        """Append the scope's rows newer than ``cache.max_seq``, streaming the
+        blobs straight into one preallocated matrix."""
+        params = (scope.user_id, scope.agent_id, cache.max_seq)
         (count,) = conn.execute(_COUNT_NEW, params).fetchone()
         if count == 0:
             return
@@ -459,6 +485,26 @@ class VectorIndex:
             texts,
         )
         logger.debug("loaded %d rows of %s", i, scope)
+
+
+def _replay(cache: ScopeVectors, ops: Sequence[tuple[Any, ...]]) -> bool:
+    """Apply a transaction's recorded changes to ``cache``; False when it cannot
+    follow them (a vector overwritten, rows out of order): it must be reloaded."""
+    try:
+        for op in ops:
+            if op[0] == "add":
+                cache.append(*op[1:])
+            elif op[0] == "remove":
+                cache.remove(op[1])
+            elif op[0] == "retext":
+                cache.retext(*op[1:])
+            elif op[0] == "archive":
+                cache.set_archived(op[1], op[2])
+            else:
+                return False
+    except ValueError:
+        return False
+    return True
 
 
 def _kind_codes(kinds: Sequence[MemoryKind] | None) -> np.ndarray | None:
