@@ -426,6 +426,30 @@ def test_vector_search_latest_is_batched_and_bounded_to_the_newest(storage, make
     assert facts_only == [[]]
 
 
+def test_vector_search_latest_inside_a_write_sees_its_rows_and_only_the_newest(
+    storage, make
+) -> None:
+    rng = np.random.default_rng(11)
+    vectors = rng.standard_normal((8, make.dimension)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    episodes = [make.episode(ALICE, id=f"ep-t{i}") for i in range(8)]
+    storage.episodes.add(episodes[:6], vectors[:6])
+    storage.memories.vector_search_latest(ALICE, vectors[[0]], 1, window=8)  # cache filled
+
+    with pytest.raises(RuntimeError), storage.transaction():
+        storage.episodes.add(episodes[6:], vectors[6:])
+        storage.memories.set_archived(ALICE, ["ep-t5"], 1.0)
+        found = storage.memories.vector_search_latest(ALICE, vectors, 8, window=4)
+        raise RuntimeError("roll back")
+
+    # The newest four as the transaction sees them: ep-t7 and ep-t6 (uncommitted),
+    # ep-t5 (archived by it, so left out) and ep-t4; nothing older.
+    assert {i for hits in found for i, _ in hits} == {"ep-t4", "ep-t6", "ep-t7"}
+    assert found[7][0][0] == "ep-t7" and found[7][0][1] == pytest.approx(1.0, abs=1e-5)
+    after = storage.memories.vector_search_latest(ALICE, vectors, 8, window=3)
+    assert {i for hits in after for i, _ in hits} == {"ep-t3", "ep-t4", "ep-t5"}
+
+
 def test_a_replaced_vector_is_what_every_connection_searches(backend, make) -> None:
     writer, reader = backend.open(), backend.open()
     moved, other = make.episode(ALICE), make.episode(ALICE)

@@ -5,7 +5,8 @@ embedder is (:class:`EmbedderLike`); :func:`as_embedder` wraps it with the same 
 
 ``LocalEmbedder`` (all-MiniLM-L6-v2 int8 ONNX, 384 dimensions, ``model_id``
 ``"minilm-l6-v2-int8"``) is the default and needs no network. ``CachedEmbedder`` wraps any
-embedder with an LRU and an optional persistent store. ``OpenAIEmbedder`` talks to any
+embedder with an LRU and an optional persistent store; ``BatchingEmbedder`` lets concurrent
+callers share model calls. ``OpenAIEmbedder`` talks to any
 OpenAI-compatible endpoint and is imported on first access, so importing this package never
 imports the optional ``openai`` SDK. ``TokenCounter`` counts tokens offline for budgets.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ucma.embeddings.base import Embedder, EmbedderLike, ProtocolEmbedder, as_embedder
+from ucma.embeddings.batching import BatchingEmbedder
 from ucma.embeddings.cache import CachedEmbedder, CacheStats, EmbeddingCacheStore, text_hash
 from ucma.embeddings.local import LocalEmbedder
 from ucma.embeddings.tokens import TokenCounter
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from ucma.embeddings.openai import OpenAIEmbedder
 
 __all__ = [
+    "BatchingEmbedder",
     "CacheStats",
     "CachedEmbedder",
     "Embedder",

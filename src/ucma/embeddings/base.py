@@ -123,11 +123,13 @@ class Embedder(ABC):
     ``model_id`` is a stable identifier of the vector space; caches and stored vectors are keyed
     by it, so two embedders with the same ``model_id`` must produce interchangeable vectors.
     ``dimension`` is the width of every row. Instances are safe to share between tasks and
-    threads.
+    threads. ``parallel_calls`` is how many :meth:`embed` calls at once make the most of
+    the backend (:class:`~ucma.embeddings.batching.BatchingEmbedder` runs that many).
     """
 
     model_id: str
     dimension: int
+    parallel_calls: int = 1
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` into an array of shape ``(len(texts), dimension)``.

@@ -40,7 +40,11 @@ class OpenAIEmbedder(Embedder):
     such as Ollama accept any placeholder key. ``http_client`` is used as given and left open by
     :meth:`aclose`; tests pass one built on ``ucma.providers.testing.FakeOpenAIServer``.
     ``max_retries`` is the SDK's own retry count for connection errors, 429 and 5xx responses.
+    A service sends up to ``parallel_calls`` requests at once (its calls wait on the network,
+    not on this machine's cores), each carrying the texts of all the callers that queued.
     """
+
+    parallel_calls = 4
 
     def __init__(
         self,

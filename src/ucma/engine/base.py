@@ -4,7 +4,8 @@ closing, the storage threads, the embedders, scopes, sessions and working memory
 Threading model: storage calls run on the store's own worker threads, as many
 as the backend declares (``Storage.concurrency``: SQLite one, so its calls run
 one at a time in order; a pooled backend one per connection), embeddings on the
-embedder's own threads, so the event loop never blocks. Each public write
+embedder's own threads, so the event loop never blocks; concurrent callers'
+texts share model calls (``ucma.embeddings.batching``). Each public write
 validates everything first, computes embeddings second, and writes in one
 storage transaction last: a failure at any step leaves nothing half-written.
 """
@@ -29,7 +30,14 @@ from ucma.config import UCMAConfig
 from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.resolver import ConflictResolver
 from ucma.conflicts.sources import SourceOfTruth
-from ucma.embeddings import CachedEmbedder, Embedder, EmbedderLike, TokenCounter, as_embedder
+from ucma.embeddings import (
+    BatchingEmbedder,
+    CachedEmbedder,
+    Embedder,
+    EmbedderLike,
+    TokenCounter,
+    as_embedder,
+)
 from ucma.engine.synthesis_cache import ScopeCache
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
@@ -120,6 +128,7 @@ class EngineBase:
         )
         self._owns_embedder = embedder is None
         self._storage: Storage | None = storage
+        self._batched: Embedder | None = None
         self._embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._threads = 1
@@ -172,8 +181,13 @@ class EngineBase:
                 self._executor = ThreadPoolExecutor(
                     self._threads, thread_name_prefix="ucma-storage"
                 )
+            # Concurrent callers (a service's requests) share model calls
+            # (ucma.embeddings.batching); queries go through the caches first.
+            self._batched = BatchingEmbedder(
+                self._inner_embedder, max_batch=self.config.embedding.batch_size
+            )
             self._embedder = CachedEmbedder(
-                self._inner_embedder,
+                self._batched,
                 max_size=self.config.embedding.lru_size,
                 store=self._storage.embedding_cache
                 if self.config.embedding.persistent_cache
@@ -288,7 +302,9 @@ class EngineBase:
         """Vectors for memory content. They are stored with their memories, so
         the embedding caches (kept for queries) would only hold second copies."""
         await self._ready()
-        return await self._inner_embedder.embed(texts)
+        assert self._batched is not None
+        vectors: np.ndarray = await self._batched.embed(texts)
+        return vectors
 
     async def _embed_queries(self, texts: list[str]) -> np.ndarray:
         """Query vectors through the LRU and the persistent (model, text) cache,
@@ -337,7 +353,9 @@ def _embedder_from_config(config: UCMAConfig) -> Embedder:
     if spec == "local":
         from ucma.embeddings import LocalEmbedder
 
-        return LocalEmbedder(batch_size=config.embedding.batch_size)
+        # One thread per model call and one call per core at once (ucma.embeddings.batching):
+        # concurrent requests use every core without a call's threads waiting on each other.
+        return LocalEmbedder(batch_size=config.embedding.batch_size, intra_op_threads=1)
     provider, _, model = spec.partition(":")
     if provider == "openai" and model:
         from ucma.embeddings import OpenAIEmbedder

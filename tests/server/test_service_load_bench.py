@@ -1,0 +1,50 @@
+"""bench/service_load.py's figures: what counts as an error, percentiles, medians of runs."""
+
+from __future__ import annotations
+
+import pytest
+from tests.bench_modules import load_bench
+
+service_load = load_bench("service_load")
+
+
+def test_a_window_counts_answers_errors_cpu_and_memory() -> None:
+    Sample = service_load.Sample
+    ok = -1  # the status a sample keeps when the answer was the expected one
+    samples = [Sample("observe", 0.010 * (i + 1), ok) for i in range(10)]
+    samples += [Sample("recall", 0.100, ok) for _ in range(9)]
+    samples += [Sample("recall", 5.0, 503), Sample("observe", 1.0, 0)]
+
+    figures = service_load.summarise(samples, 2.0, (1.5, 0.5), [300.0, 310.0, 312.0], [1.0, 2.0])
+
+    assert figures["requests"] == 21
+    assert figures["requests_per_s"] == 9.5  # 19 answered in 2 s; errors do not count
+    assert figures["errors"] == 2 and figures["errors_by_status"] == {"503": 1, "0": 1}
+    assert figures["operations"]["observe"]["requests_per_s"] == 5.0
+    assert figures["operations"]["observe"]["latency_ms"]["p50"] == pytest.approx(50.0)
+    assert figures["operations"]["recall"]["latency_ms"]["p99"] == pytest.approx(100.0)
+    assert figures["server_cpu_cores"] == 0.75 and figures["client_cpu_cores"] == 0.25
+    assert figures["server_cpu_ms_per_request"] == pytest.approx(1000 * 1.5 / 21, abs=0.1)
+    assert figures["rss_growth_mb"] == 12.0
+
+
+def test_the_summary_of_runs_is_the_median_of_each_figure() -> None:
+    runs = [
+        {"embedder_per_s": 100.0, "samples": [1.0], "clients": {"8": {"requests_per_s": 40.0}}},
+        {"embedder_per_s": 300.0, "samples": [2.0], "clients": {"8": {"requests_per_s": 60.0}}},
+        {"embedder_per_s": 200.0, "samples": [3.0], "clients": {"8": {"requests_per_s": 90.0}}},
+    ]
+
+    assert service_load.median_figures(runs) == {
+        "clients": {"8": {"requests_per_s": 60.0}},
+        "embedder_per_s": 200.0,
+        "samples": [[1.0], [2.0], [3.0]],
+    }
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(SystemExit):
+        service_load.parse_args(["--clients", "1"])
+    with pytest.raises(SystemExit):
+        service_load.parse_args(["--seconds", "0"])
+    assert service_load.parse_args(["--clients", "8,32"]).clients == [8, 32]
