@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 
 from ucma.config import CascadeConfig
+from ucma.retrieval.scales import ramp, unit
 from ucma.types import Episode, Fact, Learning, MemoryRecord, Procedure, Provenance
 
 __all__ = [
@@ -92,17 +93,13 @@ class Confidence:
         }
 
 
-def _unit(value: float) -> float:
-    return max(0.0, min(1.0, value))
-
-
 def evidence(cosine: float, keyword: float, config: CascadeConfig, *, shift: float = 0.0) -> float:
     """How much of the query a memory answers, in [0, 1] (module docstring).
     ``shift`` moves the cosine scale: up where a shared name lifts the cosine
     by itself, down where the query was embedded without its names."""
     low, full = config.relevance_floor_cosine + shift, config.relevance_full_cosine + shift
-    dense = _unit((cosine - low) / (full - low)) if full > low else float(cosine >= low)
-    return 1.0 - (1.0 - dense) * (1.0 - _unit(keyword))
+    dense = ramp(cosine, low, full)
+    return 1.0 - (1.0 - dense) * (1.0 - unit(keyword))
 
 
 def level(overall: float, config: CascadeConfig) -> str:
@@ -213,7 +210,7 @@ def confidence(
     )
     if config.relevance_gate > 0:
         overall *= min(1.0, relevance / config.relevance_gate)
-    overall = _unit(overall)
+    overall = unit(overall)
     return Confidence(
         relevance, quality, recency, consistency, completeness, overall, level(overall, config)
     )

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ucma.retrieval.scales import ramp
+
 __all__ = [
     "FUSION_METHODS",
     "MINMAX_MIN_SAMPLE",
@@ -72,11 +74,7 @@ def weighed_by_meaning(
     query are coincidence: a long reply holds most common words of any question."""
     if high <= low:
         raise ValueError("the cosine ramp needs low < high")
-    span = high - low
-    return {
-        key: value * min(1.0, max(0.0, (cosines.get(key, low) - low) / span))
-        for key, value in keyword.items()
-    }
+    return {key: value * ramp(cosines.get(key, low), low, high) for key, value in keyword.items()}
 
 
 def score_fusion(

@@ -34,7 +34,14 @@ import threading
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-__all__ = ["NameIndex", "find_names", "name_index", "name_pattern", "remove_names"]
+__all__ = [
+    "NameIndex",
+    "find_names",
+    "mention_pattern",
+    "name_index",
+    "name_pattern",
+    "remove_names",
+]
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 # re.IGNORECASE equates the Turkish dotless and dotted i with i; casefold does not.
@@ -50,6 +57,12 @@ def _fold(token: str) -> str:
 def name_pattern(name: str) -> re.Pattern[str]:
     """The whole-word, case-insensitive expression for ``name``, possessive included."""
     return re.compile(rf"(?<!\w){re.escape(name)}(?:'s|’s)?(?!\w)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8192)
+def mention_pattern(name: str) -> re.Pattern[str]:
+    """``name_pattern`` that also takes a plural ("the Lindqvists")."""
+    return re.compile(rf"(?<!\w){re.escape(name)}(?:s|'s|’s)?(?!\w)", re.IGNORECASE)
 
 
 class NameIndex:

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ucma.config import RetrievalConfig
+from ucma.retrieval.scales import unit
 
 __all__ = ["RANKING_PRESETS", "RankInputs", "rank_score", "recency", "review_weight"]
 
@@ -70,10 +71,6 @@ def review_weight(score: float, needs_review: bool, factor: float) -> float:
     return score * factor if needs_review else score
 
 
-def _unit(value: float) -> float:
-    return max(0.0, min(1.0, value))
-
-
 def _relevance(x: RankInputs, cfg: RetrievalConfig) -> float:
     return x.relevance
 
@@ -81,27 +78,27 @@ def _relevance(x: RankInputs, cfg: RetrievalConfig) -> float:
 def _seed001(x: RankInputs, cfg: RetrievalConfig) -> float:
     kept = 0.5 if x.retention is None else x.retention
     return (
-        cfg.weight_relevance * _unit(x.relevance)
-        + cfg.weight_importance * _unit(x.salience)
+        cfg.weight_relevance * unit(x.relevance)
+        + cfg.weight_importance * unit(x.salience)
         + cfg.weight_recency * recency(x.age_days, cfg.recency_halflife_days)
-        + cfg.weight_retention * _unit(kept)
+        + cfg.weight_retention * unit(kept)
     )
 
 
 def _salient(x: RankInputs, cfg: RetrievalConfig) -> float:
     weight = cfg.salience_weight
     learned = max(0.0, 1.0 + cfg.outcome_weight * x.outcome_adjustment)
-    return x.relevance * (1.0 - weight + weight * _unit(x.salience)) * learned
+    return x.relevance * (1.0 - weight + weight * unit(x.salience)) * learned
 
 
 def _seed003(x: RankInputs, cfg: RetrievalConfig) -> float:
-    return x.relevance * _unit(x.salience)
+    return x.relevance * unit(x.salience)
 
 
 def _seed004(x: RankInputs, cfg: RetrievalConfig) -> float:
     return (
-        0.5 * _unit(x.confidence)
-        + 0.3 * _unit(x.source_weight)
+        0.5 * unit(x.confidence)
+        + 0.3 * unit(x.source_weight)
         + 0.2 * recency(x.age_days, cfg.recency_halflife_days)
     )
 

@@ -50,7 +50,7 @@ from ucma.people import (
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
-from ucma.retrieval.names import name_pattern
+from ucma.retrieval.names import mention_pattern, name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
@@ -781,7 +781,7 @@ class Retriever:
             if not words:
                 continue
             if any(memories.keyword_search(scope, [w], 1, include_archived=True) for w in words):
-                heard.append(_mention_pattern(name))
+                heard.append(mention_pattern(name))
             else:
                 unheard = True
         return heard, unheard
@@ -935,11 +935,6 @@ def _restatement(node_id: str, other_id: str, edge_type: str) -> bool:
 
 def kinds_include(kinds: Iterable[MemoryKind] | None, kind: MemoryKind) -> bool:
     return kinds is None or kind in kinds
-
-
-def _mention_pattern(name: str) -> re.Pattern[str]:
-    """Whole-word ``name`` in any case, possessive or plural ("Kofi's", "the Lindqvists")."""
-    return re.compile(rf"(?<!\w){re.escape(name)}(?:s|['’]s)?(?!\w)", re.IGNORECASE)
 
 
 def _said_to_another(record: MemoryRecord, speakers: set[str]) -> bool:
