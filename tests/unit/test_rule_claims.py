@@ -67,3 +67,24 @@ def test_a_first_name_is_the_one_known_full_name() -> None:
     assert identify("Dana Whitfield", ["Dana"]) == ("Dana Whitfield", ("Dana",))
     assert identify("Dana Whitfield", ["Dana", "Dana Scully"]) == ("Dana Whitfield", ())
     assert identify("meeting", ["meeting room"]) == ("meeting", ())
+
+
+def test_a_request_with_a_date_is_no_event_of_a_person_named_dont() -> None:
+    # The date taken out, "Don't let me forget ..." once read as (Don't, let, ...).
+    march = 1742120514.0
+    said = "Don't let me forget my teammate Mateo's birthday, October 23."
+    assert [c.fact.object for c in RULES.claims(said, reference_time=march)] == ["October 23"]
+    assert RULES.claims("Can't wait for March 3, Dana visits then.", reference_time=march) == []
+    [claim] = RULES.claims("Don't let me forget that Dana is vegan.")
+    assert (claim.fact.subject, claim.fact.object) == ("Dana", "vegan")
+
+
+def test_a_comma_before_a_calendar_day_reads_as_is() -> None:
+    [claim] = RULES.claims("Don't let me forget Bruno's birthday, January 9.")
+    assert (claim.fact.subject, claim.fact.predicate, claim.fact.object) == (
+        "Bruno",
+        "birthday",
+        "January 9",
+    )
+    assert all(c.fact.object != "Ana" for c in RULES.claims("My sister, Ana, lives in Rome."))
+    assert [c.fact.object for c in RULES.claims("My thesis is done.")] == ["done"]

@@ -60,7 +60,7 @@ _CONTINUED_VERBS = (
 _CONTINUATION = re.compile(rf",?\s+(?:and|but)\s+(?:then\s+)?(?=(?:{_CONTINUED_VERBS})\b)")
 _LABEL = re.compile(r"^[A-Z][\w -]{0,20}:\s+")
 _LEAD_IN = re.compile(
-    r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+forget(?:\s+that)?|"
+    r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+(?:let\s+me\s+)?forget(?:\s+that)?|"
     r"do\s+not\s+forget(?:\s+that)?|fyi|btw|by\s+the\s+way|just\s+so\s+you\s+know|"
     r"these\s+days|nowadays|now|currently|as\s+of\s+(?:now|today)|from\s+now\s+on|"
     r"update|heads\s+up)[,:]?\s+",
@@ -74,7 +74,8 @@ CHANGE_CUE = re.compile(
 )
 """Words by which a statement says a value changed (a later value replaces an earlier)."""
 
-_NAME = r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|de|van|von))*"
+# A capitalised word that is a negated verb ("Don't", "Can't") names nobody.
+_NAME = r"(?![A-Za-z]+n['’]t\b)[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|de|van|von))*"
 _OWNER = r"(?P<owner>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|[Hh]is|[Hh]er|[Tt]heir)"
 _PHRASE = r"(?:[Tt]he|[Oo]ur|[Tt]his|[Tt]hat)\s+[\w-]+(?:\s+[\w-]+){0,3}?"
 _SUBJECT = rf"(?P<subject>{_PHRASE}|{_NAME}|I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)"
@@ -127,12 +128,18 @@ _TRAILING = re.compile(
 _LEADING = re.compile(r"^(?:(?:now|currently|still|also|just|the|an?)\s+)+", re.IGNORECASE)
 _PLACE_PREPOSITION = re.compile(r"^(?:on|in|at)\s+(?=\S)", re.IGNORECASE)
 
+# "is", or a comma before a calendar day: "Bruno's birthday, January 9".
+_CALENDAR_DAY = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_IS = (
+    r"(?:\s+(?:is|are|was|has\s+been)\s+|,\s+(?=(?:on\s+)?"
+    rf"(?i:(?:{_CALENDAR_DAY})\.?\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_CALENDAR_DAY}))\b))"
+)
 _ATTRIBUTE_RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("my", re.compile(
-        r"\b[Mm]y\s+(?P<what>[\w' -]{1,40}?)\s+(?:is|are|was|has\s+been)\s+"
+        rf"\b[Mm]y\s+(?P<what>[\w' -]{{1,40}}?){_IS}"
         rf"(?:(?:now|still|currently|called|named)\s+)*{_OBJECT}{_END}"), 0.8),
     ("poss", re.compile(
-        rf"^{_OWNER}['’]s?\s+(?P<what>[\w -]{{1,40}}?)\s+(?:is|are|was|has\s+been)\s+"
+        rf"^{_OWNER}['’]s?\s+(?P<what>[\w -]{{1,40}}?){_IS}"
         rf"(?:(?:now|still|currently|called|named)\s+)*{_OBJECT}{_END}"), 0.8),
 )  # fmt: skip
 _NEGATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
