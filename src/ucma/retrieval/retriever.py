@@ -484,6 +484,7 @@ class Retriever:
         unnamed = bool(plan.semantic_text)
         answered = self._answered(scope, plan, candidates)
         heard, unheard = self._unknown_names(scope, plan)
+        heard_people = _people_among(heard, plan.text, [records[m].content for m in relevance])
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         asked_about = {e.lower() for e in plan.entities}
@@ -555,6 +556,8 @@ class Retriever:
             score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
             if elsewhere:
                 score *= cfg.retrieval.other_person_factor
+            if heard_people and not any(p.search(record.content) for p in heard_people):
+                score *= cfg.retrieval.unmentioned_factor
             if asks_state and _says_nothing_lasting(record.content):
                 score *= cfg.retrieval.event_factor
             hits.append(
@@ -840,6 +843,20 @@ def _says_nothing_lasting(text: str) -> bool:
     someone is: an event ("Had lunch with Rafael near the river"), a plan, a
     request or a question. A longer message may hold both."""
     return len(text.split()) <= _SHORT_LINE_WORDS and not states_lasting(text)
+
+
+def _people_among(
+    heard: Sequence[re.Pattern[str]], query: str, contents: Sequence[str]
+) -> list[re.Pattern[str]]:
+    """The ``heard`` name patterns that name a person: in the query or in a text
+    mentioning them, as someone's relation, a full name or a subject
+    (``known_people``), not a product or a place ("Felix" in "my teammate
+    Felix", not "Flask")."""
+    if not heard:
+        return []
+    mentioning = [text for text in contents if any(p.search(text) for p in heard)]
+    people = known_people([query, *mentioning])
+    return [p for p in heard if any(p.search(person) for person in people)]
 
 
 def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:
