@@ -42,6 +42,7 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
 from ucma.people import (
     about_someone_else,
+    addresses_listener,
     asks_about_speaker,
     known_people,
     speaks_to_listener,
@@ -578,7 +579,7 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
         hits = self._changes_before_old_values(scope, hits)
-        return self._said_before_replies(scope, hits)
+        return self._said_before_replies(scope, hits, plan.text)
 
     def _changes_before_old_values(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
         """A later statement marking a change ("Omar switched to Northwind Freight
@@ -676,13 +677,15 @@ class Retriever:
         both hold put as a pronoun when that was compared (name_free.py)."""
         return self._name_free.get(hit.id, hit.channels.get("cosine", 0.0))
 
-    def _said_before_replies(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
+    def _said_before_replies(self, scope: Scope, hits: list[Hit], query: str) -> list[Hit]:
         """Each assistant reply among ``hits`` preceded by the turn it answers, when
         that turn was found too, by its own match (not only as the reply's context):
         what the user said is the record, and a reply restating it at length
         outranked it (BEAM's evidence is mostly user turns). A reply answers the
-        turn before it when the two are close (``reply_prompt_cosine``). Scores
-        stay in place, so they still descend."""
+        turn before it when the two are close (``reply_prompt_cosine``). With
+        ``replies_after_others``, such replies then go below every other hit
+        unless ``query`` speaks to the one who replied ("How did you recommend
+        ..."). Scores stay in place, so they still descend."""
         if not self._config.retrieval.prompts_before_replies:
             return hits
         replies = [h.id for h in hits if _generic(h.memory, "assistant")]
@@ -715,6 +718,12 @@ class Retriever:
                 and order[found].source not in _INHERITED
             ):
                 order.insert(position, order.pop(found))
+        if self._config.retrieval.replies_after_others and not addresses_listener(query):
+            # A reply whose turn was found says again what the turn said: the
+            # other hits first, unless the question asks what the replier said.
+            shown = {h.id for h in order if h.source not in _INHERITED}
+            echoed = {reply for reply, prompt in answered.items() if prompt in shown}
+            order.sort(key=lambda h: h.id in echoed)
         return _keep_scores(order, hits)
 
     def _shared_name_shift(self, memory_id: str) -> float:
