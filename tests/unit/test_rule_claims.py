@@ -88,3 +88,19 @@ def test_a_comma_before_a_calendar_day_reads_as_is() -> None:
     )
     assert all(c.fact.object != "Ana" for c in RULES.claims("My sister, Ana, lives in Rome."))
     assert [c.fact.object for c in RULES.claims("My thesis is done.")] == ["done"]
+
+
+def test_based_in_and_a_place_in_say_where_someone_lives() -> None:
+    said = {
+        "I've been based in Tallinn since uni.": ("user", "Tallinn"),
+        "I'm based in Rome.": ("user", "Rome"),
+        "Jordan has a place in Denver.": ("Jordan", "Denver"),
+    }
+    assert RULES.claims("Acme based in Oslo hired me.") == []
+    for text, (subject, city) in said.items():
+        [claim] = RULES.claims(text)
+        assert (claim.fact.subject, claim.fact.predicate, claim.fact.object) == (
+            subject,
+            "lives_in",
+            city,
+        )

@@ -165,7 +165,10 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("joined", re.compile(rf"^{_SUBJECT}\s+(?:has\s+)?joined\s+(?P<object>[A-Z][^.;!?]*?){_END}"),
      0.6),
     ("lives", re.compile(
-        rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?)\s+in\s+{_OBJECT}{_END}"),
+        rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?|"
+        rf"(?:(?:is|are|am|(?:has|have)\s+been|been)\s+|(?<=['’]m\s))based|"
+        rf"has\s+an?\s+(?:place|home|flat|house))"
+        rf"\s+in\s+{_OBJECT}{_END}"),
      0.6),
     ("moved", re.compile(
         rf"^{_SUBJECT}\s+(?:has\s+|just\s+)*(?:moved|relocated|is\s+moving)\s+(?:back\s+)?to\s+"
@@ -411,7 +414,7 @@ def _fact(
 
 
 def _resolve(subject: str, me: str, last_name: str | None) -> str | None:
-    lowered = subject.lower()
+    lowered = re.sub(r"['’](?:ve|m|d|ll)$", "", subject.lower())  # "I've been based in ..."
     if lowered in {"i", "we"}:
         return me
     if lowered in {"he", "she", "they", "his", "her", "their"}:
