@@ -104,3 +104,12 @@ def test_based_in_and_a_place_in_say_where_someone_lives() -> None:
             "lives_in",
             city,
         )
+
+
+def test_my_new_favourite_is_the_favourite_changed() -> None:
+    [claim] = RULES.claims("My new favourite cuisine is Sichuan.")
+    assert (claim.fact.predicate, claim.fact.object, claim.change) == (
+        "favourite_cuisine",
+        "Sichuan",
+        True,
+    )

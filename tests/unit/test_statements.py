@@ -324,3 +324,9 @@ def test_a_request_beside_the_changed_sentence_stays_current() -> None:
     assert [(r.evidence, r.rest) for r in found] == [
         ("retired", "Don't let me forget my teammate Mateo's birthday, October 23.")
     ]
+
+
+def test_a_new_favourite_replaces_the_old_one() -> None:
+    old = older("My favourite cuisine is Peruvian.", 0.8)
+    found, _ = replacements("My new favourite cuisine is Sichuan.", "user", 30 * DAY, [old])
+    assert [r.evidence for r in found] == ["cued"]

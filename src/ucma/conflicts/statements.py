@@ -115,7 +115,7 @@ _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b",
 _CUE = re.compile(
     r"\b(?:(?<!right\s)now|no\s+longer|any\s*more|these\s+days|nowadays|as\s+of|switch(?:ed|ing)?|"
     r"moved|moving|relocated|changed|instead|from\s+now\s+on|update[ds]?|not\s+any\s+longer|"
-    r"goes\s+by|got\s+an?\s+new)\b",
+    r"goes\s+by|got\s+an?\s+new|new\s+favou?rite)\b",
     re.IGNORECASE,
 )
 # An old value the new statement says is over: the value is the words after the cue.

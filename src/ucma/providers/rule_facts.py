@@ -278,7 +278,12 @@ class RuleFactExtractor:
                 continue
             owner = me if name == "my" else _resolve(match.group("owner"), me, last_name)
             obj = _clean_object(_PLACE_PREPOSITION.sub("", match.group("object")))
-            what = "_".join(match.group("what").lower().split())
+            # "My new favourite cuisine is Sichuan": the attribute is the favourite
+            # cuisine, and "new" says it changed.
+            words = match.group("what").lower().split()
+            if len(words) > 1 and words[0] == "new":
+                words, change = words[1:], True
+            what = "_".join(words)
             if owner and obj and what:
                 dated = when if obj.lower() in dateless.lower() else None
                 return [
