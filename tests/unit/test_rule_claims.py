@@ -113,3 +113,17 @@ def test_my_new_favourite_is_the_favourite_changed() -> None:
         "Sichuan",
         True,
     )
+
+
+def test_a_new_home_somewhere_says_where_the_speaker_lives_now() -> None:
+    for text, city in {
+        "Unpacking boxes in our new place in Krakow.": "Krakow",
+        "Loving my new flat in Porto, the light is great.": "Porto",
+    }.items():
+        [claim] = RULES.claims(text)
+        assert (claim.fact.subject, claim.fact.predicate, claim.fact.object, claim.change) == (
+            "user",
+            "lives_in",
+            city,
+            True,
+        )

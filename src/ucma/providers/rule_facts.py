@@ -170,6 +170,10 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
         rf"has\s+an?\s+(?:place|home|flat|house))"
         rf"\s+in\s+{_OBJECT}{_END}"),
      0.6),
+    # "Unpacking boxes in our new place in Krakow": the speaker's home changed.
+    ("new_home", re.compile(
+        r"\b(?:[Oo]ur|[Mm]y)\s+new\s+(?:place|home|flat|house|apartment)\s+in\s+"
+        r"(?P<object>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"), 0.6),
     ("moved", re.compile(
         rf"^{_SUBJECT}\s+(?:has\s+|just\s+)*(?:moved|relocated|is\s+moving)\s+(?:back\s+)?to\s+"
         rf"(?P<object>[A-Z][^.;!?]*?){_END}"), 0.6),
@@ -361,6 +365,8 @@ def _triple(
         return None
     if rule == "pref":
         return me, _PREFERENCE_VERBS[match.group("verb").lower()], obj
+    if rule == "new_home":
+        return me, "lives_in", obj
     subject = _resolve(match.group("subject"), me, last_name)
     if subject is None:
         return None
