@@ -520,6 +520,7 @@ class Retriever:
                 off_subject=(named and ("entity" not in cand.channels or listener))
                 or (bool(heard) and not any(p.search(record.content) for p in heard)),
                 unheard=unheard,
+                passing=asks_state and _says_nothing_lasting(record.content),
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
