@@ -23,6 +23,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "about_someone_else",
+    "addresses_listener",
     "asks_about_speaker",
     "first_name_regex",
     "known_people",
@@ -159,6 +160,11 @@ def speaks_to_listener(text: str) -> bool:
     killing it!"), and at least once."""
     second = len(_SECOND_PERSON.findall(text))
     return second > 0 and second >= len(_FIRST_PERSON.findall(text))
+
+
+def addresses_listener(text: str) -> bool:
+    """Whether ``text`` speaks to someone as "you" ("How did you recommend ...")."""
+    return _SECOND_PERSON.search(text) is not None
 
 
 def asks_about_speaker(text: str) -> bool:

@@ -213,6 +213,29 @@ async def test_a_question_about_the_asker_prefers_lines_about_them(
     assert await top(0.7, "What genre does my flatmate Sofia like?") == theirs
 
 
+async def test_a_question_naming_someone_prefers_lines_that_mention_them(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    bruno = "Update: Bruno always picks Ethiopian when we eat out."
+    felix = "My teammate Felix went vegan recently."
+    question = "Which eating style does my teammate Felix stick to?"
+
+    async def top(factor: float) -> str:
+        config = UCMAConfig(
+            retrieval=dataclasses.replace(RetrievalConfig(), unmentioned_factor=factor)
+        )
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            return (await m.recall(question)).hits[0].content
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for line in [felix, "Had lunch with Felix near the old canal.", bruno]:
+            await mem.observe(line)
+        await mem.observe("My teammate Felix always orders a cold brew.")
+    assert "Felix" in await top(RetrievalConfig().unmentioned_factor)
+    # By match alone the line about Bruno leads: it shares "eat" with the question.
+    assert await top(1.0) == bruno
+
+
 async def test_a_later_change_goes_above_the_value_it_changes(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

@@ -32,15 +32,13 @@ CHAT = [
 QUESTION = "What time is my Oslo flight?"
 
 
-async def _top_sources(db: Path, embedder: LocalEmbedder, prompts_first: bool) -> list[str]:
-    config = UCMAConfig(
-        retrieval=dataclasses.replace(RetrievalConfig(), prompts_before_replies=prompts_first)
-    )
+async def _top_sources(db: Path, embedder: LocalEmbedder, question: str, **retrieval) -> list[str]:
+    config = UCMAConfig(retrieval=dataclasses.replace(RetrievalConfig(), **retrieval))
     async with AsyncMemory(db, user_id="u", embedder=embedder, config=config) as mem:
-        result = await mem.recall(QUESTION, limit=5)
+        result = await mem.recall(question, limit=5)
         scores = [hit.score for hit in result.hits]
         assert scores == sorted(scores, reverse=True)
-        return [hit.memory.source for hit in result.hits[:2]]
+        return [hit.memory.source for hit in result.hits]
 
 
 async def test_the_users_message_comes_before_the_reply_restating_it(
@@ -49,9 +47,28 @@ async def test_the_users_message_comes_before_the_reply_restating_it(
     async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
         for source, text in CHAT:
             await mem.observe(text, source=source, session_id="trip")
-    assert await _top_sources(db_path, local_embedder, prompts_first=True) == ["user", "assistant"]
+    pair = await _top_sources(db_path, local_embedder, QUESTION, replies_after_others=False)
+    assert pair[:2] == ["user", "assistant"]
     # Ranked by match alone, the longer reply leads.
-    assert await _top_sources(db_path, local_embedder, prompts_first=False) == [
-        "assistant",
-        "user",
-    ]
+    plain = await _top_sources(
+        db_path,
+        local_embedder,
+        QUESTION,
+        prompts_before_replies=False,
+        replies_after_others=False,
+    )
+    assert plain[:2] == ["assistant", "user"]
+
+
+async def test_a_reply_restating_a_found_message_goes_below_the_other_hits(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for source, text in CHAT:
+            await mem.observe(text, source=source, session_id="trip")
+    sources = await _top_sources(db_path, local_embedder, QUESTION)
+    assert sources[0] == "user" and "user" in sources[1:]
+    assert sources.index("assistant") > sources.index("user", 1)
+    # Asked what the assistant said, its reply keeps its place after the message.
+    asked = "What did you tell me to pack for my Oslo flight?"
+    assert (await _top_sources(db_path, local_embedder, asked))[:2] == ["user", "assistant"]

@@ -165,6 +165,16 @@ def test_relevance_gates_confidence_whatever_the_age_and_source():
         off_subject=True,
     )
     assert other.semantic_relevance == pytest.approx(0.8 * cfg.off_subject_factor)
+    passing = confidence(
+        fresh,
+        cosine=0.4,
+        keyword=0.6,
+        layer="episodic",
+        reference_time=now,
+        config=cfg,
+        passing=True,
+    )
+    assert passing.semantic_relevance == pytest.approx(0.8 * cfg.passing_line_factor)
     ungated = CascadeConfig(relevance_gate=0.0)
     seed = confidence(fresh, cosine=0.12, layer="episodic", reference_time=now, config=ungated)
     assert seed.overall > 0.5  # the seed's plain sum: confident about nothing

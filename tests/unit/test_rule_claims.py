@@ -67,3 +67,63 @@ def test_a_first_name_is_the_one_known_full_name() -> None:
     assert identify("Dana Whitfield", ["Dana"]) == ("Dana Whitfield", ("Dana",))
     assert identify("Dana Whitfield", ["Dana", "Dana Scully"]) == ("Dana Whitfield", ())
     assert identify("meeting", ["meeting room"]) == ("meeting", ())
+
+
+def test_a_request_with_a_date_is_no_event_of_a_person_named_dont() -> None:
+    # The date taken out, "Don't let me forget ..." once read as (Don't, let, ...).
+    march = 1742120514.0
+    said = "Don't let me forget my teammate Mateo's birthday, October 23."
+    assert [c.fact.object for c in RULES.claims(said, reference_time=march)] == ["October 23"]
+    assert RULES.claims("Can't wait for March 3, Dana visits then.", reference_time=march) == []
+    [claim] = RULES.claims("Don't let me forget that Dana is vegan.")
+    assert (claim.fact.subject, claim.fact.object) == ("Dana", "vegan")
+
+
+def test_a_comma_before_a_calendar_day_reads_as_is() -> None:
+    [claim] = RULES.claims("Don't let me forget Bruno's birthday, January 9.")
+    assert (claim.fact.subject, claim.fact.predicate, claim.fact.object) == (
+        "Bruno",
+        "birthday",
+        "January 9",
+    )
+    assert all(c.fact.object != "Ana" for c in RULES.claims("My sister, Ana, lives in Rome."))
+    assert [c.fact.object for c in RULES.claims("My thesis is done.")] == ["done"]
+
+
+def test_based_in_and_a_place_in_say_where_someone_lives() -> None:
+    said = {
+        "I've been based in Tallinn since uni.": ("user", "Tallinn"),
+        "I'm based in Rome.": ("user", "Rome"),
+        "Jordan has a place in Denver.": ("Jordan", "Denver"),
+    }
+    assert RULES.claims("Acme based in Oslo hired me.") == []
+    for text, (subject, city) in said.items():
+        [claim] = RULES.claims(text)
+        assert (claim.fact.subject, claim.fact.predicate, claim.fact.object) == (
+            subject,
+            "lives_in",
+            city,
+        )
+
+
+def test_my_new_favourite_is_the_favourite_changed() -> None:
+    [claim] = RULES.claims("My new favourite cuisine is Sichuan.")
+    assert (claim.fact.predicate, claim.fact.object, claim.change) == (
+        "favourite_cuisine",
+        "Sichuan",
+        True,
+    )
+
+
+def test_a_new_home_somewhere_says_where_the_speaker_lives_now() -> None:
+    for text, city in {
+        "Unpacking boxes in our new place in Krakow.": "Krakow",
+        "Loving my new flat in Porto, the light is great.": "Porto",
+    }.items():
+        [claim] = RULES.claims(text)
+        assert (claim.fact.subject, claim.fact.predicate, claim.fact.object, claim.change) == (
+            "user",
+            "lives_in",
+            city,
+            True,
+        )

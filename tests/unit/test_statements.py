@@ -306,3 +306,27 @@ def test_an_echo_repeats_the_replaced_value_and_nothing_new() -> None:
     assert echoes("I'll keep Thursday evenings free for your climbing.", old, new)
     assert not echoes("Friday it is, I'll keep Thursday free for you.", old, new)
     assert not echoes("Sure, I'll remind you to water the plants.", old, new)
+
+
+def test_a_request_beside_the_changed_sentence_stays_current() -> None:
+    # The request holds the birthday: a change of employer must not take it along.
+    old = older(
+        "Don't let me forget my teammate Mateo's birthday, October 23. "
+        "Also: My teammate Mateo is an engineer over at Northwind Freight.",
+        0.41,
+    )
+    found, _ = replacements(
+        "Mateo no longer works at Northwind Freight; the new job is at Luma Robotics.",
+        "user",
+        30 * DAY,
+        [old],
+    )
+    assert [(r.evidence, r.rest) for r in found] == [
+        ("retired", "Don't let me forget my teammate Mateo's birthday, October 23.")
+    ]
+
+
+def test_a_new_favourite_replaces_the_old_one() -> None:
+    old = older("My favourite cuisine is Peruvian.", 0.8)
+    found, _ = replacements("My new favourite cuisine is Sichuan.", "user", 30 * DAY, [old])
+    assert [r.evidence for r in found] == ["cued"]

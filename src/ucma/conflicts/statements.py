@@ -115,7 +115,7 @@ _ADDITIVE = re.compile(r"\b(?:too|also|as\s+well|in\s+addition|another|both)\b",
 _CUE = re.compile(
     r"\b(?:(?<!right\s)now|no\s+longer|any\s*more|these\s+days|nowadays|as\s+of|switch(?:ed|ing)?|"
     r"moved|moving|relocated|changed|instead|from\s+now\s+on|update[ds]?|not\s+any\s+longer|"
-    r"goes\s+by|got\s+an?\s+new)\b",
+    r"goes\s+by|got\s+an?\s+new|new\s+favou?rite)\b",
     re.IGNORECASE,
 )
 # An old value the new statement says is over: the value is the words after the cue.
@@ -344,6 +344,15 @@ def _split(
     return " ".join(about), (rest[:1].upper() + rest[1:]) if rest else None
 
 
+def _with_unsaid(text: str, stated: Sequence[str], rest: str | None) -> str | None:
+    """What stays current of an older message: its sentences that state nothing
+    a change can replace (requests, questions: "Don't let me forget Mateo's
+    birthday, October 23."), verbatim, then ``rest``."""
+    unsaid = [s for s in _sentences(text) if s not in stated and len(_words(s)) >= 2]
+    kept = " ".join([*unsaid, rest] if rest else unsaid)
+    return kept or None
+
+
 def _said(text: str, addressed: set[str]) -> list[str]:
     """The sentences of ``text`` that state something: not questions or
     exclamations ("That bowl is gorgeous!"), not requests or plans ("Remind me
@@ -438,7 +447,8 @@ def replacements(
             split = stated[0], None  # one simple sentence, close in meaning without the name
         if split is None:
             continue
-        about, rests[old.id] = split
+        about, rest = split
+        rests[old.id] = _with_unsaid(old.text, stated, rest)
         theirs = _words(about)
         if len(theirs) > MAX_WORDS:
             continue

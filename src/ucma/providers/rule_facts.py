@@ -60,7 +60,7 @@ _CONTINUED_VERBS = (
 _CONTINUATION = re.compile(rf",?\s+(?:and|but)\s+(?:then\s+)?(?=(?:{_CONTINUED_VERBS})\b)")
 _LABEL = re.compile(r"^[A-Z][\w -]{0,20}:\s+")
 _LEAD_IN = re.compile(
-    r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+forget(?:\s+that)?|"
+    r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+(?:let\s+me\s+)?forget(?:\s+that)?|"
     r"do\s+not\s+forget(?:\s+that)?|fyi|btw|by\s+the\s+way|just\s+so\s+you\s+know|"
     r"these\s+days|nowadays|now|currently|as\s+of\s+(?:now|today)|from\s+now\s+on|"
     r"update|heads\s+up)[,:]?\s+",
@@ -74,7 +74,8 @@ CHANGE_CUE = re.compile(
 )
 """Words by which a statement says a value changed (a later value replaces an earlier)."""
 
-_NAME = r"[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|de|van|von))*"
+# A capitalised word that is a negated verb ("Don't", "Can't") names nobody.
+_NAME = r"(?![A-Za-z]+n['’]t\b)[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|de|van|von))*"
 _OWNER = r"(?P<owner>[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*|[Hh]is|[Hh]er|[Tt]heir)"
 _PHRASE = r"(?:[Tt]he|[Oo]ur|[Tt]his|[Tt]hat)\s+[\w-]+(?:\s+[\w-]+){0,3}?"
 _SUBJECT = rf"(?P<subject>{_PHRASE}|{_NAME}|I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)"
@@ -127,12 +128,18 @@ _TRAILING = re.compile(
 _LEADING = re.compile(r"^(?:(?:now|currently|still|also|just|the|an?)\s+)+", re.IGNORECASE)
 _PLACE_PREPOSITION = re.compile(r"^(?:on|in|at)\s+(?=\S)", re.IGNORECASE)
 
+# "is", or a comma before a calendar day: "Bruno's birthday, January 9".
+_CALENDAR_DAY = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_IS = (
+    r"(?:\s+(?:is|are|was|has\s+been)\s+|,\s+(?=(?:on\s+)?"
+    rf"(?i:(?:{_CALENDAR_DAY})\.?\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_CALENDAR_DAY}))\b))"
+)
 _ATTRIBUTE_RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("my", re.compile(
-        r"\b[Mm]y\s+(?P<what>[\w' -]{1,40}?)\s+(?:is|are|was|has\s+been)\s+"
+        rf"\b[Mm]y\s+(?P<what>[\w' -]{{1,40}}?){_IS}"
         rf"(?:(?:now|still|currently|called|named)\s+)*{_OBJECT}{_END}"), 0.8),
     ("poss", re.compile(
-        rf"^{_OWNER}['’]s?\s+(?P<what>[\w -]{{1,40}}?)\s+(?:is|are|was|has\s+been)\s+"
+        rf"^{_OWNER}['’]s?\s+(?P<what>[\w -]{{1,40}}?){_IS}"
         rf"(?:(?:now|still|currently|called|named)\s+)*{_OBJECT}{_END}"), 0.8),
 )  # fmt: skip
 _NEGATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -158,8 +165,15 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("joined", re.compile(rf"^{_SUBJECT}\s+(?:has\s+)?joined\s+(?P<object>[A-Z][^.;!?]*?){_END}"),
      0.6),
     ("lives", re.compile(
-        rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?)\s+in\s+{_OBJECT}{_END}"),
+        rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?|"
+        rf"(?:(?:is|are|am|(?:has|have)\s+been|been)\s+|(?<=['’]m\s))based|"
+        rf"has\s+an?\s+(?:place|home|flat|house))"
+        rf"\s+in\s+{_OBJECT}{_END}"),
      0.6),
+    # "Unpacking boxes in our new place in Krakow": the speaker's home changed.
+    ("new_home", re.compile(
+        r"\b(?:[Oo]ur|[Mm]y)\s+new\s+(?:place|home|flat|house|apartment)\s+in\s+"
+        r"(?P<object>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"), 0.6),
     ("moved", re.compile(
         rf"^{_SUBJECT}\s+(?:has\s+|just\s+)*(?:moved|relocated|is\s+moving)\s+(?:back\s+)?to\s+"
         rf"(?P<object>[A-Z][^.;!?]*?){_END}"), 0.6),
@@ -268,7 +282,12 @@ class RuleFactExtractor:
                 continue
             owner = me if name == "my" else _resolve(match.group("owner"), me, last_name)
             obj = _clean_object(_PLACE_PREPOSITION.sub("", match.group("object")))
-            what = "_".join(match.group("what").lower().split())
+            # "My new favourite cuisine is Sichuan": the attribute is the favourite
+            # cuisine, and "new" says it changed.
+            words = match.group("what").lower().split()
+            if len(words) > 1 and words[0] == "new":
+                words, change = words[1:], True
+            what = "_".join(words)
             if owner and obj and what:
                 dated = when if obj.lower() in dateless.lower() else None
                 return [
@@ -346,6 +365,8 @@ def _triple(
         return None
     if rule == "pref":
         return me, _PREFERENCE_VERBS[match.group("verb").lower()], obj
+    if rule == "new_home":
+        return me, "lives_in", obj
     subject = _resolve(match.group("subject"), me, last_name)
     if subject is None:
         return None
@@ -404,7 +425,7 @@ def _fact(
 
 
 def _resolve(subject: str, me: str, last_name: str | None) -> str | None:
-    lowered = subject.lower()
+    lowered = re.sub(r"['’](?:ve|m|d|ll)$", "", subject.lower())  # "I've been based in ..."
     if lowered in {"i", "we"}:
         return me
     if lowered in {"he", "she", "they", "his", "her", "their"}:

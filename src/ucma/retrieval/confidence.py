@@ -7,7 +7,9 @@
   share of the query's keyword information it matches (BM25 against the best
   score the query's terms allow); a memory that does not involve the person
   the query names counts ``off_subject_factor`` of that, and every memory
-  ``unheard_name_factor`` when the query names someone the scope never mentions;
+  ``unheard_name_factor`` when the query names someone the scope never mentions,
+  and a short line saying nothing lasting ``passing_line_factor`` of it when the
+  query asks how things are;
 - source_quality: the layer's base quality times the memory's own evidence of
   reliability: provenance (observed 1.0, user-stated 1.0, inferred 0.8,
   generated 0.6) and, where the kind has one, its track record (a fact's
@@ -179,18 +181,23 @@ def confidence(
     in_doubt: bool = False,
     off_subject: bool = False,
     unheard: bool = False,
+    passing: bool = False,
     cosine_shift: float = 0.0,
 ) -> Confidence:
     """The five factors and their gated overall score, each in [0, 1].
     ``keyword`` is the memory's share of the query's keyword information;
     ``off_subject`` says the query names someone the memory does not involve,
-    ``unheard`` that it names someone no memory of the scope mentions;
+    ``unheard`` that it names someone no memory of the scope mentions,
+    ``passing`` that the query asks how things are and the memory is a short
+    line saying nothing lasting;
     ``cosine_shift`` moves the cosine scale of relevance (``evidence``)."""
     relevance = evidence(cosine, keyword, config, shift=cosine_shift)
     if off_subject:
         relevance *= config.off_subject_factor
     if unheard:
         relevance *= config.unheard_name_factor
+    if passing:
+        relevance *= config.passing_line_factor
     # Written out (not source_reliability) to keep the product's rounding as it was.
     quality = (
         LAYER_QUALITY.get(layer, 0.7)

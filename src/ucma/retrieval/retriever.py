@@ -42,6 +42,7 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
 from ucma.people import (
     about_someone_else,
+    addresses_listener,
     asks_about_speaker,
     known_people,
     speaks_to_listener,
@@ -484,6 +485,7 @@ class Retriever:
         unnamed = bool(plan.semantic_text)
         answered = self._answered(scope, plan, candidates)
         heard, unheard = self._unknown_names(scope, plan)
+        heard_people = _people_among(heard, plan.text, [records[m].content for m in relevance])
         # Whom the query names, when the scope's memories involve them at all.
         named = bool(plan.entities) and any("entity" in c.channels for c in candidates.values())
         asked_about = {e.lower() for e in plan.entities}
@@ -518,6 +520,7 @@ class Retriever:
                 off_subject=(named and ("entity" not in cand.channels or listener))
                 or (bool(heard) and not any(p.search(record.content) for p in heard)),
                 unheard=unheard,
+                passing=asks_state and _says_nothing_lasting(record.content),
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -555,6 +558,8 @@ class Retriever:
             score = rank_score(cfg.retrieval.ranking, inputs, cfg.retrieval)
             if elsewhere:
                 score *= cfg.retrieval.other_person_factor
+            if heard_people and not any(p.search(record.content) for p in heard_people):
+                score *= cfg.retrieval.unmentioned_factor
             if asks_state and _says_nothing_lasting(record.content):
                 score *= cfg.retrieval.event_factor
             hits.append(
@@ -575,7 +580,7 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
         hits = self._changes_before_old_values(scope, hits)
-        return self._said_before_replies(scope, hits)
+        return self._said_before_replies(scope, hits, plan.text)
 
     def _changes_before_old_values(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
         """A later statement marking a change ("Omar switched to Northwind Freight
@@ -673,13 +678,15 @@ class Retriever:
         both hold put as a pronoun when that was compared (name_free.py)."""
         return self._name_free.get(hit.id, hit.channels.get("cosine", 0.0))
 
-    def _said_before_replies(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
+    def _said_before_replies(self, scope: Scope, hits: list[Hit], query: str) -> list[Hit]:
         """Each assistant reply among ``hits`` preceded by the turn it answers, when
         that turn was found too, by its own match (not only as the reply's context):
         what the user said is the record, and a reply restating it at length
         outranked it (BEAM's evidence is mostly user turns). A reply answers the
-        turn before it when the two are close (``reply_prompt_cosine``). Scores
-        stay in place, so they still descend."""
+        turn before it when the two are close (``reply_prompt_cosine``). With
+        ``replies_after_others``, such replies then go below every other hit
+        unless ``query`` speaks to the one who replied ("How did you recommend
+        ..."). Scores stay in place, so they still descend."""
         if not self._config.retrieval.prompts_before_replies:
             return hits
         replies = [h.id for h in hits if _generic(h.memory, "assistant")]
@@ -712,6 +719,12 @@ class Retriever:
                 and order[found].source not in _INHERITED
             ):
                 order.insert(position, order.pop(found))
+        if self._config.retrieval.replies_after_others and not addresses_listener(query):
+            # A reply whose turn was found says again what the turn said: the
+            # other hits first, unless the question asks what the replier said.
+            shown = {h.id for h in order if h.source not in _INHERITED}
+            echoed = {reply for reply, prompt in answered.items() if prompt in shown}
+            order.sort(key=lambda h: h.id in echoed)
         return _keep_scores(order, hits)
 
     def _shared_name_shift(self, memory_id: str) -> float:
@@ -840,6 +853,20 @@ def _says_nothing_lasting(text: str) -> bool:
     someone is: an event ("Had lunch with Rafael near the river"), a plan, a
     request or a question. A longer message may hold both."""
     return len(text.split()) <= _SHORT_LINE_WORDS and not states_lasting(text)
+
+
+def _people_among(
+    heard: Sequence[re.Pattern[str]], query: str, contents: Sequence[str]
+) -> list[re.Pattern[str]]:
+    """The ``heard`` name patterns that name a person: in the query or in a text
+    mentioning them, as someone's relation, a full name or a subject
+    (``known_people``), not a product or a place ("Felix" in "my teammate
+    Felix", not "Flask")."""
+    if not heard:
+        return []
+    mentioning = [text for text in contents if any(p.search(text) for p in heard)]
+    people = known_people([query, *mentioning])
+    return [p for p in heard if any(p.search(person) for person in people)]
 
 
 def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:
