@@ -1,0 +1,81 @@
+"""What ``ucma.storage.migrate`` needs of a SQLite store beyond the storage interfaces:
+events written as they are, with the lifecycle triggers held off while records are
+copied in, and the publishers' cursors read by name.
+
+Copied records would otherwise log themselves again (``memory.stored`` and
+``memory.archived``, migration 6): the triggers are dropped inside the caller's
+transaction and created again from their own SQL before it commits, so a rollback
+restores them with everything else and no other writer ever sees the schema without
+them (the transaction holds the write lock).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ucma.errors import StorageError
+from ucma.events.log import Event
+from ucma.storage.sqlite.storage import SQLiteStorage
+
+__all__ = ["SQLiteCopying", "copying"]
+
+#: The triggers that log a memory's insert and archive as events.
+LIFECYCLE_TRIGGERS = ("memories_event_stored", "memories_event_archived")
+
+
+class SQLiteCopying:
+    """``ucma.storage.migrate.Copying`` over one SQLite store."""
+
+    def __init__(self, storage: SQLiteStorage) -> None:
+        self._db = storage._db
+
+    @contextmanager
+    def unlogged(self) -> Iterator[None]:
+        with self._db.write() as conn:
+            rows = conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)",
+                LIFECYCLE_TRIGGERS,
+            ).fetchall()
+            if len(rows) != len(LIFECYCLE_TRIGGERS):
+                raise StorageError("the store's lifecycle triggers are missing")
+            for name, _ in rows:
+                conn.execute(f"DROP TRIGGER {name}")
+            yield
+            for _, sql in rows:
+                conn.execute(sql)
+
+    def put_events(self, events: Sequence[Event]) -> None:
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT INTO events (position, id, user_id, agent_id, seq, type, payload, "
+                "occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        e.position,
+                        e.id,
+                        e.user_id,
+                        e.agent_id,
+                        e.seq,
+                        e.type,
+                        json.dumps(e.payload, ensure_ascii=False),
+                        e.occurred_at,
+                    )
+                    for e in events
+                ],
+            )
+
+    def cursors(self) -> list[tuple[str, int, float]]:
+        with self._db.read() as conn:
+            rows = conn.execute(
+                "SELECT name, position, updated_at FROM event_cursors ORDER BY name"
+            ).fetchall()
+        return [(str(name), int(position), float(at)) for name, position, at in rows]
+
+
+def copying(storage: object) -> SQLiteCopying:
+    """The hook ``ucma.storage.migrate`` looks up by the store's URL scheme."""
+    if not isinstance(storage, SQLiteStorage):
+        raise TypeError(f"not a SQLite store: {type(storage).__name__}")
+    return SQLiteCopying(storage)

@@ -1,0 +1,261 @@
+"""``ucma.storage.migrate``: a store copied into another database and back holds the
+same export of every scope (line for line, ordering aside), the same events (ids,
+positions, seqs, payloads), API keys and cursors, also when each leg is interrupted
+(between batches, and inside one) and resumed. The middle store is the ``database``
+fixture's: a SQLite file, or PostgreSQL under ``make test-postgres``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+
+from ucma.config import PrivacyConfig, UCMAConfig
+from ucma.embeddings import LocalEmbedder
+from ucma.engine import AsyncMemory
+from ucma.errors import MigrationError, StorageError, ValidationError
+from ucma.events.log import Event
+from ucma.lifecycle.clock import SimulatedClock
+from ucma.storage import open_storage, parse_location
+from ucma.storage.migrate import Copying, copy_store, copying_for, migrate
+from ucma.types import Scope
+
+pytestmark = pytest.mark.anyio
+
+VAULT_KEY = Fernet.generate_key().decode()
+SCOPES = [Scope("maya", "default"), Scope("maya", "ops"), Scope("rui", "default")]
+
+
+def config() -> UCMAConfig:
+    """Every store of a migration opens with the source's vault key."""
+    return UCMAConfig(privacy=PrivacyConfig(vault_key=VAULT_KEY))
+
+
+async def populate(memory: AsyncMemory, clock: SimulatedClock) -> None:
+    """Records of every kind in three scopes, with what hangs off them."""
+    for number, text in enumerate(
+        [
+            "Hi, I'm Maya. I just moved to Lisbon for a job at Copperleaf.",
+            "My sister Ana is visiting in June; she is allergic to shellfish.",
+            "Ana's email is ana.ribeiro@example.org.",
+            "I started learning Portuguese with a tutor called Rui.",
+            "The Copperleaf office is in Parque das Nacoes, I commute by metro.",
+        ]
+    ):
+        await memory.observe(text, session_id=f"ses_{number // 2}")
+        clock.advance(seconds=90)
+    await memory.observe("I started learning Portuguese with a tutor called Rui.")  # again
+    await memory.assert_fact("Maya", "delivery_pref", "Thursday")
+    clock.advance(days=1)
+    await memory.assert_fact("Maya", "delivery_pref", "Friday")
+    await memory.assert_fact("Nightjar", "launch_day", "Tuesday", metadata={"source": "crm"})
+    await memory.assert_fact("Nightjar", "launch_day", "Friday")
+    procedure = await memory.add_procedure(
+        "Rotate the deploy key",
+        "How to rotate the billing deploy key",
+        steps=[{"description": "generate a key"}, {"description": "update CI secrets"}],
+        trigger_tags=["deploy"],
+        status="active",
+    )
+    await memory.record_procedure_outcome(procedure.id, True)
+    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
+    await memory.learn_from_trajectory(
+        "Deploy the billing service", ["run the migrations", "roll out"], True,
+        domain="deploy", context=site,
+    )  # fmt: skip
+    await memory.retain("Maya prefers window seats.", bank="opinion", topic="train seat")
+    lesson = await memory.learn("Check the freeze calendar before deploying.")
+    recalled = await memory.recall("What is Ana allergic to?")
+    trace = await memory.decide(
+        [recalled.hits[0].id, lesson.id],
+        summary="Suggested the sardine place",
+        retrieval_id=recalled.retrieval_id,
+    )
+    await memory.outcome(trace.id, 0.9, "user_accepted", feedback="dinner went well")
+    await memory.link(recalled.hits[0].id, lesson.id, "supports", weight=0.7)
+    await memory.update_graph_importance()
+    await memory.add_goal("Get Portuguese to B1 by December", priority=0.8)
+    await memory.observe_transition("press deploy", "site is down", context={"canary": False})
+    await memory.record_competence("sql queries", True, predicted=0.6)
+    await memory.archive(recalled.hits[-1].id)
+    await memory.sleep()
+    await memory.observe("Maya booked a window seat to Porto.", agent_id="ops")
+    await memory.learn("Porto trains leave from Campanha.", agent_id="ops")
+    await memory.observe("Rui teaches on Tuesdays and Thursdays.", user_id="rui")
+    await memory.create_key("maya", label="laptop")
+    revoked, _ = await memory.create_key("rui")
+    await memory.revoke_key(revoked.id)
+
+
+async def snapshot(database: str | Path, embedder: LocalEmbedder) -> dict[str, Any]:
+    """What must survive a migration: each scope's export lines (sorted), its events,
+    and the API keys."""
+    found: dict[str, Any] = {}
+    async with AsyncMemory(database, config=config(), embedder=embedder) as memory:
+        for scope in SCOPES:
+            lines = [
+                line
+                async for line in memory.export_lines(
+                    user_id=scope.user_id, agent_id=scope.agent_id
+                )
+            ]
+            events = await memory.events(
+                limit=100_000, user_id=scope.user_id, agent_id=scope.agent_id
+            )
+            found[f"{scope.user_id}/{scope.agent_id}"] = {
+                "export": sorted(lines),
+                "events": [e.to_dict() for e in events],
+            }
+        found["keys"] = [asdict(k) for k in await memory.list_keys(include_revoked=True)]
+    with open_storage(database, dimension=384) as storage:  # what no export carries
+        for scope in SCOPES:
+            ids = [r.id for r in storage.memories.list(scope, limit=1000, include_archived=True)]
+            found[f"{scope.user_id}/{scope.agent_id}"]["beside"] = {
+                "vault": storage.vault.entries(scope),
+                "sleep_runs": storage.lifecycle.sleep_runs(scope, limit=100),
+                "duplicates": storage.lifecycle.duplicates(scope, limit=100),
+                "sources": {i: storage.lifecycle.sources(scope, i) for i in ids},
+                "waiting": storage.lifecycle.unabstracted_episodes(scope, limit=1000),
+            }
+        found["vault_key"] = storage.vault.key_fingerprint()
+    return found
+
+
+class Interrupt(Exception):
+    """Stands for Ctrl-C or a crash in the middle of a migration."""
+
+
+def interrupted_after(units: int) -> Any:
+    """A progress callback that stops the run once ``units`` are done."""
+
+    def progress(done: int, total: int) -> None:
+        assert done <= total
+        if done >= units:
+            raise Interrupt
+
+    return progress
+
+
+class FailingEvents:
+    """A target's ``Copying`` whose second batch of events fails after it is written:
+    its transaction must leave nothing behind."""
+
+    def __init__(self, inner: Copying) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def unlogged(self) -> AbstractContextManager[None]:
+        return self.inner.unlogged()
+
+    def put_events(self, events: Sequence[Event]) -> None:
+        self.inner.put_events(events)
+        self.calls += 1
+        if self.calls == 2:
+            raise Interrupt
+
+    def cursors(self) -> list[tuple[str, int, float]]:
+        return self.inner.cursors()
+
+
+def migrate_interrupted(source: str, target: str) -> None:
+    """Migrate in small batches, stopped twice (between batches, inside one), then
+    resumed to the end."""
+    with pytest.raises(Interrupt):
+        migrate(source, target, dimension=384, batch=4, progress=interrupted_after(9))
+    src, dst = parse_location(source), parse_location(target)
+    with (
+        open_storage(src, dimension=384) as a,
+        open_storage(dst, dimension=384) as b,
+        pytest.raises(Interrupt),
+    ):
+        copy_store(
+            a,
+            b,
+            source_copying=copying_for(src, a),
+            target_copying=FailingEvents(copying_for(dst, b)),
+            name=str(src),
+            batch=4,
+        )
+    report = migrate(source, target, dimension=384, batch=4)
+    assert report.resumed
+    assert report.scopes == len(SCOPES)
+
+
+def url(database: str | Path) -> str:
+    return str(database)
+
+
+async def test_a_round_trip_through_another_database_keeps_every_record_and_event(
+    tmp_path: Path, database: str | Path, local_embedder: LocalEmbedder
+) -> None:
+    clock = SimulatedClock()
+    source = tmp_path / "source.db"
+    async with AsyncMemory(
+        source, user_id="maya", config=config(), embedder=local_embedder, clock=clock
+    ) as memory:
+        await populate(memory, clock)
+    with open_storage(source, dimension=384) as storage:
+        storage.events.set_cursor("nats", 5, 1_700_000_000.0)
+    before = await snapshot(source, local_embedder)
+    assert all(before[f"{s.user_id}/{s.agent_id}"]["events"] for s in SCOPES)
+    kinds = {line.split('"', 4)[3] for line in before["maya/default"]["export"]}
+    assert {"memory", "retention", "edge", "history", "decision", "conflict"} <= kinds
+    assert {"opinion", "goal", "transition", "competence", "pagerank"} <= kinds
+    beside = before["maya/default"]["beside"]
+    assert beside["vault"] and beside["sleep_runs"] and beside["duplicates"]
+    assert any(beside["sources"].values())
+    assert any('"archived_at": null' not in line for line in before["maya/default"]["export"])
+
+    migrate_interrupted(str(source), url(database))
+    assert await snapshot(database, local_embedder) == before
+    back = tmp_path / "back.db"
+    migrate_interrupted(url(database), f"sqlite:///{back}")
+    assert await snapshot(back, local_embedder) == before
+
+    with open_storage(back, dimension=384) as storage:
+        assert storage.events.cursor("nats") == 5
+        assert storage.vault.key_fingerprint() is not None
+    # Both copies go on where the source stopped: new events follow every order.
+    await assert_continues(back, before, local_embedder)
+    await assert_continues(database, before, local_embedder)
+
+
+async def assert_continues(
+    database: str | Path, before: dict[str, Any], embedder: LocalEmbedder
+) -> None:
+    last = before["maya/default"]["events"][-1]["seq"]
+    newest = max(e["position"] for s in before.values() if "events" in s for e in s["events"])
+    async with AsyncMemory(database, config=config(), embedder=embedder) as memory:
+        await memory.observe("Maya moved to Porto.", user_id="maya")
+        events = await memory.events(after_seq=last, user_id="maya")
+    assert "memory.stored" in [e.type for e in events]
+    assert [e.seq for e in events] == list(range(last + 1, last + 1 + len(events)))
+    assert min(e.position for e in events) > newest
+
+
+async def test_a_target_holding_other_data_is_refused_untouched(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    source, other = tmp_path / "source.db", tmp_path / "other.db"
+    async with AsyncMemory(source, config=config(), embedder=local_embedder) as memory:
+        await memory.observe("Maya moved to Lisbon.", user_id="maya")
+    async with AsyncMemory(other, config=config(), embedder=local_embedder) as memory:
+        await memory.observe("Rui teaches Portuguese.", user_id="rui")
+    with open_storage(other, dimension=384) as storage:
+        events = storage.events.after(0, 100)
+    assert events
+    with pytest.raises(MigrationError, match="already holds data"):
+        migrate(source, other, dimension=384)
+    with open_storage(other, dimension=384) as storage:
+        assert storage.memories.scopes() == [Scope("rui", "default")]
+        assert storage.events.after(0, 100) == events
+        assert copying_for(parse_location(other), storage).cursors() == []
+    with pytest.raises(ValidationError, match="same store"):
+        migrate(source, f"sqlite:///{source}", dimension=384)
+    with pytest.raises(StorageError):
+        migrate(source, tmp_path / "new.db", dimension=8)  # the source's vectors are wider
