@@ -6,6 +6,7 @@ fixture's: a SQLite file, or PostgreSQL under ``make test-postgres``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict
@@ -18,9 +19,10 @@ from cryptography.fernet import Fernet
 from ucma.config import PrivacyConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
 from ucma.engine import AsyncMemory
-from ucma.errors import MigrationError, StorageError, ValidationError
+from ucma.errors import StorageError, TargetNotEmptyError, ValidationError
 from ucma.events.log import Event
 from ucma.lifecycle.clock import SimulatedClock
+from ucma.privacy.vault import default_key_path
 from ucma.storage import open_storage, parse_location
 from ucma.storage.migrate import Copying, copy_store, copying_for, migrate
 from ucma.types import Scope
@@ -249,7 +251,7 @@ async def test_a_target_holding_other_data_is_refused_untouched(
     with open_storage(other, dimension=384) as storage:
         events = storage.events.after(0, 100)
     assert events
-    with pytest.raises(MigrationError, match="already holds data"):
+    with pytest.raises(TargetNotEmptyError, match="already holds data"):
         migrate(source, other, dimension=384)
     with open_storage(other, dimension=384) as storage:
         assert storage.memories.scopes() == [Scope("rui", "default")]
@@ -259,3 +261,25 @@ async def test_a_target_holding_other_data_is_refused_untouched(
         migrate(source, f"sqlite:///{source}", dimension=384)
     with pytest.raises(StorageError):
         migrate(source, tmp_path / "new.db", dimension=8)  # the source's vectors are wider
+
+
+async def test_a_sqlite_copy_gets_the_vault_key_file_it_needs(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    source, target, other = tmp_path / "a.db", tmp_path / "b.db", tmp_path / "c.db"
+    async with AsyncMemory(source, embedder=local_embedder) as memory:  # key file beside it
+        await memory.observe("Ana's email is ana.ribeiro@example.org.", user_id="maya")
+        [record] = await memory.list(kind="episodic", user_id="maya")
+        [token] = re.findall(r"\[email_[0-9a-f]+\]", record.content)
+    key = default_key_path(source).read_bytes()
+    default_key_path(other).write_bytes(Fernet.generate_key() + b"\n")
+    with pytest.raises(ValidationError, match="another vault key"):
+        migrate(source, other, dimension=384)
+    with open_storage(other, dimension=384) as storage:
+        assert copying_for(parse_location(other), storage).cursors() == []
+
+    report = migrate(source, target, dimension=384)
+    assert report.vault_key_file is None  # copied beside the target
+    assert default_key_path(target).read_bytes() == key
+    async with AsyncMemory(target, embedder=local_embedder) as memory:
+        assert await memory.reveal(token, user_id="maya") == "ana.ribeiro@example.org"

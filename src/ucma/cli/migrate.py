@@ -86,4 +86,12 @@ def migrate_command(
         f"and {plural(report.events, 'event')} from {report.source} to {report.target}"
         + (" (resumed)" if report.resumed else ""),
         markup=False,
+        soft_wrap=True,
     )
+    if report.vault_key_file is not None:
+        stdout().print(
+            f"the vault is sealed with the key in {report.vault_key_file}: start the "
+            "target's processes with that key in $UCMA_VAULT_KEY",
+            markup=False,
+            soft_wrap=True,
+        )

@@ -15,6 +15,13 @@ storage interfaces (``ucma.storage.base``), ids unchanged:
   publishers' cursors, so a forwarder carries on where it stopped;
 - API keys (their token hashes) and the vault key's fingerprint.
 
+The vault's originals stay sealed with the source's vault key, so the target must be
+opened with that key: a SQLite source's key file (``<file>.vault-key``) is copied beside
+a SQLite target that has none (a target key file holding another key is refused before
+anything is copied); for a database server the report names the key file whose key the
+target's processes need (``UCMA_VAULT_KEY``). A source opened with ``UCMA_VAULT_KEY``
+keeps needing it.
+
 Not copied: the embedding cache (refilled on use), co-retrieval counts not yet consumed by
 a sleep (reading them would consume the source's), the gardener's job schedule and the
 records of past erasures.
@@ -31,9 +38,9 @@ position copied; then whether the store-wide records are. Each batch is written 
 transaction together with its step's cursor, so an interrupted migration (a crash, Ctrl-C)
 resumes after the last batch that committed and never writes a record twice. A target
 that holds memories, events or keys and no such cursor of this source is refused
-(``MigrationError``). Keep writers off the source while it is copied: a memory written
+(``TargetNotEmptyError``). Keep writers off the source while it is copied: a memory written
 into an already-copied page is not seen. At the end the counts of memories per scope and
-of events are compared (``MigrationError`` when they differ).
+of events are compared (``StorageError`` when they differ).
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ from typing import Protocol
 
 import numpy as np
 
-from ucma.errors import MigrationError, ValidationError
+from ucma.errors import StorageError, TargetNotEmptyError, ValidationError
 from ucma.events.log import Event
+from ucma.privacy.vault import default_key_path, load_or_create_key
 from ucma.storage.base import Storage
 from ucma.storage.location import BACKENDS, StorageLocation, open_storage, parse_location
 from ucma.types import Episode, Fact, Learning, Procedure, ReviewFlag, Scope
@@ -97,6 +105,9 @@ class MigrationReport:
     memories: int
     events: int
     resumed: bool
+    vault_key_file: str | None = None
+    """The source's vault key file when the target cannot keep a copy beside it (a
+    database server): its processes need that key (``UCMA_VAULT_KEY``)."""
 
 
 def migrate(
@@ -121,7 +132,7 @@ def migrate(
         stack.callback(source_storage.close)
         target_storage = open_storage(dst, dimension=dimension)
         stack.callback(target_storage.close)
-        return copy_store(
+        report = copy_store(
             source_storage,
             target_storage,
             source_copying=copying_for(src, source_storage),
@@ -130,7 +141,29 @@ def migrate(
             target_name=str(dst),
             batch=batch,
             progress=progress,
+            prepare=lambda: _carry_vault_key(src, dst),
         )
+    return report
+
+
+def _carry_vault_key(source: StorageLocation, target: StorageLocation) -> str | None:
+    """Copy a SQLite source's vault key file beside a SQLite target; the source's key
+    file when the target is a server (None when the source has none)."""
+    if source.path is None:
+        return None
+    key_file = default_key_path(source.path)
+    if not key_file.is_file():
+        return None
+    if target.path is None:
+        return str(key_file)
+    key = key_file.read_bytes().strip()
+    target_key = default_key_path(target.path)
+    if load_or_create_key(target_key, key) != key:
+        raise ValidationError(
+            f"{target_key} holds another vault key than {key_file}: the copied vault would "
+            "not open; remove it (an empty target needs none) and run again"
+        )
+    return None
 
 
 def _same_file(a: StorageLocation, b: StorageLocation) -> bool:
@@ -155,13 +188,18 @@ def copy_store(
     target_name: str = "target",
     batch: int = BATCH,
     progress: Progress | None = None,
+    prepare: Callable[[], str | None] | None = None,
 ) -> MigrationReport:
     """Copy every scope, the event log and the store-wide records of ``source`` into
-    ``target``; ``name`` identifies the source in the target's progress cursors."""
+    ``target``; ``name`` identifies the source in the target's progress cursors.
+    ``prepare`` runs once the target is known to be empty or an earlier run, before
+    anything is written; what it returns is the report's ``vault_key_file``."""
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ValidationError(f"batch must be a positive integer, got {batch!r}")
     run = _Run(source, target, source_copying, target_copying, name, batch)
     resumed = run.check_target(target_name)
+    key_file = prepare() if prepare is not None else None
+    run.start()
     scopes, events = run.survey()
     counts = {
         scope: sum(source.memories.count(scope, include_archived=True).values()) for scope in scopes
@@ -183,7 +221,9 @@ def copy_store(
     run.copy_events(advance)
     run.copy_store_records()
     run.verify(counts, events)
-    return MigrationReport(name, target_name, len(scopes), sum(counts.values()), events, resumed)
+    return MigrationReport(
+        name, target_name, len(scopes), sum(counts.values()), events, resumed, key_file
+    )
 
 
 def _scope_key(scope: Scope) -> str:
@@ -220,8 +260,8 @@ class _Run:
         self.target.events.set_cursor(self.prefix + name, value, time.time())
 
     def check_target(self, target_name: str) -> bool:
-        """True when the target holds an earlier run of this migration; MigrationError
-        when it holds anything else."""
+        """True when the target holds an earlier run of this migration;
+        TargetNotEmptyError when it holds anything else."""
         if self.step("started"):
             return True
         target = self.target
@@ -230,13 +270,16 @@ class _Run:
             or target.events.after(0, 1)
             or target.keys.count(include_revoked=True)
         ):
-            raise MigrationError(
+            raise TargetNotEmptyError(
                 f"{target_name} already holds data that is not an earlier run of this "
                 "migration; migrate into an empty database"
             )
-        with target.transaction():
-            self.mark("started", 1)
         return False
+
+    def start(self) -> None:
+        if not self.step("started"):
+            with self.target.transaction():
+                self.mark("started", 1)
 
     # -- what the source holds -------------------------------------------------------
 
@@ -272,7 +315,7 @@ class _Run:
             vectors = source.memories.vectors(scope, ids)
             missing = [i for i in ids if i not in vectors]
             if missing:
-                raise MigrationError(f"memory {missing[0]} of {scope} has no vector")
+                raise StorageError(f"memory {missing[0]} of {scope} has no vector")
             retention = source.retention.get_many(scope, ids)
             history = [e for i in ids for e in source.lifecycle.history(scope, i)]
             sources = {i: source.lifecycle.sources(scope, i) for i in ids}
@@ -404,18 +447,18 @@ class _Run:
             self.mark("store", 1)
 
     def verify(self, counts: dict[Scope, int], events: int) -> None:
-        """MigrationError unless the target holds as many memories per scope, and as
+        """StorageError unless the target holds as many memories per scope, and as
         many events, as the source did when the run began."""
         for scope, expected in counts.items():
             found = sum(self.target.memories.count(scope, include_archived=True).values())
             if found != expected:
-                raise MigrationError(
+                raise StorageError(
                     f"{scope} has {found} memories in the target, {expected} in the source: "
                     "the source changed during the migration"
                 )
         copied = sum(len(page) for page in self._target_pages())
         if copied != events:
-            raise MigrationError(
+            raise StorageError(
                 f"the target holds {copied} events, the source {events}: "
                 "the source changed during the migration"
             )
@@ -451,7 +494,7 @@ def _add_records(
         elif isinstance(record, Learning):
             target.learnings.add(record, vectors[record.id])
         else:
-            raise MigrationError(f"unknown kind of memory: {type(record).__name__}")
+            raise StorageError(f"unknown kind of memory: {type(record).__name__}")
     flush()
 
 
