@@ -23,6 +23,7 @@ from ucma.errors import StorageError, TargetNotEmptyError, ValidationError
 from ucma.events.log import Event
 from ucma.lifecycle.clock import SimulatedClock
 from ucma.privacy.vault import default_key_path
+from ucma.providers.base import Providers
 from ucma.storage import open_storage, parse_location
 from ucma.storage.migrate import Copying, copy_store, copying_for, migrate
 from ucma.types import Scope
@@ -92,6 +93,17 @@ async def populate(memory: AsyncMemory, clock: SimulatedClock) -> None:
     await memory.create_key("maya", label="laptop")
     revoked, _ = await memory.create_key("rui")
     await memory.revoke_key(revoked.id)
+
+
+class SleepModel:
+    """Stands for a language model that reads episodes at sleep: observe then leaves
+    them waiting for the next sleep (not abstracted), which no test here runs."""
+
+    async def summarize(self, *args: object, **kwargs: object) -> str:
+        raise AssertionError("no sleep runs here")
+
+    async def extract_facts(self, *args: object, **kwargs: object) -> list[object]:
+        raise AssertionError("no sleep runs here")
 
 
 async def snapshot(database: str | Path, embedder: LocalEmbedder) -> dict[str, Any]:
@@ -201,6 +213,15 @@ async def test_a_round_trip_through_another_database_keeps_every_record_and_even
         source, user_id="maya", config=config(), embedder=local_embedder, clock=clock
     ) as memory:
         await populate(memory, clock)
+    model = SleepModel()
+    async with AsyncMemory(
+        source,
+        config=config(),
+        embedder=local_embedder,
+        clock=clock,
+        providers=Providers(summarizer=model, fact_extractor=model),
+    ) as memory:
+        await memory.observe("Maya is flying to Porto on Friday.", user_id="maya")
     with open_storage(source, dimension=384) as storage:
         storage.events.set_cursor("nats", 5, 1_700_000_000.0)
     before = await snapshot(source, local_embedder)
@@ -210,7 +231,7 @@ async def test_a_round_trip_through_another_database_keeps_every_record_and_even
     assert {"opinion", "goal", "transition", "competence", "pagerank"} <= kinds
     beside = before["maya/default"]["beside"]
     assert beside["vault"] and beside["sleep_runs"] and beside["duplicates"]
-    assert any(beside["sources"].values())
+    assert any(beside["sources"].values()) and beside["waiting"]
     assert any('"archived_at": null' not in line for line in before["maya/default"]["export"])
 
     migrate_interrupted(str(source), url(database))

@@ -301,6 +301,8 @@ class _Run:
         offset = self.step(step)
         advance(offset)
         source, target = self.source, self.target
+        # Episodes facts were extracted from (the others wait for the next sleep).
+        waiting = {e.id for e in source.lifecycle.unabstracted_episodes(scope, limit=_ALL)}
         while True:
             records = source.memories.list(
                 scope,
@@ -330,6 +332,11 @@ class _Run:
                 for memory_id, found in sources.items():
                     if found:
                         target.lifecycle.add_sources(scope, memory_id, found)
+                abstracted = [
+                    r.id for r in records if isinstance(r, Episode) and r.id not in waiting
+                ]
+                if abstracted:
+                    target.lifecycle.mark_abstracted(scope, abstracted, time.time())
                 offset += len(records)
                 self.mark(step, offset)
             advance(len(records))
@@ -362,14 +369,6 @@ class _Run:
             vault = source.vault.entries(scope)
             sleep_runs = source.lifecycle.sleep_runs(scope, limit=_ALL)[::-1]
             duplicates = source.lifecycle.duplicates(scope, limit=_ALL)[::-1]
-            episodes = {
-                r.id
-                for r in source.memories.list(
-                    scope, limit=_ALL, include_archived=True, in_insertion_order=True
-                )
-                if isinstance(r, Episode)
-            }
-            waiting = {e.id for e in source.lifecycle.unabstracted_episodes(scope, limit=_ALL)}
         with target.transaction(), self.target_copying.unlogged():
             target.graph.add_edges(scope, edges)
             if importance:
@@ -395,9 +394,6 @@ class _Run:
                 target.lifecycle.add_sleep_run(run, keep=len(sleep_runs))
             for attempt in duplicates:
                 target.lifecycle.log_duplicate(scope, attempt)
-            abstracted = sorted(episodes - waiting)
-            if abstracted:
-                target.lifecycle.mark_abstracted(scope, abstracted, time.time())
             self.mark(step, 1)
 
     # -- the event log and the store-wide records ------------------------------------
