@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cryptography.fernet import Fernet
+from tests.engine.test_exchange_round_trip import populate as populate_scope
 
 from ucma.config import PrivacyConfig, UCMAConfig
 from ucma.embeddings import LocalEmbedder
@@ -40,52 +41,17 @@ def config() -> UCMAConfig:
 
 
 async def populate(memory: AsyncMemory, clock: SimulatedClock) -> None:
-    """Records of every kind in three scopes, with what hangs off them."""
-    for number, text in enumerate(
-        [
-            "Hi, I'm Maya. I just moved to Lisbon for a job at Copperleaf.",
-            "My sister Ana is visiting in June; she is allergic to shellfish.",
-            "Ana's email is ana.ribeiro@example.org.",
-            "I started learning Portuguese with a tutor called Rui.",
-            "The Copperleaf office is in Parque das Nacoes, I commute by metro.",
-        ]
-    ):
-        await memory.observe(text, session_id=f"ses_{number // 2}")
-        clock.advance(seconds=90)
-    await memory.observe("I started learning Portuguese with a tutor called Rui.")  # again
-    await memory.assert_fact("Maya", "delivery_pref", "Thursday")
-    clock.advance(days=1)
-    await memory.assert_fact("Maya", "delivery_pref", "Friday")
-    await memory.assert_fact("Nightjar", "launch_day", "Tuesday", metadata={"source": "crm"})
-    await memory.assert_fact("Nightjar", "launch_day", "Friday")
-    procedure = await memory.add_procedure(
-        "Rotate the deploy key",
-        "How to rotate the billing deploy key",
-        steps=[{"description": "generate a key"}, {"description": "update CI secrets"}],
-        trigger_tags=["deploy"],
-        status="active",
-    )
-    await memory.record_procedure_outcome(procedure.id, True)
-    site = [{"subject": "billing deploy", "predicate": "freeze", "object": "off"}]
-    await memory.learn_from_trajectory(
-        "Deploy the billing service", ["run the migrations", "roll out"], True,
-        domain="deploy", context=site,
-    )  # fmt: skip
-    await memory.retain("Maya prefers window seats.", bank="opinion", topic="train seat")
-    lesson = await memory.learn("Check the freeze calendar before deploying.")
-    recalled = await memory.recall("What is Ana allergic to?")
-    trace = await memory.decide(
-        [recalled.hits[0].id, lesson.id],
-        summary="Suggested the sardine place",
-        retrieval_id=recalled.retrieval_id,
-    )
-    await memory.outcome(trace.id, 0.9, "user_accepted", feedback="dinner went well")
-    await memory.link(recalled.hits[0].id, lesson.id, "supports", weight=0.7)
-    await memory.update_graph_importance()
+    """Records of every kind in three scopes, with what hangs off them: the exchange
+    round trip's scope (``populate_scope``: episodes, facts with conflicts, procedures,
+    strategies, opinions, lessons, a decision with its outcome, edges, graph
+    importance, vault entries), then goals, the world and self models, a duplicate,
+    an archived memory, a sleep, two more scopes and API keys."""
+    ids = await populate_scope(memory, clock)
+    await memory.observe("I love the trams but the hills are brutal on my bike.")  # again
     await memory.add_goal("Get Portuguese to B1 by December", priority=0.8)
     await memory.observe_transition("press deploy", "site is down", context={"canary": False})
     await memory.record_competence("sql queries", True, predicted=0.6)
-    await memory.archive(recalled.hits[-1].id)
+    await memory.archive(ids["procedure"])
     await memory.sleep()
     await memory.observe("Maya booked a window seat to Porto.", agent_id="ops")
     await memory.learn("Porto trains leave from Campanha.", agent_id="ops")

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack
@@ -63,11 +64,15 @@ from ucma.storage.location import BACKENDS, StorageLocation, open_storage, parse
 from ucma.types import Episode, Fact, Learning, Procedure, ReviewFlag, Scope
 
 __all__ = [
+    "CURSORS_SQL",
     "CURSOR_PREFIX",
+    "EVENT_COLUMNS",
+    "LIFECYCLE_TRIGGERS",
     "Copying",
     "MigrationReport",
     "Progress",
     "copy_store",
+    "event_row",
     "migrate",
 ]
 
@@ -77,6 +82,14 @@ CURSOR_PREFIX = "ucma.migrate."
 BATCH = 500
 #: Most records of one kind read from a scope (decisions, conflicts, flags ...).
 _ALL = 1_000_000_000
+
+#: The triggers that log a memory's insert and archive as events, on every backend
+#: (``Copying.unlogged`` holds them off).
+LIFECYCLE_TRIGGERS = ("memories_event_stored", "memories_event_archived")
+#: The publishers' cursors, in SQL every backend understands (``Copying.cursors``).
+CURSORS_SQL = "SELECT name, position, updated_at FROM event_cursors ORDER BY name"
+#: An event as a row, in the order of its columns the backends' ``put_events`` insert.
+EVENT_COLUMNS = "position, id, user_id, agent_id, seq, type, payload, occurred_at"
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)``, in units of memories, events and scopes."""
@@ -224,6 +237,14 @@ def copy_store(
     return MigrationReport(
         name, target_name, len(scopes), sum(counts.values()), events, resumed, key_file
     )
+
+
+def event_row(event: Event) -> tuple[object, ...]:
+    """The values of ``EVENT_COLUMNS`` for one event (its payload as the backends store
+    it: JSON text)."""
+    payload = json.dumps(event.payload, ensure_ascii=False)
+    return (event.position, event.id, event.user_id, event.agent_id, event.seq, event.type,
+            payload, event.occurred_at)  # fmt: skip
 
 
 def _scope_key(scope: Scope) -> str:

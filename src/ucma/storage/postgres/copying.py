@@ -17,14 +17,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ucma.events.log import Event
+from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
 from ucma.storage.postgres.connection import executemany
 from ucma.storage.postgres.storage import PostgresStorage
-from ucma.storage.sqlite.codec import dumps
 
 __all__ = ["PostgresCopying", "copying"]
-
-#: The triggers that log a memory's insert and archive as events.
-LIFECYCLE_TRIGGERS = ("memories_event_stored", "memories_event_archived")
 
 
 class PostgresCopying:
@@ -48,21 +45,9 @@ class PostgresCopying:
         with self._db.write() as conn:
             executemany(
                 conn,
-                "INSERT INTO events (position, id, user_id, agent_id, seq, type, payload, "
-                "occurred_at) OVERRIDING SYSTEM VALUE VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                [
-                    (
-                        e.position,
-                        e.id,
-                        e.user_id,
-                        e.agent_id,
-                        e.seq,
-                        e.type,
-                        dumps(e.payload, "event payload"),
-                        e.occurred_at,
-                    )
-                    for e in events
-                ],
+                f"INSERT INTO events ({EVENT_COLUMNS}) OVERRIDING SYSTEM VALUE "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                [event_row(e) for e in events],
             )
             last: dict[tuple[str, str], int] = {}
             for e in events:
@@ -82,10 +67,7 @@ class PostgresCopying:
 
     def cursors(self) -> list[tuple[str, int, float]]:
         with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT name, position, updated_at FROM event_cursors ORDER BY name"
-            ).fetchall()
-        return [(str(name), int(position), float(at)) for name, position, at in rows]
+            return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
 
 
 def copying(storage: object) -> PostgresCopying:

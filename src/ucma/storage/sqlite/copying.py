@@ -11,18 +11,15 @@ them (the transaction holds the write lock).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ucma.errors import StorageError
 from ucma.events.log import Event
+from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
 from ucma.storage.sqlite.storage import SQLiteStorage
 
 __all__ = ["SQLiteCopying", "copying"]
-
-#: The triggers that log a memory's insert and archive as events.
-LIFECYCLE_TRIGGERS = ("memories_event_stored", "memories_event_archived")
 
 
 class SQLiteCopying:
@@ -49,29 +46,13 @@ class SQLiteCopying:
     def put_events(self, events: Sequence[Event]) -> None:
         with self._db.write() as conn:
             conn.executemany(
-                "INSERT INTO events (position, id, user_id, agent_id, seq, type, payload, "
-                "occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        e.position,
-                        e.id,
-                        e.user_id,
-                        e.agent_id,
-                        e.seq,
-                        e.type,
-                        json.dumps(e.payload, ensure_ascii=False),
-                        e.occurred_at,
-                    )
-                    for e in events
-                ],
+                f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [event_row(e) for e in events],
             )
 
     def cursors(self) -> list[tuple[str, int, float]]:
         with self._db.read() as conn:
-            rows = conn.execute(
-                "SELECT name, position, updated_at FROM event_cursors ORDER BY name"
-            ).fetchall()
-        return [(str(name), int(position), float(at)) for name, position, at in rows]
+            return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
 
 
 def copying(storage: object) -> SQLiteCopying:
