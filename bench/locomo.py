@@ -306,6 +306,8 @@ def confidence_report(signals: dict[str, list[tuple[float, bool]]]) -> dict[str,
 
 def markdown(results: dict[str, Any]) -> str:
     lines = [
+        f"Store: {results.get('backend', 'sqlite')}, {results['date']}.",
+        "",
         "| system | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | session R@5 | MRR "
         "| p50 ms | p95 ms |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -370,13 +372,13 @@ async def main() -> None:
 
     data = json.loads(args.data.read_text())
     embedder = MemoEmbedder(LocalEmbedder())
-    results: dict[str, Any] = {
-        "data": str(args.data),
-        "date": time.strftime("%Y-%m-%d"),
-        "systems": {},
-    }
     with bench_store(args.database) as location:
-        results["backend"] = location.scheme
+        results: dict[str, Any] = {
+            "data": str(args.data),
+            "date": time.strftime("%Y-%m-%d"),
+            "backend": location.scheme,
+            "systems": {},
+        }
         db = location.url
         config = store_config(location)
         references: dict[str, float] = {}

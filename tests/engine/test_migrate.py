@@ -53,6 +53,8 @@ async def populate(memory: AsyncMemory, clock: SimulatedClock) -> None:
     await memory.record_competence("sql queries", True, predicted=0.6)
     await memory.archive(ids["procedure"])
     await memory.sleep()
+    gone = await memory.observe("Zoltan dropped by to say hello.", source="Zoltan")
+    await memory.delete(gone.id)  # its speaker stays a known participant
     await memory.observe("Maya booked a window seat to Porto.", agent_id="ops")
     await memory.learn("Porto trains leave from Campanha.", agent_id="ops")
     await memory.observe("Rui teaches on Tuesdays and Thursdays.", user_id="rui")
@@ -101,6 +103,7 @@ async def snapshot(database: str | Path, embedder: LocalEmbedder) -> dict[str, A
                 "duplicates": storage.lifecycle.duplicates(scope, limit=100),
                 "sources": {i: storage.lifecycle.sources(scope, i) for i in ids},
                 "waiting": storage.lifecycle.unabstracted_episodes(scope, limit=1000),
+                "participants": storage.episodes.participants(scope),
             }
         found["vault_key"] = storage.vault.key_fingerprint()
     return found
@@ -140,6 +143,9 @@ class FailingEvents:
 
     def cursors(self) -> list[tuple[str, int, float]]:
         return self.inner.cursors()
+
+    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
+        self.inner.put_participants(scope, names)
 
 
 def migrate_interrupted(source: str, target: str) -> None:
@@ -198,6 +204,7 @@ async def test_a_round_trip_through_another_database_keeps_every_record_and_even
     beside = before["maya/default"]["beside"]
     assert beside["vault"] and beside["sleep_runs"] and beside["duplicates"]
     assert any(beside["sources"].values()) and beside["waiting"]
+    assert "Zoltan" in beside["participants"]
     assert any('"archived_at": null' not in line for line in before["maya/default"]["export"])
 
     migrate_interrupted(str(source), url(database))
@@ -232,7 +239,7 @@ async def test_a_target_holding_other_data_is_refused_untouched(
 ) -> None:
     source, other = tmp_path / "source.db", tmp_path / "other.db"
     async with AsyncMemory(source, config=config(), embedder=local_embedder) as memory:
-        await memory.observe("Maya moved to Lisbon.", user_id="maya")
+        await memory.observe("Maya's email is maya@example.org.", user_id="maya")
     async with AsyncMemory(other, config=config(), embedder=local_embedder) as memory:
         await memory.observe("Rui teaches Portuguese.", user_id="rui")
     with open_storage(other, dimension=384) as storage:
@@ -244,6 +251,13 @@ async def test_a_target_holding_other_data_is_refused_untouched(
         assert storage.memories.scopes() == [Scope("rui", "default")]
         assert storage.events.after(0, 100) == events
         assert copying_for(parse_location(other), storage).cursors() == []
+    opened = tmp_path / "opened.db"  # empty, but its vault has another key
+    other_key = UCMAConfig(privacy=PrivacyConfig(vault_key=Fernet.generate_key().decode()))
+    async with AsyncMemory(opened, config=other_key, embedder=local_embedder) as memory:
+        await memory.observe("Ana's email is ana.ribeiro@example.org.", user_id="ana")
+        await memory.forget_scope(user_id="ana")
+    with pytest.raises(ValidationError, match="another vault key"):
+        migrate(source, opened, dimension=384)
     with pytest.raises(ValidationError, match="same store"):
         migrate(source, f"sqlite:///{source}", dimension=384)
     with pytest.raises(StorageError):

@@ -11,6 +11,7 @@ storage interfaces (``ucma.storage.base``), ids unchanged:
   ones too), supersessions, opinions, the world model's transitions and the self-model's
   competences, goals, vault entries (sealed as they are: the target is opened with the
   source's vault key), sleep runs, duplicate attempts and abstraction marks;
+- the names the scope's episodes ever had (those of deleted episodes too);
 - the event log, event by event (id, position, seq, type, payload, time), and the
   publishers' cursors, so a forwarder carries on where it stopped;
 - API keys (their token hashes) and the vault key's fingerprint.
@@ -106,6 +107,10 @@ class Copying(Protocol):
 
     def cursors(self) -> list[tuple[str, int, float]]:
         """Every publisher cursor: (name, position, updated_at), by name."""
+
+    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
+        """Add names to the scope's known participants (``EpisodicStore.participants``:
+        every name its episodes ever had, deleted ones' too), inside a transaction."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +288,13 @@ class _Run:
     def check_target(self, target_name: str) -> bool:
         """True when the target holds an earlier run of this migration;
         TargetNotEmptyError when it holds anything else."""
+        source_key = self.source.vault.key_fingerprint()
+        target_key = self.target.vault.key_fingerprint()
+        if None not in (source_key, target_key) and source_key != target_key:
+            raise ValidationError(
+                f"{target_name} was opened with another vault key than the source's: the "
+                "copied vault would not open; migrate into a database no one has opened"
+            )
         if self.step("started"):
             return True
         target = self.target
@@ -390,6 +402,7 @@ class _Run:
             vault = source.vault.entries(scope)
             sleep_runs = source.lifecycle.sleep_runs(scope, limit=_ALL)[::-1]
             duplicates = source.lifecycle.duplicates(scope, limit=_ALL)[::-1]
+            participants = source.episodes.participants(scope)
         with target.transaction(), self.target_copying.unlogged():
             target.graph.add_edges(scope, edges)
             if importance:
@@ -415,6 +428,7 @@ class _Run:
                 target.lifecycle.add_sleep_run(run, keep=len(sleep_runs))
             for attempt in duplicates:
                 target.lifecycle.log_duplicate(scope, attempt)
+            self.target_copying.put_participants(scope, participants)
             self.mark(step, 1)
 
     # -- the event log and the store-wide records ------------------------------------

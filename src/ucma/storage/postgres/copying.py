@@ -20,6 +20,8 @@ from ucma.events.log import Event
 from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
 from ucma.storage.postgres.connection import executemany
 from ucma.storage.postgres.storage import PostgresStorage
+from ucma.storage.sqlite.codec import key_of
+from ucma.types import Scope
 
 __all__ = ["PostgresCopying", "copying"]
 
@@ -68,6 +70,15 @@ class PostgresCopying:
     def cursors(self) -> list[tuple[str, int, float]]:
         with self._db.read() as conn:
             return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
+
+    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
+        with self._db.write() as conn:
+            executemany(
+                conn,
+                "INSERT INTO known_participants (user_id, agent_id, name_key, name) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                [(scope.user_id, scope.agent_id, key_of(n), n.strip()) for n in names if n.strip()],
+            )
 
 
 def copying(storage: object) -> PostgresCopying:

@@ -17,7 +17,9 @@ from contextlib import contextmanager
 from ucma.errors import StorageError
 from ucma.events.log import Event
 from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
+from ucma.storage.sqlite.codec import key_of
 from ucma.storage.sqlite.storage import SQLiteStorage
+from ucma.types import Scope
 
 __all__ = ["SQLiteCopying", "copying"]
 
@@ -53,6 +55,14 @@ class SQLiteCopying:
     def cursors(self) -> list[tuple[str, int, float]]:
         with self._db.read() as conn:
             return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
+
+    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
+        with self._db.write() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO known_participants (user_id, agent_id, name_key, name) "
+                "VALUES (?, ?, ?, ?)",
+                [(scope.user_id, scope.agent_id, key_of(n), n.strip()) for n in names if n.strip()],
+            )
 
 
 def copying(storage: object) -> SQLiteCopying:
