@@ -49,6 +49,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack
@@ -129,8 +130,8 @@ class MigrationReport:
 
 
 def migrate(
-    source: str | StorageLocation,
-    target: str | StorageLocation,
+    source: str | os.PathLike[str] | StorageLocation,
+    target: str | os.PathLike[str] | StorageLocation,
     *,
     dimension: int,
     batch: int = BATCH,
