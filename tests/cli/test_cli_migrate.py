@@ -31,9 +31,9 @@ def test_migrate_copies_resumes_and_refuses_other_data(tmp_path: Path) -> None:
     code, out, err = run("migrate", str(source), f"sqlite:///{target}")
     assert code == 0, err
     assert out.startswith("migrated 2 scopes, ") and f"to sqlite:///{target}" in out
-    code, out, err = run("migrate", str(source), f"sqlite:///{target}", "--json")
+    code, out, err = run("migrate", f"sqlite:///{source}", str(target), "--json")
     assert code == 0, err
-    report = json.loads(out)
+    report = json.loads(out)  # the same source and target, spelled otherwise
     assert report["resumed"] and report["scopes"] == 2 and report["memories"] >= 3
 
     code, out, err = run(

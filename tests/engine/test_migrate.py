@@ -26,7 +26,7 @@ from ucma.lifecycle.clock import SimulatedClock
 from ucma.privacy.vault import default_key_path
 from ucma.providers.base import Providers
 from ucma.storage import open_storage, parse_location
-from ucma.storage.migrate import Copying, copy_store, copying_for, migrate
+from ucma.storage.migrate import Copying, copy_store, copying_for, migrate, source_name
 from ucma.types import Scope
 
 pytestmark = pytest.mark.anyio
@@ -164,7 +164,7 @@ def migrate_interrupted(source: str, target: str) -> None:
             b,
             source_copying=copying_for(src, a),
             target_copying=FailingEvents(copying_for(dst, b)),
-            name=str(src),
+            name=source_name(src),
             batch=4,
         )
     report = migrate(source, target, dimension=384, batch=4)

@@ -30,10 +30,11 @@ records of past erasures.
 What the storage interfaces cannot do, each backend's ``copying`` module does (looked up
 by URL scheme like the backend itself, ``ucma.storage.location.BACKENDS``): write events
 as they are, hold off the lifecycle events a copied record would otherwise log again,
-and list the publishers' cursors.
+add participant names and list the publishers' cursors.
 
 Progress is kept in the target, as event cursors named ``ucma.migrate.<source>.<step>``
-(``<source>`` a hash of the source's address with any password left out): per scope, how
+(``<source>`` a hash of the source's address: a file's absolute path, a server's URL
+with any password left out): per scope, how
 many memories are copied and whether the rest of the scope is; then the last event
 position copied; then whether the store-wide records are. Each batch is written in one
 transaction together with its step's cursor, so an interrupted migration (a crash, Ctrl-C)
@@ -76,6 +77,7 @@ __all__ = [
     "copy_store",
     "event_row",
     "migrate",
+    "source_name",
 ]
 
 #: Event cursors of migrations in progress or done start with this.
@@ -156,7 +158,7 @@ def migrate(
             target_storage,
             source_copying=copying_for(src, source_storage),
             target_copying=copying_for(dst, target_storage),
-            name=str(src),
+            name=source_name(src),
             target_name=str(dst),
             batch=batch,
             progress=progress,
@@ -185,6 +187,14 @@ def _carry_vault_key(source: StorageLocation, target: StorageLocation) -> str | 
     return None
 
 
+def source_name(location: StorageLocation) -> str:
+    """The source as its migrations know it: a file by its absolute path (however it
+    was spelled), a server by its URL without the password."""
+    if location.path is not None:
+        return f"sqlite:///{location.path.resolve()}"
+    return str(location)
+
+
 def _same_file(a: StorageLocation, b: StorageLocation) -> bool:
     assert a.path is not None and b.path is not None
     return a.path.resolve() == b.path.resolve()
@@ -210,7 +220,8 @@ def copy_store(
     prepare: Callable[[], str | None] | None = None,
 ) -> MigrationReport:
     """Copy every scope, the event log and the store-wide records of ``source`` into
-    ``target``; ``name`` identifies the source in the target's progress cursors.
+    ``target``; ``name`` identifies the source in the target's progress cursors
+    (``source_name``).
     ``prepare`` runs once the target is known to be empty or an earlier run, before
     anything is written; what it returns is the report's ``vault_key_file``."""
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
