@@ -25,8 +25,13 @@ Systems: ``ucma`` (the default pipeline) and the ablations ``keyword`` (BM25
 only), ``dense`` (vectors only) and ``rrf`` (plain RRF of the two, nothing
 else).
 
+Store: a new SQLite file in a temporary folder, unless ``--database`` names another
+(a path or URL, e.g. ``postgresql://...`` of scripts/postgres.py), which must hold no
+memories yet (the figures are then of this run's turns alone); the run's result names
+the backend. A store without a local file gets a vault key made for the run.
+
 Usage: ``python bench/locomo.py --data ../shared/data/locomo/locomo_dev.json
-[--out bench/results/locomo.json] [--systems ucma keyword dense rrf]``
+[--out bench/results/locomo.json] [--systems ucma keyword dense rrf] [--database URL]``
 """
 
 from __future__ import annotations
@@ -41,20 +46,28 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cryptography.fernet import Fernet
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from metrics import roc_auc, share  # noqa: E402
-from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig  # noqa: E402
+from ucma.config import (  # noqa: E402
+    EmbeddingConfig,
+    PrivacyConfig,
+    RetrievalConfig,
+    UCMAConfig,
+)
 from ucma.embeddings import Embedder, LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
+from ucma.storage.location import StorageLocation, parse_location  # noqa: E402
 
 KS = (1, 5, 10, 20)
 CATEGORIES = ("1", "2", "3", "4")
@@ -89,6 +102,25 @@ class MemoEmbedder(Embedder):
             for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
                 self.documents[text] = vector
         return np.stack([self.documents[t] for t in texts])
+
+
+@contextmanager
+def bench_store(database: str | None) -> Iterator[StorageLocation]:
+    """The store a run works in: ``database`` when given, else a new SQLite file in a
+    temporary folder removed afterwards."""
+    if database is not None:
+        yield parse_location(database)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        yield parse_location(Path(tmp) / "locomo.db")
+
+
+def store_config(location: StorageLocation) -> UCMAConfig:
+    """The engine's config for this run's store: a server store (no local file for the
+    vault key) gets a key made for the run."""
+    if location.path is not None:
+        return UCMAConfig()
+    return UCMAConfig(privacy=PrivacyConfig(vault_key=Fernet.generate_key().decode("ascii")))
 
 
 def session_time(text: str) -> float:
@@ -175,12 +207,14 @@ async def run_system(
     name: str,
     retrieval: RetrievalConfig,
     data: list[dict[str, Any]],
-    db: Path,
+    db: str,
+    config: UCMAConfig,
     embedder: MemoEmbedder,
     references: dict[str, float],
     known: dict[str, set[str]],
 ) -> dict[str, Any]:
-    config = UCMAConfig(
+    config = replace(
+        config,
         retrieval=retrieval,
         embedding=replace(EmbeddingConfig(), lru_size=0, persistent_cache=False),
     )
@@ -272,6 +306,8 @@ def confidence_report(signals: dict[str, list[tuple[float, bool]]]) -> dict[str,
 
 def markdown(results: dict[str, Any]) -> str:
     lines = [
+        f"Store: {results.get('backend', 'sqlite')}, {results['date']}.",
+        "",
         "| system | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | session R@5 | MRR "
         "| p50 ms | p95 ms |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -327,21 +363,30 @@ async def main() -> None:
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
+    parser.add_argument(
+        "--database",
+        help="the store to ingest into, a path or URL holding no memories yet "
+        "(default: a new SQLite file in a temporary folder)",
+    )
     args = parser.parse_args()
 
     data = json.loads(args.data.read_text())
     embedder = MemoEmbedder(LocalEmbedder())
-    results: dict[str, Any] = {
-        "data": str(args.data),
-        "date": time.strftime("%Y-%m-%d"),
-        "systems": {},
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "locomo.db"
+    with bench_store(args.database) as location:
+        results: dict[str, Any] = {
+            "data": str(args.data),
+            "date": time.strftime("%Y-%m-%d"),
+            "backend": location.scheme,
+            "systems": {},
+        }
+        db = location.url
+        config = store_config(location)
         references: dict[str, float] = {}
         known: dict[str, set[str]] = {}
         start = time.perf_counter()
-        async with AsyncMemory(db, embedder=embedder) as mem:
+        async with AsyncMemory(db, config=config, embedder=embedder) as mem:
+            if await mem.scopes(limit=1):
+                sys.exit(f"{location} already holds memories; give an empty database")
             for sample in data:
                 known[sample["sample_id"]], references[sample["sample_id"]] = await ingest(
                     mem, sample
@@ -350,7 +395,9 @@ async def main() -> None:
         print(f"ingested {turns} turns in {time.perf_counter() - start:.1f}s", file=sys.stderr)
         embedder.memoise = False
         for name in args.systems:
-            row = await run_system(name, SYSTEMS[name], data, db, embedder, references, known)
+            row = await run_system(
+                name, SYSTEMS[name], data, db, config, embedder, references, known
+            )
             results["systems"][name] = row
             o = row["overall"]
             print(

@@ -85,6 +85,9 @@ CURVE = Absent(
     "now with retention"
 )
 FUNCTION = Absent("a module function (ucma.restore_backup): it works on a closed database")
+STORE_COPY = Absent(
+    "a module function (ucma.migrate): it copies a whole database, every tenant, into another"
+)
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,7 @@ OPERATIONS: list[Op] = [
     Op("forget_scope", "POST /v1/erase/scope", ERASE_SCOPE, "forget-scope"),
     Op("backup", "GET /v1/backup", OPERATOR, "backup"),
     Op(FUNCTION, OPERATOR, OPERATOR, "restore"),
+    Op(STORE_COPY, OPERATOR, OPERATOR, "migrate"),
     # API keys and scopes.
     Op("create_key", KEYS, KEYS, "keys create"),
     Op("list_keys", KEYS, KEYS, "keys list"),

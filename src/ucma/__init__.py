@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         SecretRefusedError,
         SourceOfTruthError,
         StorageError,
+        TargetNotEmptyError,
         UCMAError,
         UserError,
         ValidationError,
@@ -98,6 +99,7 @@ if TYPE_CHECKING:
     from ucma.retrieval.confidence import Confidence
     from ucma.retrieval.paradigms import Paradigm
     from ucma.retrieval.router import Layer, QueryClass
+    from ucma.storage.migrate import migrate
     from ucma.sync import Memory
     from ucma.types import (
         ApiKey,
@@ -172,6 +174,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "SecretRefusedError",
         "SourceOfTruthError",
         "StorageError",
+        "TargetNotEmptyError",
         "UCMAError",
         "UserError",
         "ValidationError",
@@ -245,6 +248,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Layer",
         "QueryClass",
     ),
+    "ucma.storage.migrate": ("migrate",),
     "ucma.sync": ("Memory",),
     "ucma.types": (
         "ApiKey",
@@ -417,6 +421,7 @@ __all__ = [
     "StrategyMatch",
     "Synthesis",
     "SystemClock",
+    "TargetNotEmptyError",
     "Tier",
     "TrajectoryLearning",
     "Transition",
@@ -426,5 +431,6 @@ __all__ = [
     "UserError",
     "ValidationError",
     "__version__",
+    "migrate",
     "restore_backup",
 ]

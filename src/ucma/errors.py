@@ -20,7 +20,9 @@ model and provider exceptions are translated at the boundary and chained with
     │   ├── PrivacyThresholdError  a shared pattern below seed 003's privacy thresholds
     │   ├── NotFoundError          an id that does not exist in the caller's scope
     │   ├── AuthenticationError    a missing, malformed, unknown or revoked API key
-    │   └── ConfigError            an invalid UCMAConfig or provider string
+    │   ├── ConfigError            an invalid UCMAConfig or provider string
+    │   └── TargetNotEmptyError    a store copy (ucma migrate) into a database that holds
+    │                              other data
     ├── EmbeddingError             the embedder failed; nothing was stored
     ├── ProviderError              an optional LLM provider failed or answered badly
     ├── SourceOfTruthError         a source of truth (the user's database) could not answer
@@ -54,6 +56,7 @@ __all__ = [
     "SecretRefusedError",
     "SourceOfTruthError",
     "StorageError",
+    "TargetNotEmptyError",
     "UCMAError",
     "UserError",
     "ValidationError",
@@ -193,6 +196,13 @@ class ConfigError(UserError):
     """An invalid configuration value or provider string."""
 
     code = "config_error"
+
+
+class TargetNotEmptyError(UserError):
+    """A store copy (``ucma migrate``) into a database that holds memories, events or
+    keys and no earlier run of the same copy; nothing was written."""
+
+    code = "target_not_empty"
 
 
 class EmbeddingError(UCMAError):

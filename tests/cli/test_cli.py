@@ -35,6 +35,7 @@ COMMANDS = [
     "forget-scope",
     "backup",
     "restore",
+    "migrate",
     "add",
     "search",
     "get",

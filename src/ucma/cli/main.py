@@ -57,6 +57,7 @@ from ucma.cli.keys import count_keys, keys_app
 from ucma.cli.knowledge import register as register_knowledge_commands
 from ucma.cli.loop import events_list
 from ucma.cli.loop import register as register_loop_commands
+from ucma.cli.migrate import migrate_command
 from ucma.cli.opinions import register as register_opinion_commands
 from ucma.cli.predictive import register as register_predictive_commands
 from ucma.cli.privacy import register as register_privacy_commands
@@ -87,6 +88,7 @@ app.command("forget-person")(forget_person_command)
 app.command("forget-scope")(forget_scope_command)
 app.command("backup")(backup_command)
 app.command("restore")(restore_command)
+app.command("migrate")(migrate_command)
 register_record_commands(app)
 register_review_commands(app)
 register_knowledge_commands(app)

@@ -62,8 +62,9 @@ def default_key_path(database: Path) -> Path:
     return database.with_name(database.name + KEY_FILE_SUFFIX)
 
 
-def load_or_create_key(path: Path) -> bytes:
-    """The key in ``path``, or a new random key written there with mode 0600.
+def load_or_create_key(path: Path, key: bytes | None = None) -> bytes:
+    """The key in ``path``, or ``key`` (a new random key by default) written there with
+    mode 0600.
 
     Created atomically (a private temporary file hard-linked into place), so two
     processes opening the same database at once agree on one key."""
@@ -73,7 +74,7 @@ def load_or_create_key(path: Path) -> bytes:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as out:
-                out.write(Fernet.generate_key() + b"\n")
+                out.write((key or Fernet.generate_key()) + b"\n")
             with contextlib.suppress(FileExistsError):
                 os.link(temporary, path)
                 logger.info("created the vault key file %s (mode 0600)", path)
