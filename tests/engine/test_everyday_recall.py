@@ -278,7 +278,7 @@ async def test_a_later_change_about_someone_else_stays_below(
 async def test_an_old_value_a_later_change_replaces_for_the_question_leaves_the_top(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:
-    old = "Rafael has a place in Auckland."
+    old = "Rafael is an Auckland local."
     new = "As of May: Rafael lives in Lisbon."
     question = "In what city does Rafael reside?"
     others = [
