@@ -284,9 +284,10 @@ class RetrievalConfig:
     # goes below every other hit, unless the question speaks to the one who
     # replied ("How did you recommend ..."): it restates the turn at length and
     # took a place another memory could hold; a short reply may say what the
-    # turn did not ("Deploys are frozen on Fridays") and keeps its place. BEAM (ten conversations) R@10 0.570 -> 0.600 (contradiction
-    # resolution 0.807 -> 0.855, knowledge update 0.821 -> 0.883, preference
-    # following 0.719 -> 0.772, temporal 0.775 -> 0.900; information extraction
+    # turn did not ("Deploys are frozen on Fridays") and keeps its place. BEAM
+    # (ten conversations) R@10 0.570 -> 0.600 (contradiction resolution 0.807
+    # -> 0.855, knowledge update 0.821 -> 0.883, preference following 0.719 ->
+    # 0.772, temporal 0.775 -> 0.900; information extraction
     # 0.567 -> 0.542, where the evidence was a reply), hit@1 0.464 unchanged,
     # confidence AUC 0.864 -> 0.860; everyday unchanged (its replies are short);
     # LoCoMo has no assistant. Moved only below the fifth or tenth hit, R@10 was

@@ -80,6 +80,11 @@ async def test_a_short_reply_saying_something_new_keeps_its_place(
     async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
         await mem.observe("The billing service deploy key rotates every 90 days.")
         await mem.observe("Deploys are frozen on Fridays.", source="assistant")
-        await mem.observe("I had pasta for lunch today.")
+        for line in [
+            "The deploy pipeline runs on GitHub Actions.",
+            "Staging deploys need one code review.",
+            "The release notes go out on Mondays.",
+        ]:
+            await mem.observe(line)
         hits = (await mem.recall("When is the deploy freeze?", limit=2)).hits
     assert "Deploys are frozen on Fridays." in [h.content for h in hits]
