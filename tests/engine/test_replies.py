@@ -72,3 +72,19 @@ async def test_a_reply_restating_a_found_message_goes_below_the_other_hits(
     # Asked what the assistant said, its reply keeps its place after the message.
     asked = "What did you tell me to pack for my Oslo flight?"
     assert (await _top_sources(db_path, local_embedder, asked))[:2] == ["user", "assistant"]
+
+
+async def test_a_short_reply_saying_something_new_keeps_its_place(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe("The billing service deploy key rotates every 90 days.")
+        await mem.observe("Deploys are frozen on Fridays.", source="assistant")
+        for line in [
+            "The deploy pipeline runs on GitHub Actions.",
+            "Staging deploys need one code review.",
+            "The release notes go out on Mondays.",
+        ]:
+            await mem.observe(line)
+        hits = (await mem.recall("When is the deploy freeze?", limit=2)).hits
+    assert "Deploys are frozen on Fridays." in [h.content for h in hits]

@@ -78,6 +78,9 @@ _INHERITED = ("context", "graph_expansion")  # candidates only a neighbour broug
 _DERIVED_EDGE = "derived_from"
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
 _SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and how things are
+# A reply this long restates the turn it answers at length (BEAM's replies: a median
+# of some 2,900 characters; everyday acknowledgements: under 100).
+_LONG_REPLY_CHARS = 280
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
 #: that can hold the answer to its class of question includes episodes: an agent
@@ -684,7 +687,8 @@ class Retriever:
         what the user said is the record, and a reply restating it at length
         outranked it (BEAM's evidence is mostly user turns). A reply answers the
         turn before it when the two are close (``reply_prompt_cosine``). With
-        ``replies_after_others``, such replies then go below every other hit
+        ``replies_after_others``, such replies that are long (at least
+        ``_LONG_REPLY_CHARS``) then go below every other hit
         unless ``query`` speaks to the one who replied ("How did you recommend
         ..."). Scores stay in place, so they still descend."""
         if not self._config.retrieval.prompts_before_replies:
@@ -720,10 +724,17 @@ class Retriever:
             ):
                 order.insert(position, order.pop(found))
         if self._config.retrieval.replies_after_others and not addresses_listener(query):
-            # A reply whose turn was found says again what the turn said: the
-            # other hits first, unless the question asks what the replier said.
+            # A long reply whose turn was found says again at length what the turn
+            # said: the other hits first, unless the question asks what the
+            # replier said. A short reply ("Deploys are frozen on Fridays") may
+            # say what its turn did not, and keeps its place.
             shown = {h.id for h in order if h.source not in _INHERITED}
-            echoed = {reply for reply, prompt in answered.items() if prompt in shown}
+            size = {h.id: len(h.content) for h in order}  # every reply is a hit
+            echoed = {
+                reply
+                for reply, prompt in answered.items()
+                if prompt in shown and size[reply] >= _LONG_REPLY_CHARS
+            }
             order.sort(key=lambda h: h.id in echoed)
         return _keep_scores(order, hits)
 
