@@ -32,7 +32,7 @@ from ucma.storage.base import (
     ScoredId,
     SearchIndexStatus,
 )
-from ucma.storage.postgres.connection import Connection, Database
+from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
 from ucma.storage.postgres.records import load_by_seqs
 from ucma.storage.sqlite.codec import optional_real, real
@@ -47,12 +47,12 @@ ANN_INDEX = "memories_embedding"
 
 _SCOPED_IDS = """
 SELECT seq, id, kind FROM memories
-WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
 """
 
 
 def load_scoped(
-    conn: Connection, scope: Scope, memory_ids: Sequence[str]
+    conn: PgConnection, scope: Scope, memory_ids: Sequence[str]
 ) -> dict[str, MemoryRecord]:
     """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
     if not memory_ids:
@@ -61,7 +61,9 @@ def load_scoped(
     return _typed(conn, rows, order=memory_ids)
 
 
-def _typed(conn: Connection, rows: Sequence[Any], order: Sequence[str]) -> dict[str, MemoryRecord]:
+def _typed(
+    conn: PgConnection, rows: Sequence[Any], order: Sequence[str]
+) -> dict[str, MemoryRecord]:
     """Records for (seq, id, kind) rows, keyed by id, in ``order``."""
     seqs_by_kind: dict[MemoryKind, list[int]] = defaultdict(list)
     for seq, _, kind in rows:
@@ -80,7 +82,7 @@ def _filters(
     sql = ""
     params: dict[str, object] = {}
     if kinds is not None:
-        sql += " AND m.kind = ANY(%(kinds)s::text[])"
+        sql += " AND m.kind = ANY(:kinds::text[])"
         params["kinds"] = sorted({MemoryKind(kind).value for kind in kinds})
     if not include_archived:
         sql += " AND m.archived_at IS NULL"
@@ -89,20 +91,20 @@ def _filters(
 
 _EXACT = """
 SELECT id, score FROM (
-    SELECT m.seq, m.id, -(m.embedding <#> %(query)s) AS score
+    SELECT m.seq, m.id, -(m.embedding <#> :query) AS score
     FROM memories m
-    WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s {filters}
+    WHERE m.user_id = :user AND m.agent_id = :agent {filters}
 ) s
 ORDER BY score DESC, seq
-LIMIT %(k)s
+LIMIT :k
 """
 _APPROXIMATE = """
 SELECT id, score FROM (
-    SELECT m.seq, m.id, -(m.embedding <#> %(query)s) AS score
+    SELECT m.seq, m.id, -(m.embedding <#> :query) AS score
     FROM memories m
-    WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s {filters}
-    ORDER BY m.embedding <#> %(query)s
-    LIMIT %(k)s
+    WHERE m.user_id = :user AND m.agent_id = :agent {filters}
+    ORDER BY m.embedding <#> :query
+    LIMIT :k
 ) s
 ORDER BY score DESC, seq
 """
@@ -139,18 +141,18 @@ class PostgresMemoryCatalog(MemoryCatalog):
     ) -> builtins.list[MemoryRecord]:
         if limit <= 0:
             return []
-        sql = ["SELECT seq, id, kind FROM memories WHERE user_id = %s AND agent_id = %s"]
+        sql = ["SELECT seq, id, kind FROM memories WHERE user_id = ? AND agent_id = ?"]
         params: list[object] = [scope.user_id, scope.agent_id]
         if kind is not None:
-            sql.append("AND kind = %s")
+            sql.append("AND kind = ?")
             params.append(MemoryKind(kind).value)
         if bank is not None:
-            sql.append("AND bank = %s")
+            sql.append("AND bank = ?")
             params.append(Bank(bank).value)
         if not include_archived:
             sql.append("AND archived_at IS NULL")
         sql.append("ORDER BY seq" if in_insertion_order else "ORDER BY created_at, id")
-        sql.append("LIMIT %s OFFSET %s")
+        sql.append("LIMIT ? OFFSET ?")
         params += [limit, max(offset, 0)]
         with self._db.snapshot() as conn:
             rows = conn.execute(" ".join(sql), params).fetchall()
@@ -161,14 +163,14 @@ class PostgresMemoryCatalog(MemoryCatalog):
         self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
     ) -> dict[MemoryKind, int]:
         archived = "" if include_archived else "AND archived_at IS NULL"
-        in_bank = "" if bank is None else "AND bank = %s"
+        in_bank = "" if bank is None else "AND bank = ?"
         params: tuple[str, ...] = (scope.user_id, scope.agent_id)
         if bank is not None:
             params += (Bank(bank).value,)
         counts = dict.fromkeys(MemoryKind, 0)
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT kind, count(*) FROM memories WHERE user_id = %s AND agent_id = %s "
+                f"SELECT kind, count(*) FROM memories WHERE user_id = ? AND agent_id = ? "
                 f"{archived} {in_bank} GROUP BY kind",
                 params,
             ).fetchall()
@@ -179,8 +181,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
     def delete(self, scope: Scope, memory_id: str) -> bool:
         with self._db.write() as conn:
             row = conn.execute(
-                "DELETE FROM memories WHERE id = %s AND user_id = %s AND agent_id = %s "
-                "RETURNING seq",
+                "DELETE FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? RETURNING seq",
                 (memory_id, scope.user_id, scope.agent_id),
             ).fetchone()
         return row is not None
@@ -189,8 +190,8 @@ class PostgresMemoryCatalog(MemoryCatalog):
         matrix = check_vector(vector, self._dimension)
         with self._db.write() as conn:
             row = conn.execute(
-                "UPDATE memories SET embedding = %s WHERE id = %s AND user_id = %s "
-                "AND agent_id = %s RETURNING seq",
+                "UPDATE memories SET embedding = ? WHERE id = ? AND user_id = ? "
+                "AND agent_id = ? RETURNING seq",
                 (matrix[0], memory_id, scope.user_id, scope.agent_id),
             ).fetchone()
         return row is not None
@@ -202,8 +203,8 @@ class PostgresMemoryCatalog(MemoryCatalog):
         with self._db.write() as conn:
             cursor = conn.execute(
                 """
-                UPDATE memories SET bank = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+                UPDATE memories SET bank = ?
+                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
                 """,
                 (Bank(bank).value, ids, scope.user_id, scope.agent_id),
             )
@@ -216,8 +217,8 @@ class PostgresMemoryCatalog(MemoryCatalog):
         with self._db.write() as conn:
             conn.execute(
                 """
-                UPDATE memories SET access_count = access_count + 1, last_accessed = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+                UPDATE memories SET access_count = access_count + 1, last_accessed = ?
+                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
                 """,
                 (real(now, "now"), ids, scope.user_id, scope.agent_id),
             )
@@ -228,8 +229,8 @@ class PostgresMemoryCatalog(MemoryCatalog):
         with self._db.write() as conn:
             cursor = conn.execute(
                 """
-                UPDATE memories SET base_salience = %s, outcome_adjustment = %s
-                WHERE id = %s AND user_id = %s AND agent_id = %s
+                UPDATE memories SET base_salience = ?, outcome_adjustment = ?
+                WHERE id = ? AND user_id = ? AND agent_id = ?
                 """,
                 (
                     real(base_salience, "base_salience"),
@@ -252,8 +253,8 @@ class PostgresMemoryCatalog(MemoryCatalog):
         with self._db.write() as conn:
             conn.execute(
                 """
-                UPDATE memories SET archived_at = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+                UPDATE memories SET archived_at = ?
+                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
                 """,
                 (value, ids, scope.user_id, scope.agent_id),
             )
@@ -271,16 +272,16 @@ class PostgresMemoryCatalog(MemoryCatalog):
             raise ValidationError("query vector must be finite and non-zero")
         return (query / norm).astype(np.float32)
 
-    def _live_rows(self, conn: Connection, scope: Scope) -> int:
+    def _live_rows(self, conn: PgConnection, scope: Scope) -> int:
         row = conn.execute(
-            "SELECT rows FROM keyword_stats WHERE user_id = %s AND agent_id = %s",
+            "SELECT rows FROM keyword_stats WHERE user_id = ? AND agent_id = ?",
             (scope.user_id, scope.agent_id),
         ).fetchone()
         return 0 if row is None else int(row[0])
 
     @staticmethod
-    def _has_ann_index(conn: Connection) -> bool:
-        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (ANN_INDEX,)).fetchone()
+    def _has_ann_index(conn: PgConnection) -> bool:
+        row = conn.execute("SELECT to_regclass(?) IS NOT NULL", (ANN_INDEX,)).fetchone()
         return bool(row and row[0])
 
     def vector_search(
@@ -305,7 +306,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
             )
             if approximate:
                 conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true),"
+                    "SELECT set_config('hnsw.ef_search', ?, true),"
                     " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
                     (str(max(self._ann.expansion_search, min(int(k), 1000))),),
                 )
@@ -370,7 +371,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
             rows = conn.execute(
                 """
                 SELECT id, kind, archived_at IS NOT NULL, embedding FROM memories
-                WHERE user_id = %s AND agent_id = %s ORDER BY seq DESC LIMIT %s
+                WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT ?
                 """,
                 (scope.user_id, scope.agent_id, int(window)),
                 binary=True,
@@ -419,7 +420,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
             rows = conn.execute(
                 """
                 SELECT id, embedding FROM memories
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
                 """,
                 (ids, scope.user_id, scope.agent_id),
                 binary=True,

@@ -17,7 +17,8 @@ import psycopg
 
 from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.storage.base import ConflictStore, Supersession
-from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import dumps, key_of, optional_real, real
 from ucma.storage.sqlite.conflicts import (
     CONFLICT_COLUMNS,
@@ -44,27 +45,27 @@ INSERT INTO conflicts (
     new_confidence, resolution_strategy, action, chosen_value, explanation, status,
     detected_at, resolved_at, resolved_by, options
 ) VALUES (
-    %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s
+    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 )
 """
 _UPDATE = """
-UPDATE conflicts SET resolution_strategy = %s, action = %s, chosen_value = %s, explanation = %s,
-    status = %s, resolved_at = %s, resolved_by = %s, options = %s, existing_confidence = %s,
-    new_confidence = %s
-WHERE id = %s AND user_id = %s AND agent_id = %s
+UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, explanation = ?,
+    status = ?, resolved_at = ?, resolved_by = ?, options = ?, existing_confidence = ?,
+    new_confidence = ?
+WHERE id = ? AND user_id = ? AND agent_id = ?
 """
 # One pass over the asked ids: a fact that is no longer current or whose valid time
 # ended, or any memory a supersession names. Primary-key lookups only.
 _SUPERSEDED = """
-WITH asked (id) AS (SELECT DISTINCT unnest(%s::text[]))
+WITH asked (id) AS (SELECT DISTINCT unnest(?::text[]))
 SELECT m.id, coalesce(t.superseded_by, '')
 FROM asked JOIN memories m ON m.id = asked.id JOIN facts t ON t.seq = m.seq
-WHERE m.user_id = %s AND m.agent_id = %s
-    AND (t.superseded_at IS NOT NULL OR t.valid_until <= %s)
+WHERE m.user_id = ? AND m.agent_id = ?
+    AND (t.superseded_at IS NOT NULL OR t.valid_until <= ?)
 UNION ALL
 SELECT s.memory_id, s.superseded_by
 FROM asked JOIN supersessions s ON s.memory_id = asked.id
-WHERE s.user_id = %s AND s.agent_id = %s
+WHERE s.user_id = ? AND s.agent_id = ?
 """
 
 
@@ -134,7 +135,7 @@ class PostgresConflictStore(ConflictStore):
 
     def get(self, scope: Scope, conflict_id: str) -> Conflict | None:
         found = self._select(
-            "WHERE id = %s AND user_id = %s AND agent_id = %s",
+            "WHERE id = ? AND user_id = ? AND agent_id = ?",
             (conflict_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -148,29 +149,29 @@ class PostgresConflictStore(ConflictStore):
         status: ConflictStatus | None = None,
         limit: int = 100,
     ) -> list[Conflict]:
-        where = "WHERE user_id = %s AND agent_id = %s"
+        where = "WHERE user_id = ? AND agent_id = ?"
         params: list[Any] = [scope.user_id, scope.agent_id]
         if subject is not None:
-            where += " AND subject_key = %s"
+            where += " AND subject_key = ?"
             params.append(key_of(subject))
         if predicate is not None:
-            where += " AND predicate_key = %s"
+            where += " AND predicate_key = ?"
             params.append(key_of(predicate))
         if status is not None:
-            where += " AND status = %s"
+            where += " AND status = ?"
             params.append(enum_value(ConflictStatus, status, "status"))
         params.append(int(limit))
-        return self._select(where + " ORDER BY detected_at DESC, row_seq DESC LIMIT %s", params)
+        return self._select(where + " ORDER BY detected_at DESC, row_seq DESC LIMIT ?", params)
 
     def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
         ids = list(dict.fromkeys(fact_ids))
         return self._select(
             """WHERE row_seq IN (
                 SELECT row_seq FROM conflicts
-                WHERE existing_fact_id = ANY(%s::text[])
+                WHERE existing_fact_id = ANY(?::text[])
                 UNION
-                SELECT row_seq FROM conflicts WHERE new_fact_id = ANY(%s::text[])
-            ) AND user_id = %s AND agent_id = %s ORDER BY detected_at, row_seq""",
+                SELECT row_seq FROM conflicts WHERE new_fact_id = ANY(?::text[])
+            ) AND user_id = ? AND agent_id = ? ORDER BY detected_at, row_seq""",
             (ids, ids, scope.user_id, scope.agent_id),
         )
 
@@ -188,8 +189,8 @@ class PostgresConflictStore(ConflictStore):
         with self._db.write() as conn:
             for flag in flags:
                 open_already = conn.execute(
-                    "SELECT 1 FROM review_flags WHERE memory_id = %s AND premise_id = %s"
-                    " AND cleared_at IS NULL AND user_id = %s AND agent_id = %s",
+                    "SELECT 1 FROM review_flags WHERE memory_id = ? AND premise_id = ?"
+                    " AND cleared_at IS NULL AND user_id = ? AND agent_id = ?",
                     (flag.memory_id, flag.premise_id, scope.user_id, scope.agent_id),
                 ).fetchone()
                 if open_already:
@@ -197,7 +198,7 @@ class PostgresConflictStore(ConflictStore):
                 try:
                     conn.execute(
                         f"INSERT INTO review_flags ({FLAG_COLUMNS}, user_id, agent_id)"
-                        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (
                             flag.memory_id,
                             flag.premise_id,
@@ -222,8 +223,8 @@ class PostgresConflictStore(ConflictStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT {FLAG_COLUMNS} FROM review_flags"
-                " WHERE memory_id = ANY(%s::text[]) AND cleared_at IS NULL"
-                " AND user_id = %s AND agent_id = %s ORDER BY flagged_at, row_seq",
+                " WHERE memory_id = ANY(?::text[]) AND cleared_at IS NULL"
+                " AND user_id = ? AND agent_id = ? ORDER BY flagged_at, row_seq",
                 (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
         return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
@@ -234,8 +235,8 @@ class PostgresConflictStore(ConflictStore):
         where = "" if include_cleared else " AND cleared_at IS NULL"
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = %s AND agent_id = %s"
-                f"{where} ORDER BY flagged_at DESC, row_seq DESC LIMIT %s",
+                f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
+                f"{where} ORDER BY flagged_at DESC, row_seq DESC LIMIT ?",
                 (scope.user_id, scope.agent_id, int(limit)),
             ).fetchall()
         return [flag_from_row(row) for row in rows]
@@ -243,8 +244,8 @@ class PostgresConflictStore(ConflictStore):
     def clear_flags(self, scope: Scope, memory_id: str, cleared_at: float) -> int:
         with self._db.write() as conn:
             return conn.execute(
-                "UPDATE review_flags SET cleared_at = %s WHERE memory_id = %s"
-                " AND cleared_at IS NULL AND user_id = %s AND agent_id = %s",
+                "UPDATE review_flags SET cleared_at = ? WHERE memory_id = ?"
+                " AND cleared_at IS NULL AND user_id = ? AND agent_id = ?",
                 (real(cleared_at, "cleared_at"), memory_id, scope.user_id, scope.agent_id),
             ).rowcount
 
@@ -254,7 +255,7 @@ class PostgresConflictStore(ConflictStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT memory_id, superseded_by, superseded_at, reason FROM supersessions "
-                "WHERE user_id = %s AND agent_id = %s ORDER BY superseded_at, memory_id",
+                "WHERE user_id = ? AND agent_id = ? ORDER BY superseded_at, memory_id",
                 (scope.user_id, scope.agent_id),
             ).fetchall()
         return [Supersession(str(m), str(b), float(at), str(r)) for m, b, at, r in rows]
@@ -277,17 +278,16 @@ class PostgresConflictStore(ConflictStore):
         with self._db.write() as conn:
             (found,) = one(
                 conn.execute(
-                    "SELECT count(*) FROM memories WHERE id = ANY(%s::text[])"
-                    " AND user_id = %s AND agent_id = %s",
+                    "SELECT count(*) FROM memories WHERE id = ANY(?::text[])"
+                    " AND user_id = ? AND agent_id = ?",
                     (ids, scope.user_id, scope.agent_id),
                 )
             )
             if found != len(ids):
                 raise NotFoundError("memory", f"one of {ids} in this scope")
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO supersessions (memory_id, user_id, agent_id,"
-                " superseded_by, superseded_at, reason) VALUES (%s, %s, %s, %s, %s, %s)"
+                " superseded_by, superseded_at, reason) VALUES (?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (memory_id) DO UPDATE SET user_id = excluded.user_id,"
                 " agent_id = excluded.agent_id, superseded_by = excluded.superseded_by,"
                 " superseded_at = excluded.superseded_at, reason = excluded.reason",
@@ -317,8 +317,8 @@ class PostgresConflictStore(ConflictStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT (array_agg(subject ORDER BY seq))[1] FROM facts"
-                " WHERE user_id = %s AND agent_id = %s"
-                " AND (subject_key = %s OR (subject_key >= %s AND subject_key < %s))"
+                " WHERE user_id = ? AND agent_id = ?"
+                " AND (subject_key = ? OR (subject_key >= ? AND subject_key < ?))"
                 " GROUP BY subject_key ORDER BY min(seq)",
                 (scope.user_id, scope.agent_id, first, first + " ", first + "!"),
             ).fetchall()

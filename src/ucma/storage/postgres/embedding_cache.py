@@ -13,7 +13,7 @@ import numpy as np
 
 from ucma.errors import ValidationError
 from ucma.storage.base import EmbeddingCacheStore
-from ucma.storage.postgres.connection import Database, executemany
+from ucma.storage.postgres.connection import Database
 from ucma.storage.sqlite.codec import vector_blob, vector_from_blob
 
 __all__ = ["PostgresEmbeddingCacheStore"]
@@ -30,7 +30,7 @@ class PostgresEmbeddingCacheStore(EmbeddingCacheStore):
             rows = conn.execute(
                 """
                 SELECT text_hash, vector FROM embedding_cache
-                WHERE model = %s AND text_hash = ANY(%s::text[])
+                WHERE model = ? AND text_hash = ANY(?::text[])
                 """,
                 (model, list(dict.fromkeys(text_hashes))),
             ).fetchall()
@@ -49,9 +49,8 @@ class PostgresEmbeddingCacheStore(EmbeddingCacheStore):
                 )
             rows.append((model, text_hash, vector_blob(array)))
         with self._db.write() as conn:
-            executemany(
-                conn,
-                "INSERT INTO embedding_cache (model, text_hash, vector) VALUES (%s, %s, %s)"
+            conn.executemany(
+                "INSERT INTO embedding_cache (model, text_hash, vector) VALUES (?, ?, ?)"
                 " ON CONFLICT (model, text_hash) DO UPDATE SET vector = excluded.vector",
                 rows,
             )

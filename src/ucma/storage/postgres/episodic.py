@@ -17,9 +17,10 @@ import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
 from ucma.storage.index.search_context import SessionKey, episode_contexts
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, key_of
 from ucma.storage.sqlite.memories import check_kind, check_vectors
 from ucma.types import Episode, MemoryKind, Scope, Tier
@@ -30,43 +31,43 @@ _INSERT = """
 INSERT INTO episodes (
     seq, user_id, agent_id, session_id, timestamp, bucket, source, participants, tags,
     summary, tier
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
-UPDATE episodes SET session_id = %s, timestamp = %s, bucket = %s, source = %s,
-    participants = %s, tags = %s, summary = %s, tier = %s
-WHERE seq = %s
+UPDATE episodes SET session_id = ?, timestamp = ?, bucket = ?, source = ?,
+    participants = ?, tags = ?, summary = ?, tier = ?
+WHERE seq = ?
 """
 _INSERT_PARTICIPANT = """
-INSERT INTO known_participants (user_id, agent_id, name_key, name) VALUES (%s, %s, %s, %s)
+INSERT INTO known_participants (user_id, agent_id, name_key, name) VALUES (?, ?, ?, ?)
 ON CONFLICT DO NOTHING
 """
 _PREVIOUS = """
 SELECT m.content FROM episodes t JOIN memories m ON m.seq = t.seq
-WHERE t.user_id = %s AND t.agent_id = %s AND t.session_id = %s AND t.timestamp <= %s
+WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ? AND t.timestamp <= ?
 ORDER BY t.timestamp DESC, t.seq DESC LIMIT 1
 """
 _BRIEFS = """
 SELECT m.id, t.session_id, t.timestamp, t.source, t.participants
 FROM memories m JOIN episodes t ON t.seq = m.seq
-WHERE m.id = ANY(%s::text[]) AND m.user_id = %s AND m.agent_id = %s
+WHERE m.id = ANY(?::text[]) AND m.user_id = ? AND m.agent_id = ?
     AND m.archived_at IS NULL
 """
 _SIDE = """
 SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq
-WHERE t.user_id = %(user)s AND t.agent_id = %(agent)s AND t.session_id = %(session)s
-    AND m.archived_at IS NULL AND (t.timestamp, t.seq) {op} (%(ts)s, %(seq)s)
-ORDER BY t.timestamp {direction}, t.seq {direction} LIMIT %(window)s
+WHERE t.user_id = :user AND t.agent_id = :agent AND t.session_id = :session
+    AND m.archived_at IS NULL AND (t.timestamp, t.seq) {op} (:ts, :seq)
+ORDER BY t.timestamp {direction}, t.seq {direction} LIMIT :window
 """
 _BEFORE = _SIDE.format(op="<", direction="DESC")
 _AFTER = _SIDE.format(op=">", direction="ASC")
 _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
 _IN_RANGE = (
-    " WHERE t.user_id = %s AND t.agent_id = %s AND t.bucket BETWEEN %s AND %s"
-    " AND t.timestamp BETWEEN %s AND %s"
+    " WHERE t.user_id = ? AND t.agent_id = ? AND t.bucket BETWEEN ? AND ?"
+    " AND t.timestamp BETWEEN ? AND ?"
 )
-_RANGE_ORDER = " ORDER BY t.bucket, t.timestamp, t.seq LIMIT %s"
+_RANGE_ORDER = " ORDER BY t.bucket, t.timestamp, t.seq LIMIT ?"
 
 
 def _range_params(
@@ -117,22 +118,18 @@ class PostgresEpisodicStore(EpisodicStore):
 
             contexts = episode_contexts(episodes, stored_previous)
             seqs = self._rows.insert(conn, episodes, matrix, contexts)
-            with conn.cursor() as cursor:
-                cursor.executemany(
-                    _INSERT, [(seq, *row) for seq, row in zip(seqs, typed, strict=True)]
-                )
-                names = [
-                    (e.user_id, e.agent_id, key_of(name), name.strip())
-                    for e in episodes
-                    for name in (e.source, *e.participants)
-                    if name.strip()
-                ]
-                if names:
-                    cursor.executemany(_INSERT_PARTICIPANT, names)
+            conn.executemany(_INSERT, [(seq, *row) for seq, row in zip(seqs, typed, strict=True)])
+            names = [
+                (e.user_id, e.agent_id, key_of(name), name.strip())
+                for e in episodes
+                for name in (e.source, *e.participants)
+                if name.strip()
+            ]
+            conn.executemany(_INSERT_PARTICIPANT, names)
 
     def get(self, scope: Scope, episode_id: str) -> Episode | None:
         found = self._select(
-            " WHERE m.id = %s AND m.user_id = %s AND m.agent_id = %s",
+            " WHERE m.id = ? AND m.user_id = ? AND m.agent_id = ?",
             (episode_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -178,7 +175,7 @@ class PostgresEpisodicStore(EpisodicStore):
     def expired_short_term(self, scope: Scope, cutoff: float) -> list[Episode]:
         # Time since storing, not event age: an episode imported today about 2024 is fresh.
         return self._select(
-            " WHERE t.user_id = %s AND t.agent_id = %s AND t.tier = %s AND m.created_at < %s"
+            " WHERE t.user_id = ? AND t.agent_id = ? AND t.tier = ? AND m.created_at < ?"
             + _LIVE
             + " ORDER BY t.timestamp, t.seq",
             (scope.user_id, scope.agent_id, Tier.SHORT_TERM.value, float(cutoff)),
@@ -186,7 +183,7 @@ class PostgresEpisodicStore(EpisodicStore):
 
     def session(self, scope: Scope, session_id: str) -> list[Episode]:
         return self._select(
-            " WHERE t.user_id = %s AND t.agent_id = %s AND t.session_id = %s"
+            " WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ?"
             + _LIVE
             + " ORDER BY t.timestamp, t.seq",
             (scope.user_id, scope.agent_id, session_id),
@@ -196,7 +193,7 @@ class PostgresEpisodicStore(EpisodicStore):
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT m.id FROM episodes t JOIN memories m ON m.seq = t.seq"
-                " WHERE t.user_id = %s AND t.agent_id = %s AND t.session_id = %s"
+                " WHERE t.user_id = ? AND t.agent_id = ? AND t.session_id = ?"
                 + _LIVE
                 + " ORDER BY t.timestamp DESC, t.seq DESC LIMIT 1",
                 (scope.user_id, scope.agent_id, session_id),
@@ -231,7 +228,7 @@ class PostgresEpisodicStore(EpisodicStore):
                 """
                 SELECT m.id, t.session_id, t.timestamp, t.seq
                 FROM memories m JOIN episodes t ON t.seq = m.seq
-                WHERE m.id = ANY(%s::text[]) AND m.user_id = %s AND m.agent_id = %s
+                WHERE m.id = ANY(?::text[]) AND m.user_id = ? AND m.agent_id = ?
                 """,
                 (ids, scope.user_id, scope.agent_id),
             ).fetchall()
@@ -255,7 +252,7 @@ class PostgresEpisodicStore(EpisodicStore):
     def participants(self, scope: Scope) -> list[str]:
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT name FROM known_participants WHERE user_id = %s AND agent_id = %s"
+                "SELECT name FROM known_participants WHERE user_id = ? AND agent_id = ?"
                 " ORDER BY name_key",
                 (scope.user_id, scope.agent_id),
             ).fetchall()
@@ -267,10 +264,10 @@ class PostgresEpisodicStore(EpisodicStore):
             row = one(
                 conn.execute(
                     """
-                SELECT count(*) FILTER (WHERE t.tier = %s), count(*) FILTER (WHERE t.tier = %s),
+                SELECT count(*) FILTER (WHERE t.tier = ?), count(*) FILTER (WHERE t.tier = ?),
                     count(DISTINCT t.bucket)
                 FROM episodes t JOIN memories m ON m.seq = t.seq
-                WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL
+                WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL
                 """,
                     (Tier.SHORT_TERM.value, Tier.MEDIUM_TERM.value, scope.user_id, scope.agent_id),
                 )

@@ -21,8 +21,9 @@ import psycopg
 
 from ucma.storage.base import ErasureStore
 from ucma.storage.index.search_context import date_words
-from ucma.storage.postgres.connection import Connection, Database, one
+from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import row_terms
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.erasure import MEMORY_REFERENCES, MEMORY_TEXTS
 from ucma.storage.sqlite.erasure import RECORD_TEXTS as SQLITE_RECORD_TEXTS
 from ucma.types import Scope
@@ -31,7 +32,7 @@ __all__ = ["RECORD_TEXTS", "PostgresErasureStore", "scoped_tables"]
 
 logger = logging.getLogger(__name__)
 
-_SCOPE = "user_id = %s AND agent_id = %s"
+_SCOPE = "user_id = ? AND agent_id = ?"
 _ROW_KEYS = {
     "conflicts": "row_seq",
     "review_flags": "row_seq",
@@ -47,11 +48,11 @@ RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 _MEMORY_QUERIES = {
     "procedure_steps": (
         "SELECT s.seq, {columns} FROM procedure_steps s JOIN procedures p ON p.seq = s.seq "
-        "WHERE p.user_id = %s AND p.agent_id = %s"
+        "WHERE p.user_id = ? AND p.agent_id = ?"
     ),
     "memory_sources": (
         "SELECT m.seq, {columns} FROM memory_sources s JOIN memories m ON m.id = s.memory_id "
-        "WHERE m.user_id = %s AND m.agent_id = %s"
+        "WHERE m.user_id = ? AND m.agent_id = ?"
     ),
 }
 _REDACTED = json.dumps({"erased": True})
@@ -90,7 +91,7 @@ class PostgresErasureStore(ErasureStore):
             if erased_ids:
                 for table, column, name in MEMORY_REFERENCES:
                     counts[name] += conn.execute(
-                        f"DELETE FROM {table} WHERE {column} = ANY(%s::text[]) AND {_SCOPE}",
+                        f"DELETE FROM {table} WHERE {column} = ANY(?::text[]) AND {_SCOPE}",
                         (erased_ids, *key),
                     ).rowcount
             for table, (name, key_column, columns) in RECORD_TEXTS.items():
@@ -103,7 +104,7 @@ class PostgresErasureStore(ErasureStore):
                         doomed.append(row[0])
                 if doomed:
                     counts[name] += conn.execute(
-                        f"DELETE FROM {table} WHERE {_SCOPE} AND {key_column} = ANY(%s)",
+                        f"DELETE FROM {table} WHERE {_SCOPE} AND {key_column} = ANY(?)",
                         (*key, doomed),
                     ).rowcount
             redacted = [
@@ -115,7 +116,7 @@ class PostgresErasureStore(ErasureStore):
             ]
             if redacted:
                 counts["events_redacted"] += conn.execute(
-                    "UPDATE events SET payload = %s WHERE position = ANY(%s::bigint[])",
+                    "UPDATE events SET payload = ? WHERE position = ANY(?::bigint[])",
                     (_REDACTED, redacted),
                 ).rowcount
             # Tokens only erased records used name what was erased too.
@@ -123,7 +124,7 @@ class PostgresErasureStore(ErasureStore):
             doomed_tokens = sorted(set(tokens) | orphans)
             if doomed_tokens:
                 counts["vault_entries"] += conn.execute(
-                    f"DELETE FROM vault WHERE {_SCOPE} AND token = ANY(%s::text[])",
+                    f"DELETE FROM vault WHERE {_SCOPE} AND token = ANY(?::text[])",
                     (*key, doomed_tokens),
                 ).rowcount
             counts["embedding_cache"] += conn.execute("DELETE FROM embedding_cache").rowcount
@@ -132,12 +133,12 @@ class PostgresErasureStore(ErasureStore):
         return {name: n for name, n in counts.items() if n}
 
     def _delete_memories(
-        self, conn: Connection, scope: Scope, seqs: Sequence[int], counts: Counter[str]
+        self, conn: PgConnection, scope: Scope, seqs: Sequence[int], counts: Counter[str]
     ) -> list[str]:
         if not seqs:
             return []
         rows = conn.execute(
-            f"DELETE FROM memories WHERE seq = ANY(%s::bigint[]) AND {_SCOPE} "
+            f"DELETE FROM memories WHERE seq = ANY(?::bigint[]) AND {_SCOPE} "
             "RETURNING seq, id, kind",
             (list(seqs), scope.user_id, scope.agent_id),
         ).fetchall()
@@ -146,11 +147,11 @@ class PostgresErasureStore(ErasureStore):
         return [str(r[1]) for r in rows]
 
     def _rewrite_contexts(
-        self, conn: Connection, scope: Scope, matches: Callable[[str], bool]
+        self, conn: PgConnection, scope: Scope, matches: Callable[[str], bool]
     ) -> int:
         rows = conn.execute(
             "SELECT m.seq, m.content, m.search_context, e.timestamp FROM memories m "
-            "LEFT JOIN episodes e ON e.seq = m.seq WHERE m.user_id = %s AND m.agent_id = %s",
+            "LEFT JOIN episodes e ON e.seq = m.seq WHERE m.user_id = ? AND m.agent_id = ?",
             (scope.user_id, scope.agent_id),
         ).fetchall()
         rewritten = 0
@@ -159,8 +160,8 @@ class PostgresErasureStore(ErasureStore):
                 continue
             new = date_words(timestamp) if timestamp is not None else ""
             conn.execute(
-                "UPDATE memories SET search_context = %s, terms = %s::tsvector,"
-                " content_length = %s, context_length = %s WHERE seq = %s",
+                "UPDATE memories SET search_context = ?, terms = ?::tsvector,"
+                " content_length = ?, context_length = ? WHERE seq = ?",
                 (new, *row_terms(content, new), seq),
             )
             rewritten += 1
@@ -219,7 +220,7 @@ class PostgresErasureStore(ErasureStore):
         return checkpointed, vacuumed
 
 
-def scoped_tables(conn: Connection) -> list[str]:
+def scoped_tables(conn: PgConnection) -> list[str]:
     """Tables with ``user_id`` and ``agent_id`` columns, ``memories`` first."""
     rows = conn.execute(
         """
@@ -231,7 +232,9 @@ def scoped_tables(conn: Connection) -> list[str]:
     return sorted((str(row[0]) for row in rows), key=lambda t: t != "memories")
 
 
-def _memory_texts(conn: Connection, key: tuple[str, str]) -> Iterator[tuple[int, Sequence[object]]]:
+def _memory_texts(
+    conn: PgConnection, key: tuple[str, str]
+) -> Iterator[tuple[int, Sequence[object]]]:
     """(memory seq, text values) of every row of ``MEMORY_TEXTS`` in the scope."""
     for table, columns in MEMORY_TEXTS.items():
         query = _MEMORY_QUERIES.get(table, f"SELECT seq, {{columns}} FROM {table} WHERE {_SCOPE}")
@@ -242,7 +245,7 @@ def _memory_texts(conn: Connection, key: tuple[str, str]) -> Iterator[tuple[int,
 
 
 def _still_used(
-    conn: Connection, key: tuple[str, str], tokens_in: Callable[[str], Iterable[str]]
+    conn: PgConnection, key: tuple[str, str], tokens_in: Callable[[str], Iterable[str]]
 ) -> Iterator[set[str]]:
     for _, values in _memory_texts(conn, key):
         yield _tokens(tokens_in, values)
@@ -261,17 +264,17 @@ def _matches(matches: Callable[[str], bool], values: Sequence[object]) -> bool:
     return any(isinstance(v, str) and v and matches(v) for v in values)
 
 
-def _open(conn: Connection, target: str, now: float) -> int:
+def _open(conn: PgConnection, target: str, now: float) -> int:
     row = one(
         conn.execute(
-            "INSERT INTO erasures (target, started_at) VALUES (%s, %s) RETURNING id", (target, now)
+            "INSERT INTO erasures (target, started_at) VALUES (?, ?) RETURNING id", (target, now)
         )
     )
     return int(row[0])
 
 
-def _close(conn: Connection, erasure: int, now: float, counts: Counter[str]) -> None:
+def _close(conn: PgConnection, erasure: int, now: float, counts: Counter[str]) -> None:
     conn.execute(
-        "UPDATE erasures SET finished_at = %s, counts = %s WHERE id = %s",
+        "UPDATE erasures SET finished_at = ?, counts = ? WHERE id = ?",
         (now, json.dumps(dict(sorted((k, v) for k, v in counts.items() if v))), erasure),
     )

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from ucma.errors import ScopeError, ValidationError
 from ucma.events.log import Event
 from ucma.storage.base import EventStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import dumps, real
 from ucma.storage.sqlite.events import EVENT_COLUMNS, event_from_row
 from ucma.types import Scope
@@ -41,7 +42,7 @@ class PostgresEventStore(EventStore):
             row = one(
                 conn.execute(
                     "INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at) "
-                    "VALUES (%s, %s, %s, ucma_next_event_seq(%s, %s), %s, %s, %s) "
+                    "VALUES (?, ?, ?, ucma_next_event_seq(?, ?), ?, ?, ?) "
                     "RETURNING position, seq",
                     (
                         event_id,
@@ -75,16 +76,14 @@ class PostgresEventStore(EventStore):
         limit: int | None = None,
         newest_first: bool = False,
     ) -> builtins.list[Event]:
-        sql = [
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE user_id = %s AND agent_id = %s AND seq > %s"
-        ]
+        sql = [f"SELECT {EVENT_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
         if types:
-            sql.append("AND type = ANY(%s::text[])")
+            sql.append("AND type = ANY(?::text[])")
             params.append(list(types))
         sql.append("ORDER BY seq DESC" if newest_first else "ORDER BY seq")
         if limit is not None:
-            sql.append("LIMIT %s")
+            sql.append("LIMIT ?")
             params.append(max(int(limit), 0))
         with self._db.read() as conn:
             return [event_from_row(r) for r in conn.execute(" ".join(sql), params)]
@@ -96,7 +95,7 @@ class PostgresEventStore(EventStore):
         # One scalar subquery per type: each is a seek on events_type (user_id,
         # agent_id, type, seq) from its end.
         per_type = (
-            "(SELECT id FROM events WHERE user_id = %s AND agent_id = %s AND type = %s "
+            "(SELECT id FROM events WHERE user_id = ? AND agent_id = ? AND type = ? "
             "ORDER BY seq DESC LIMIT 1)"
         )
         params: builtins.list[object] = []
@@ -109,8 +108,7 @@ class PostgresEventStore(EventStore):
     def after(self, position: int, limit: int) -> builtins.list[Event]:
         with self._db.read() as conn:
             rows = conn.execute(
-                f"SELECT {EVENT_COLUMNS} FROM events WHERE position > %s"
-                " ORDER BY position LIMIT %s",
+                f"SELECT {EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?",
                 (int(position), max(int(limit), 0)),
             ).fetchall()
         return [event_from_row(r) for r in rows]
@@ -118,7 +116,7 @@ class PostgresEventStore(EventStore):
     def cursor(self, name: str) -> int:
         with self._db.read() as conn:
             row = conn.execute(
-                "SELECT position FROM event_cursors WHERE name = %s", (name,)
+                "SELECT position FROM event_cursors WHERE name = ?", (name,)
             ).fetchone()
         return int(row[0]) if row is not None else 0
 
@@ -127,7 +125,7 @@ class PostgresEventStore(EventStore):
             raise ValidationError("a cursor needs a name")
         with self._db.write() as conn:
             conn.execute(
-                "INSERT INTO event_cursors (name, position, updated_at) VALUES (%s, %s, %s) "
+                "INSERT INTO event_cursors (name, position, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET "
                 "position = GREATEST(event_cursors.position, excluded.position), "
                 "updated_at = excluded.updated_at",

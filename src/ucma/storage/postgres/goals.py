@@ -10,7 +10,8 @@ from typing import Any
 from ucma.errors import ValidationError
 from ucma.paradigms.goal_records import Goal, GoalStatus
 from ucma.storage.base import GoalStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import real
 from ucma.storage.sqlite.goals import GOAL_COLUMNS, GOAL_ORDER, goal_from_row, goal_row
 from ucma.types import Scope
@@ -20,7 +21,7 @@ __all__ = ["PostgresGoalStore"]
 
 _UPSERT = f"""
 INSERT INTO goals ({GOAL_COLUMNS})
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     description = excluded.description, priority = excluded.priority,
     status = excluded.status, progress = excluded.progress, deadline = excluded.deadline,
@@ -57,7 +58,7 @@ class PostgresGoalStore(GoalStore):
 
     def get(self, scope: Scope, goal_id: str) -> Goal | None:
         found = self._select(
-            "WHERE id = %s AND user_id = %s AND agent_id = %s",
+            "WHERE id = ? AND user_id = ? AND agent_id = ?",
             (goal_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -66,7 +67,7 @@ class PostgresGoalStore(GoalStore):
         if not goal_ids:
             return {}
         found = self._select(
-            "WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s",
+            "WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?",
             (list(dict.fromkeys(goal_ids)), scope.user_id, scope.agent_id),
         )
         return {g.id: g for g in found}
@@ -79,21 +80,21 @@ class PostgresGoalStore(GoalStore):
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Goal]:
-        where = "WHERE user_id = %s AND agent_id = %s"
+        where = "WHERE user_id = ? AND agent_id = ?"
         params: list[Any] = [scope.user_id, scope.agent_id]
         if statuses is not None:
             if not statuses:
                 return []
-            where += " AND status = ANY(%s::text[])"
+            where += " AND status = ANY(?::text[])"
             params.append([GoalStatus(s).value for s in statuses])
         params += [int(limit), int(offset)]
-        return self._select(f"{where} {GOAL_ORDER} LIMIT %s OFFSET %s", params)
+        return self._select(f"{where} {GOAL_ORDER} LIMIT ? OFFSET ?", params)
 
     def count(self, scope: Scope) -> int:
         with self._db.read() as conn:
             (n,) = one(
                 conn.execute(
-                    "SELECT count(*) FROM goals WHERE user_id = %s AND agent_id = %s",
+                    "SELECT count(*) FROM goals WHERE user_id = ? AND agent_id = ?",
                     (scope.user_id, scope.agent_id),
                 )
             )

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ucma.storage.base import GraphStore
-from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import real
 from ucma.types import GraphEdge, Scope
 
@@ -20,7 +21,7 @@ __all__ = ["PostgresGraphStore"]
 
 _UPSERT_EDGE = """
 INSERT INTO graph_edges (source_id, target_id, edge_type, weight, created_at)
-VALUES (%s, %s, %s, %s, %s)
+VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (source_id, target_id, edge_type)
 DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at
 """
@@ -40,8 +41,8 @@ class PostgresGraphStore(GraphStore):
             known = {
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM memories WHERE id = ANY(%s::text[])"
-                    " AND user_id = %s AND agent_id = %s",
+                    "SELECT id FROM memories WHERE id = ANY(?::text[])"
+                    " AND user_id = ? AND agent_id = ?",
                     (list(ends), scope.user_id, scope.agent_id),
                 )
             }
@@ -56,27 +57,27 @@ class PostgresGraphStore(GraphStore):
                 for e in edges
                 if e.source_id in known and e.target_id in known
             ]
-            executemany(conn, _UPSERT_EDGE, rows)
+            conn.executemany(_UPSERT_EDGE, rows)
         return len(rows)
 
     def edges_from(self, scope: Scope, node_id: str) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM graph_edges e JOIN memories m ON m.id = e.source_id"
-            " WHERE e.source_id = %s AND m.user_id = %s AND m.agent_id = %s ORDER BY e.edge_seq",
+            " WHERE e.source_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY e.edge_seq",
             (node_id, scope.user_id, scope.agent_id),
         )
 
     def edges_to(self, scope: Scope, node_id: str) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM graph_edges e JOIN memories m ON m.id = e.target_id"
-            " WHERE e.target_id = %s AND m.user_id = %s AND m.agent_id = %s ORDER BY e.edge_seq",
+            " WHERE e.target_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY e.edge_seq",
             (node_id, scope.user_id, scope.agent_id),
         )
 
     def all_edges(self, scope: Scope) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM memories m JOIN graph_edges e ON e.source_id = m.id"
-            " WHERE m.user_id = %s AND m.agent_id = %s ORDER BY e.edge_seq",
+            " WHERE m.user_id = ? AND m.agent_id = ? ORDER BY e.edge_seq",
             (scope.user_id, scope.agent_id),
         )
 
@@ -91,7 +92,7 @@ class PostgresGraphStore(GraphStore):
                 row[0]
                 for row in conn.execute(
                     "SELECT n.memory_id FROM memories m JOIN graph_nodes n ON n.memory_id = m.id"
-                    f" WHERE m.user_id = %s AND m.agent_id = %s{archived} ORDER BY m.seq",
+                    f" WHERE m.user_id = ? AND m.agent_id = ?{archived} ORDER BY m.seq",
                     (scope.user_id, scope.agent_id),
                 )
             ]
@@ -102,12 +103,11 @@ class PostgresGraphStore(GraphStore):
         if not scores:
             return
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 """
-                UPDATE graph_nodes SET pagerank = %s
+                UPDATE graph_nodes SET pagerank = ?
                 WHERE memory_id = (
-                    SELECT id FROM memories WHERE id = %s AND user_id = %s AND agent_id = %s
+                    SELECT id FROM memories WHERE id = ? AND user_id = ? AND agent_id = ?
                 )
                 """,
                 [
@@ -121,13 +121,13 @@ class PostgresGraphStore(GraphStore):
         if not node_ids:
             return {}
         with self._db.read() as conn:
-            found = dict(
+            found: dict[str, float] = dict(
                 conn.execute(
                     """
                     SELECT n.memory_id, n.pagerank
                     FROM memories m JOIN graph_nodes n ON n.memory_id = m.id
-                    WHERE m.id = ANY(%s::text[])
-                        AND m.user_id = %s AND m.agent_id = %s
+                    WHERE m.id = ANY(?::text[])
+                        AND m.user_id = ? AND m.agent_id = ?
                     """,
                     (list(dict.fromkeys(node_ids)), scope.user_id, scope.agent_id),
                 ).fetchall()
@@ -142,7 +142,7 @@ class PostgresGraphStore(GraphStore):
                 conn.execute(
                     """
                 SELECT count(*) FROM memories m JOIN graph_nodes n ON n.memory_id = m.id
-                WHERE m.user_id = %s AND m.agent_id = %s AND m.archived_at IS NULL
+                WHERE m.user_id = ? AND m.agent_id = ? AND m.archived_at IS NULL
                 """,
                     params,
                 )
@@ -154,7 +154,7 @@ class PostgresGraphStore(GraphStore):
                 FROM memories s
                     JOIN graph_edges e ON e.source_id = s.id
                     JOIN memories t ON t.id = e.target_id
-                WHERE s.user_id = %s AND s.agent_id = %s
+                WHERE s.user_id = ? AND s.agent_id = ?
                     AND s.archived_at IS NULL AND t.archived_at IS NULL
                 """,
                     params,

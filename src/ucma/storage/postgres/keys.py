@@ -6,7 +6,8 @@ import psycopg
 
 from ucma.errors import StorageError
 from ucma.storage.base import KeyStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.keys import KEY_COLUMNS, key_from_row
 from ucma.types import ApiKey
 
@@ -22,7 +23,7 @@ class PostgresKeyStore(KeyStore):
             with self._db.write() as conn:
                 conn.execute(
                     f"INSERT INTO api_keys ({KEY_COLUMNS}, token_hash)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         key.id,
                         key.user_id,
@@ -41,7 +42,7 @@ class PostgresKeyStore(KeyStore):
     def lookup(self, key_id: str) -> tuple[ApiKey, str] | None:
         with self._db.read() as conn:
             row = conn.execute(
-                f"SELECT {KEY_COLUMNS}, token_hash FROM api_keys WHERE id = %s", (key_id,)
+                f"SELECT {KEY_COLUMNS}, token_hash FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
         return None if row is None else (key_from_row(row[:-1]), str(row[-1]))
 
@@ -56,11 +57,11 @@ class PostgresKeyStore(KeyStore):
     def revoke(self, key_id: str, now: float) -> ApiKey | None:
         with self._db.write() as conn:
             conn.execute(
-                "UPDATE api_keys SET revoked_at = %s WHERE id = %s AND revoked_at IS NULL",
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 (now, key_id),
             )
             row = conn.execute(
-                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = %s", (key_id,)
+                f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)
             ).fetchone()
         return None if row is None else key_from_row(row)
 

@@ -13,9 +13,10 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import LearningStore
-from ucma.storage.postgres.connection import Connection, Database, executemany, one
+from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import learning_fields, tag_keys
 from ucma.storage.sqlite.memories import check_kind, check_vector
 from ucma.types import Learning, LearningType, MemoryKind, Scope
@@ -26,14 +27,14 @@ _INSERT = """
 INSERT INTO learnings (
     seq, user_id, agent_id, learning_type, title, evidence, applicability, confidence,
     impact_score, last_applied, application_count, validated
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
-UPDATE learnings SET learning_type = %s, title = %s, evidence = %s, applicability = %s,
-    confidence = %s, impact_score = %s, last_applied = %s, application_count = %s, validated = %s
-WHERE seq = %s
+UPDATE learnings SET learning_type = ?, title = ?, evidence = ?, applicability = ?,
+    confidence = ?, impact_score = ?, last_applied = ?, application_count = ?, validated = ?
+WHERE seq = ?
 """
-_INSERT_TAG = "INSERT INTO learning_tags (user_id, agent_id, tag_key, seq) VALUES (%s, %s, %s, %s)"
+_INSERT_TAG = "INSERT INTO learning_tags (user_id, agent_id, tag_key, seq) VALUES (?, ?, ?, ?)"
 
 
 class PostgresLearningStore(LearningStore):
@@ -52,7 +53,7 @@ class PostgresLearningStore(LearningStore):
 
     def get(self, scope: Scope, learning_id: str) -> Learning | None:
         found = self._select(
-            " WHERE m.id = %s AND m.user_id = %s AND m.agent_id = %s",
+            " WHERE m.id = ? AND m.user_id = ? AND m.agent_id = ?",
             (learning_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -64,13 +65,12 @@ class PostgresLearningStore(LearningStore):
         with self._db.write() as conn:
             seq = self._rows.update(conn, learning)
             conn.execute(_UPDATE, (*fields, seq))
-            conn.execute("DELETE FROM learning_tags WHERE seq = %s", (seq,))
+            conn.execute("DELETE FROM learning_tags WHERE seq = ?", (seq,))
             self._write_tags(conn, learning, seq)
 
     @staticmethod
-    def _write_tags(conn: Connection, learning: Learning, seq: int) -> None:
-        executemany(
-            conn,
+    def _write_tags(conn: PgConnection, learning: Learning, seq: int) -> None:
+        conn.executemany(
             _INSERT_TAG,
             [
                 (learning.user_id, learning.agent_id, key, seq)
@@ -94,7 +94,7 @@ class PostgresLearningStore(LearningStore):
         params.append(float(min_confidence))
         type_filter = ""
         if learning_type is not None:
-            type_filter = " AND t.learning_type = %s"
+            type_filter = " AND t.learning_type = ?"
             params.append(LearningType(learning_type).value)
         params.append(limit)
         # Driven by the tag index: the seqs sharing a tag, then the filters.
@@ -102,14 +102,14 @@ class PostgresLearningStore(LearningStore):
             """
             WHERE t.seq IN (
                     SELECT seq FROM learning_tags
-                    WHERE user_id = %s AND agent_id = %s
-                        AND tag_key = ANY(%s::text[])
+                    WHERE user_id = ? AND agent_id = ?
+                        AND tag_key = ANY(?::text[])
                 )
-                AND t.confidence >= %s AND m.archived_at IS NULL"""
+                AND t.confidence >= ? AND m.archived_at IS NULL"""
             + type_filter
             + """
             ORDER BY t.confidence * t.impact_score DESC, t.confidence DESC, m.seq
-            LIMIT %s
+            LIMIT ?
             """,
             params,
         )
@@ -122,7 +122,7 @@ class PostgresLearningStore(LearningStore):
                 conn.execute(
                     """
                 SELECT count(*) FROM learnings t JOIN memories m ON m.seq = t.seq
-                WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL
+                WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL
                 """,
                     params,
                 )
@@ -132,7 +132,7 @@ class PostgresLearningStore(LearningStore):
                     """
                 SELECT count(DISTINCT g.tag_key)
                 FROM learning_tags g JOIN memories m ON m.seq = g.seq
-                WHERE g.user_id = %s AND g.agent_id = %s AND m.archived_at IS NULL
+                WHERE g.user_id = ? AND g.agent_id = ? AND m.archived_at IS NULL
                 """,
                     params,
                 )

@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 from ucma.storage.base import LifecycleStore
-from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.records import load_records
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import (
     DuplicateAttempt,
@@ -49,7 +50,7 @@ FROM memories m
     LEFT JOIN learnings l ON l.seq = m.seq
     LEFT JOIN procedures p ON p.seq = m.seq
     LEFT JOIN episodes e ON e.seq = m.seq
-WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s AND m.archived_at IS NULL {bound}
+WHERE m.user_id = :user AND m.agent_id = :agent AND m.archived_at IS NULL {bound}
 ORDER BY m.seq
 """
 
@@ -58,17 +59,17 @@ ORDER BY m.seq
 _SALIENCE = "GREATEST(0.0, LEAST(1.0, m.base_salience + m.outcome_adjustment))"
 # The retention threshold t; D is d = 1 - t, and the bound d + d^2/2 + d^3/3 in Horner form.
 _THRESHOLD = (
-    f"LEAST(1.0, %(retention_threshold)s * GREATEST(%(weight_floor)s, 2.0 * (1.0 - {_SALIENCE}))"
+    f"LEAST(1.0, :retention_threshold * GREATEST(:weight_floor, 2.0 * (1.0 - {_SALIENCE}))"
     " / CASE WHEN m.kind = 'semantic' AND f.confidence IS NOT NULL"
     " THEN GREATEST(f.confidence, 0.1) ELSE 1.0 END)"
 )
 _D = f"(1.0 - {_THRESHOLD})"
 _BOUND_RULES = {
-    "salience": f"{_SALIENCE} < %(salience_below)s",
+    "salience": f"{_SALIENCE} < :salience_below",
     "retention": (
         "(r.stability IS NOT NULL AND"
-        " GREATEST(0.0, %(now)s - GREATEST(m.created_at, r.last_reviewed)) / 86400.0"
-        f" >= GREATEST(r.stability, %(min_stability)s) * {_D} * (1.0 + {_D} * (0.5 + {_D} / 3.0))"
+        " GREATEST(0.0, :now - GREATEST(m.created_at, r.last_reviewed)) / 86400.0"
+        f" >= GREATEST(r.stability, :min_stability) * {_D} * (1.0 + {_D} * (0.5 + {_D} / 3.0))"
         " - 1e-9)"
     ),
 }
@@ -138,10 +139,9 @@ class PostgresLifecycleStore(LifecycleStore):
             for e in entries
         ]
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO memory_history (user_id, agent_id, memory_id, event, at, details)"
-                " VALUES (%s, %s, %s, %s, %s, %s)",
+                " VALUES (?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
@@ -149,7 +149,7 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT memory_id, event, at, details FROM memory_history"
-                " WHERE user_id = %s AND agent_id = %s AND memory_id = %s ORDER BY id",
+                " WHERE user_id = ? AND agent_id = ? AND memory_id = ? ORDER BY id",
                 (scope.user_id, scope.agent_id, memory_id),
             ).fetchall()
         return [HistoryEntry(m, e, at, json.loads(d)) for m, e, at, d in rows]
@@ -159,7 +159,7 @@ class PostgresLifecycleStore(LifecycleStore):
             conn.execute(
                 "INSERT INTO duplicate_attempts"
                 " (user_id, agent_id, existing_id, content, similarity, source, at)"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     scope.user_id,
                     scope.agent_id,
@@ -175,7 +175,7 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT existing_id, content, similarity, source, at FROM duplicate_attempts"
-                " WHERE user_id = %s AND agent_id = %s ORDER BY id DESC LIMIT %s",
+                " WHERE user_id = ? AND agent_id = ? ORDER BY id DESC LIMIT ?",
                 (scope.user_id, scope.agent_id, max(int(limit), 0)),
             ).fetchall()
         return [DuplicateAttempt(*row) for row in rows]
@@ -195,13 +195,13 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO sleep_runs (user_id, agent_id, trigger, started_at, seconds,"
-                " phases, changes, interrupted, error) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                " phases, changes, interrupted, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             conn.execute(
-                "DELETE FROM sleep_runs WHERE user_id = %s AND agent_id = %s AND id <= ("
-                " SELECT id FROM sleep_runs WHERE user_id = %s AND agent_id = %s"
-                " ORDER BY id DESC LIMIT 1 OFFSET %s)",
+                "DELETE FROM sleep_runs WHERE user_id = ? AND agent_id = ? AND id <= ("
+                " SELECT id FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT 1 OFFSET ?)",
                 (run.user_id, run.agent_id, run.user_id, run.agent_id, max(int(keep), 1)),
             )
 
@@ -209,8 +209,8 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT id, trigger, started_at, seconds, phases, changes, interrupted, error"
-                " FROM sleep_runs WHERE user_id = %s AND agent_id = %s"
-                " ORDER BY id DESC LIMIT %s OFFSET %s",
+                " FROM sleep_runs WHERE user_id = ? AND agent_id = ?"
+                " ORDER BY id DESC LIMIT ? OFFSET ?",
                 (scope.user_id, scope.agent_id, max(int(limit), 0), max(int(offset), 0)),
             ).fetchall()
         return [
@@ -233,11 +233,10 @@ class PostgresLifecycleStore(LifecycleStore):
         if not sources:
             return
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO memory_sources (memory_id, reference, source, at)"
-                " SELECT id, %s, %s, %s FROM memories"
-                " WHERE id = %s AND user_id = %s AND agent_id = %s",
+                " SELECT id, ?, ?, ? FROM memories"
+                " WHERE id = ? AND user_id = ? AND agent_id = ?",
                 [
                     (s.reference, s.source, real(s.at, "at"), memory_id, *_key(scope))
                     for s in sources
@@ -249,7 +248,7 @@ class PostgresLifecycleStore(LifecycleStore):
             rows = conn.execute(
                 "SELECT s.reference, s.source, s.at FROM memory_sources s"
                 " JOIN memories m ON m.id = s.memory_id"
-                " WHERE s.memory_id = %s AND m.user_id = %s AND m.agent_id = %s ORDER BY s.id",
+                " WHERE s.memory_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY s.id",
                 (memory_id, *_key(scope)),
             ).fetchall()
         return [MemorySource(*row) for row in rows]
@@ -263,10 +262,9 @@ class PostgresLifecycleStore(LifecycleStore):
             return
         at = real(now, "now")
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO co_retrievals (user_id, agent_id, first_id, second_id, count, last_at)"
-                " VALUES (%s, %s, %s, %s, 1, %s)"
+                " VALUES (?, ?, ?, ?, 1, ?)"
                 " ON CONFLICT (user_id, agent_id, first_id, second_id) DO UPDATE SET"
                 " count = co_retrievals.count + 1, last_at = excluded.last_at",
                 [(*_key(scope), a, b, at) for a, b in pairs],
@@ -275,7 +273,7 @@ class PostgresLifecycleStore(LifecycleStore):
     def take_co_retrievals(self, scope: Scope) -> list[tuple[str, str, int]]:
         with self._db.write() as conn:
             rows = conn.execute(
-                "DELETE FROM co_retrievals WHERE user_id = %s AND agent_id = %s"
+                "DELETE FROM co_retrievals WHERE user_id = ? AND agent_id = ?"
                 " RETURNING first_id, second_id, count",
                 _key(scope),
             ).fetchall()
@@ -287,8 +285,8 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO abstracted_episodes (memory_id, at)"
-                " SELECT id, %s FROM memories WHERE id = ANY(%s::text[])"
-                " AND user_id = %s AND agent_id = %s ON CONFLICT DO NOTHING",
+                " SELECT id, ? FROM memories WHERE id = ANY(?::text[])"
+                " AND user_id = ? AND agent_id = ? ON CONFLICT DO NOTHING",
                 (real(now, "now"), list(episode_ids), *_key(scope)),
             )
 
@@ -300,8 +298,8 @@ class PostgresLifecycleStore(LifecycleStore):
                 conn,
                 MemoryKind.EPISODIC,
                 " LEFT JOIN abstracted_episodes a ON a.memory_id = m.id"
-                " WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL"
-                " AND a.memory_id IS NULL ORDER BY t.timestamp, t.seq LIMIT %s",
+                " WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL"
+                " AND a.memory_id IS NULL ORDER BY t.timestamp, t.seq LIMIT ?",
                 (*_key(scope), int(limit)),
             )
         return cast(list[Episode], records)
@@ -336,8 +334,8 @@ class PostgresLifecycleStore(LifecycleStore):
     def archived_before(self, scope: Scope, cutoff: float) -> list[str]:
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT id FROM memories WHERE user_id = %s AND agent_id = %s"
-                " AND archived_at IS NOT NULL AND archived_at <= %s ORDER BY archived_at, seq",
+                "SELECT id FROM memories WHERE user_id = ? AND agent_id = ?"
+                " AND archived_at IS NOT NULL AND archived_at <= ? ORDER BY archived_at, seq",
                 (*_key(scope), real(cutoff, "cutoff")),
             ).fetchall()
         return [row[0] for row in rows]
@@ -358,12 +356,12 @@ class PostgresLifecycleStore(LifecycleStore):
         at = real(now, "now")
         with self._db.write() as conn:
             conn.execute(
-                "INSERT INTO gardener_jobs (job) VALUES (%s) ON CONFLICT DO NOTHING", (job,)
+                "INSERT INTO gardener_jobs (job) VALUES (?) ON CONFLICT DO NOTHING", (job,)
             )
             last_run, locked_by, expires = one(
                 conn.execute(
                     "SELECT last_run_at, locked_by, lock_expires_at FROM gardener_jobs"
-                    " WHERE job = %s"
+                    " WHERE job = ?"
                     " FOR UPDATE",
                     (job,),
                 )
@@ -373,7 +371,7 @@ class PostgresLifecycleStore(LifecycleStore):
             if last_run is not None and last_run > due_before:
                 return False
             conn.execute(
-                "UPDATE gardener_jobs SET locked_by = %s, lock_expires_at = %s WHERE job = %s",
+                "UPDATE gardener_jobs SET locked_by = ?, lock_expires_at = ? WHERE job = ?",
                 (owner, at + real(lease_seconds, "lease_seconds"), job),
             )
         return True
@@ -381,8 +379,8 @@ class PostgresLifecycleStore(LifecycleStore):
     def finish_job(self, job: str, owner: str, now: float, summary: Mapping[str, object]) -> None:
         with self._db.write() as conn:
             conn.execute(
-                "UPDATE gardener_jobs SET last_run_at = %s, last_summary = %s, locked_by = NULL,"
-                " lock_expires_at = NULL WHERE job = %s AND locked_by = %s",
+                "UPDATE gardener_jobs SET last_run_at = ?, last_summary = ?, locked_by = NULL,"
+                " lock_expires_at = NULL WHERE job = ? AND locked_by = ?",
                 (real(now, "now"), dumps(dict(summary), "job summary"), job, owner),
             )
 
@@ -390,7 +388,7 @@ class PostgresLifecycleStore(LifecycleStore):
         with self._db.write() as conn:
             conn.execute(
                 "UPDATE gardener_jobs SET locked_by = NULL, lock_expires_at = NULL"
-                " WHERE job = %s AND locked_by = %s",
+                " WHERE job = ? AND locked_by = ?",
                 (job, owner),
             )
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.errors import NotFoundError, ValidationError
-from ucma.storage.postgres.connection import Connection
+from ucma.storage.postgres.connection import PgConnection
 from ucma.storage.postgres.keywords import row_terms
 from ucma.storage.sqlite.codec import memory_row, memory_update_row
 from ucma.types import MemoryKind, MemoryRecord, Scope
@@ -29,35 +29,35 @@ INSERT INTO memories (
     last_accessed, archived_at, metadata, search_context, bank,
     embedding, terms, content_length, context_length
 ) VALUES (
-    %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,
-    %s, %s::tsvector, %s, %s
+    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+    ?, ?::tsvector, ?, ?
 )
 """
 _UPDATE_MEMORY = """
-UPDATE memories SET content = %s, provenance = %s, temporal_level = %s, base_salience = %s,
-    outcome_adjustment = %s, updated_at = %s, metadata = %s, bank = %s
-WHERE seq = %s
+UPDATE memories SET content = ?, provenance = ?, temporal_level = ?, base_salience = ?,
+    outcome_adjustment = ?, updated_at = ?, metadata = ?, bank = ?
+WHERE seq = ?
 """
 _RETEXT = """
-UPDATE memories SET terms = %s::tsvector, content_length = %s, context_length = %s
-WHERE seq = %s
+UPDATE memories SET terms = ?::tsvector, content_length = ?, context_length = ?
+WHERE seq = ?
 """
 _NEXT_SEQS = """
-SELECT nextval(pg_get_serial_sequence('memories', 'seq')) FROM generate_series(1, %s)
+SELECT nextval(pg_get_serial_sequence('memories', 'seq')) FROM generate_series(1, ?)
 """
 _FIND_SEQ = """
-SELECT seq FROM memories WHERE id = %s AND user_id = %s AND agent_id = %s AND kind = %s
+SELECT seq FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
 """
 _FIND_TEXT = """
 SELECT seq, content, search_context FROM memories
-WHERE id = %s AND user_id = %s AND agent_id = %s AND kind = %s
+WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
 """
 
 
-def _taken_ids(conn: Connection, ids: Sequence[str]) -> list[str]:
+def _taken_ids(conn: PgConnection, ids: Sequence[str]) -> list[str]:
     """Ids of ``ids`` already stored (in any scope) or repeated within ``ids``."""
     rows = conn.execute(
-        "SELECT id FROM memories WHERE id = ANY(%s::text[])", (list(dict.fromkeys(ids)),)
+        "SELECT id FROM memories WHERE id = ANY(?::text[])", (list(dict.fromkeys(ids)),)
     ).fetchall()
     repeated = {memory_id for memory_id, n in Counter(ids).items() if n > 1}
     return sorted({str(row[0]) for row in rows} | repeated)
@@ -71,7 +71,7 @@ class MemoryRows:
 
     def insert(
         self,
-        conn: Connection,
+        conn: PgConnection,
         records: Sequence[MemoryRecord],
         matrix: np.ndarray,
         contexts: Sequence[str] | None = None,
@@ -100,15 +100,14 @@ class MemoryRows:
                     context_length,
                 )
             )
-        with conn.cursor() as cursor:
-            cursor.executemany(_INSERT_MEMORY, rows)
-            cursor.executemany(
-                "INSERT INTO graph_nodes (memory_id) VALUES (%s)",
-                [(record.id,) for record in records],
-            )
+        conn.executemany(_INSERT_MEMORY, rows)
+        conn.executemany(
+            "INSERT INTO graph_nodes (memory_id) VALUES (?)",
+            [(record.id,) for record in records],
+        )
         return seqs
 
-    def update(self, conn: Connection, record: MemoryRecord) -> int:
+    def update(self, conn: PgConnection, record: MemoryRecord) -> int:
         """Overwrite the mutable common fields of an existing record; returns its seq.
 
         Identity (id, kind, scope, created_at), access statistics (``touch``)
@@ -127,7 +126,7 @@ class MemoryRows:
         return int(seq)
 
     @staticmethod
-    def find(conn: Connection, scope: Scope, memory_id: str, kind: MemoryKind) -> int | None:
+    def find(conn: PgConnection, scope: Scope, memory_id: str, kind: MemoryKind) -> int | None:
         row = conn.execute(
             _FIND_SEQ, (memory_id, scope.user_id, scope.agent_id, kind.value)
         ).fetchone()

@@ -13,7 +13,8 @@ from typing import Any
 
 from ucma.errors import ValidationError
 from ucma.storage.base import OpinionStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.opinions import OPINION_COLUMNS, opinion_from_row, opinion_row
 from ucma.types import Opinion, OpinionStatus, Scope
 
@@ -24,7 +25,7 @@ _UPSERT = """
 INSERT INTO opinions (
     id, user_id, agent_id, topic, stance, holder, confidence, status, evidence,
     memory_id, replaces, replaced_by, created_at, updated_at, topic_key, stance_key, holder_key
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     topic = excluded.topic, stance = excluded.stance, holder = excluded.holder,
     confidence = excluded.confidence, status = excluded.status, evidence = excluded.evidence,
@@ -55,7 +56,7 @@ class PostgresOpinionStore(OpinionStore):
 
     def get(self, scope: Scope, opinion_id: str) -> Opinion | None:
         found = self._select(
-            "WHERE id = %s AND user_id = %s AND agent_id = %s",
+            "WHERE id = ? AND user_id = ? AND agent_id = ?",
             (opinion_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -70,22 +71,22 @@ class PostgresOpinionStore(OpinionStore):
         limit: int = 100,
         offset: int = 0,
     ) -> builtins.list[Opinion]:
-        where = ["user_id = %s AND agent_id = %s"]
+        where = ["user_id = ? AND agent_id = ?"]
         params: list[Any] = [scope.user_id, scope.agent_id]
         if status is not None:
-            where.append("status = %s")
+            where.append("status = ?")
             params.append(OpinionStatus(status).value)
         if below is not None:
-            where.append("confidence < %s")
+            where.append("confidence < ?")
             params.append(float(below))
         if memory_ids is not None:
             if not memory_ids:
                 return []
-            where.append("memory_id = ANY(%s::text[])")
+            where.append("memory_id = ANY(?::text[])")
             params.append(list(dict.fromkeys(memory_ids)))
         params += [int(limit), int(offset)]
         return self._select(
-            "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT %s OFFSET %s",
+            "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
             params,
         )
 
@@ -99,7 +100,7 @@ class PostgresOpinionStore(OpinionStore):
         memory_ids: Sequence[str] | None = None,
         limit: int = 1000,
     ) -> builtins.list[Opinion]:
-        where = ["user_id = %s AND agent_id = %s AND status = 'current'"]
+        where = ["user_id = ? AND agent_id = ? AND status = 'current'"]
         params: list[Any] = [scope.user_id, scope.agent_id]
         for column, value in (
             ("topic_key", topic_key),
@@ -107,23 +108,23 @@ class PostgresOpinionStore(OpinionStore):
             ("stance_key", stance_key),
         ):
             if value is not None:
-                where.append(f"{column} = %s")
+                where.append(f"{column} = ?")
                 params.append(value)
         if memory_ids is not None:
             if not memory_ids:
                 return []
-            where.append("memory_id = ANY(%s::text[])")
+            where.append("memory_id = ANY(?::text[])")
             params.append(list(dict.fromkeys(memory_ids)))
         params.append(int(limit))
         return self._select(
-            "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT %s", params
+            "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT ?", params
         )
 
     def count(self, scope: Scope) -> int:
         with self._db.read() as conn:
             (n,) = one(
                 conn.execute(
-                    "SELECT count(*) FROM opinions WHERE user_id = %s AND agent_id = %s",
+                    "SELECT count(*) FROM opinions WHERE user_id = ? AND agent_id = ?",
                     (scope.user_id, scope.agent_id),
                 )
             )

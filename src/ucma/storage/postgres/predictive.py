@@ -22,7 +22,8 @@ from ucma.paradigms.predictive_records import (
 )
 from ucma.paradigms.world_model import context_key, normal
 from ucma.storage.base import PredictiveStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.predictive import (
     COMPETENCE_COLUMNS,
     TRANSITION_COLUMNS,
@@ -35,14 +36,14 @@ from ucma.types import Scope
 
 __all__ = ["PostgresPredictiveStore"]
 
-_SCOPE = "user_id = %s AND agent_id = %s"
+_SCOPE = "user_id = ? AND agent_id = ?"
 
 
 _UPSERT_TRANSITION = """
 INSERT INTO transitions (
     id, user_id, agent_id, action, context, outcome, confirmations, errors,
     promoted_fact_id, created_at, updated_at, action_key, context_key, outcome_key
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     action = excluded.action, context = excluded.context, outcome = excluded.outcome,
     confirmations = excluded.confirmations, errors = excluded.errors,
@@ -57,7 +58,7 @@ _UPSERT_COMPETENCE = """
 INSERT INTO competences (
     id, user_id, agent_id, capability, attempts, successes, predicted_count, predicted_sum,
     brier_sum, bins, failure_modes, evidence, created_at, updated_at, capability_key
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     capability = excluded.capability, attempts = excluded.attempts,
     successes = excluded.successes, predicted_count = excluded.predicted_count,
@@ -107,7 +108,7 @@ class PostgresPredictiveStore(PredictiveStore):
 
     def get_transition(self, scope: Scope, transition_id: str) -> Transition | None:
         found = self._transitions(
-            f"WHERE id = %s AND {_SCOPE}", (transition_id, scope.user_id, scope.agent_id)
+            f"WHERE id = ? AND {_SCOPE}", (transition_id, scope.user_id, scope.agent_id)
         )
         return found[0] if found else None
 
@@ -123,15 +124,15 @@ class PostgresPredictiveStore(PredictiveStore):
         where = [_SCOPE]
         params: list[Any] = [scope.user_id, scope.agent_id]
         if action is not None:
-            where.append("action_key = %s")
+            where.append("action_key = ?")
             params.append(normal(action))
         if context is not None:
-            where.append("context_key = %s")
+            where.append("context_key = ?")
             params.append(context_key(context))
         params += [int(limit), int(offset)]
         return self._transitions(
             "WHERE " + " AND ".join(where) + " ORDER BY confirmations + errors DESC, "
-            "confirmations DESC, id LIMIT %s OFFSET %s",
+            "confirmations DESC, id LIMIT ? OFFSET ?",
             params,
         )
 
@@ -139,9 +140,9 @@ class PostgresPredictiveStore(PredictiveStore):
         self, scope: Scope, above: float, min_support: int, *, limit: int = 100
     ) -> builtins.list[Transition]:
         return self._transitions(
-            f"WHERE {_SCOPE} AND promoted_fact_id IS NULL AND confirmations + errors >= %s "
-            "AND (confirmations + 1.0) / (confirmations + errors + 2.0) > %s "
-            "ORDER BY updated_at, id LIMIT %s",
+            f"WHERE {_SCOPE} AND promoted_fact_id IS NULL AND confirmations + errors >= ? "
+            "AND (confirmations + 1.0) / (confirmations + errors + 2.0) > ? "
+            "ORDER BY updated_at, id LIMIT ?",
             (scope.user_id, scope.agent_id, int(min_support), float(above), int(limit)),
         )
 
@@ -158,7 +159,7 @@ class PostgresPredictiveStore(PredictiveStore):
 
     def get_competence(self, scope: Scope, capability: str) -> Competence | None:
         found = self._competences(
-            f"WHERE {_SCOPE} AND capability_key = %s",
+            f"WHERE {_SCOPE} AND capability_key = ?",
             (scope.user_id, scope.agent_id, normal(capability)),
         )
         return found[0] if found else None
@@ -167,7 +168,7 @@ class PostgresPredictiveStore(PredictiveStore):
         self, scope: Scope, *, limit: int = 1000, offset: int = 0
     ) -> builtins.list[Competence]:
         return self._competences(
-            f"WHERE {_SCOPE} ORDER BY attempts DESC, capability_key LIMIT %s OFFSET %s",
+            f"WHERE {_SCOPE} ORDER BY attempts DESC, capability_key LIMIT ? OFFSET ?",
             (scope.user_id, scope.agent_id, int(limit), int(offset)),
         )
 

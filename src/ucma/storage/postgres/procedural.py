@@ -13,9 +13,10 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import ProceduralStore
-from ucma.storage.postgres.connection import Connection, Database, executemany, one
+from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import (
     procedure_fields,
     step_rows,
@@ -31,22 +32,22 @@ INSERT INTO procedures (
     seq, user_id, agent_id, name, description, trigger_tags, status, success_rate,
     execution_count, last_used, procedure_type, domain, preconditions, risk_level,
     failure_modes, source_trajectories, success_count
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
-UPDATE procedures SET name = %s, description = %s, trigger_tags = %s, status = %s,
-    success_rate = %s, execution_count = %s, last_used = %s, procedure_type = %s, domain = %s,
-    preconditions = %s, risk_level = %s, failure_modes = %s, source_trajectories = %s,
-    success_count = %s
-WHERE seq = %s
+UPDATE procedures SET name = ?, description = ?, trigger_tags = ?, status = ?,
+    success_rate = ?, execution_count = ?, last_used = ?, procedure_type = ?, domain = ?,
+    preconditions = ?, risk_level = ?, failure_modes = ?, source_trajectories = ?,
+    success_count = ?
+WHERE seq = ?
 """
 _INSERT_STEP = """
 INSERT INTO procedure_steps (
     seq, position, description, action_type, action_spec, success_criteria, on_failure,
     max_retries
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
-_INSERT_TAG = "INSERT INTO procedure_tags (user_id, agent_id, tag_key, seq) VALUES (%s, %s, %s, %s)"
+_INSERT_TAG = "INSERT INTO procedure_tags (user_id, agent_id, tag_key, seq) VALUES (?, ?, ?, ?)"
 
 
 class PostgresProceduralStore(ProceduralStore):
@@ -65,7 +66,7 @@ class PostgresProceduralStore(ProceduralStore):
 
     def get(self, scope: Scope, procedure_id: str) -> Procedure | None:
         found = self._select(
-            " WHERE m.id = %s AND m.user_id = %s AND m.agent_id = %s",
+            " WHERE m.id = ? AND m.user_id = ? AND m.agent_id = ?",
             (procedure_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -77,15 +78,14 @@ class PostgresProceduralStore(ProceduralStore):
         with self._db.write() as conn:
             seq = self._rows.update(conn, procedure)
             conn.execute(_UPDATE, (*fields, seq))
-            conn.execute("DELETE FROM procedure_steps WHERE seq = %s", (seq,))
-            conn.execute("DELETE FROM procedure_tags WHERE seq = %s", (seq,))
+            conn.execute("DELETE FROM procedure_steps WHERE seq = ?", (seq,))
+            conn.execute("DELETE FROM procedure_tags WHERE seq = ?", (seq,))
             self._write_children(conn, procedure, seq)
 
     @staticmethod
-    def _write_children(conn: Connection, procedure: Procedure, seq: int) -> None:
-        executemany(conn, _INSERT_STEP, step_rows(procedure, seq))
-        executemany(
-            conn,
+    def _write_children(conn: PgConnection, procedure: Procedure, seq: int) -> None:
+        conn.executemany(_INSERT_STEP, step_rows(procedure, seq))
+        conn.executemany(
             _INSERT_TAG,
             [
                 (procedure.user_id, procedure.agent_id, key, seq)
@@ -103,10 +103,10 @@ class PostgresProceduralStore(ProceduralStore):
             """
             WHERE t.seq IN (
                     SELECT seq FROM procedure_tags
-                    WHERE user_id = %s AND agent_id = %s
-                        AND tag_key = ANY(%s::text[])
+                    WHERE user_id = ? AND agent_id = ?
+                        AND tag_key = ANY(?::text[])
                 )
-                AND t.status != %s AND t.success_rate >= %s AND m.archived_at IS NULL
+                AND t.status != ? AND t.success_rate >= ? AND m.archived_at IS NULL
             ORDER BY t.success_rate * LEAST(t.execution_count / 10.0, 1.0) DESC,
                 t.success_rate DESC, m.seq
             """,
@@ -127,16 +127,16 @@ class PostgresProceduralStore(ProceduralStore):
         *,
         limit: int = 200,
     ) -> list[Procedure]:
-        of_type = "" if procedure_type is None else " AND t.procedure_type = %s"
+        of_type = "" if procedure_type is None else " AND t.procedure_type = ?"
         params: list[object] = [scope.user_id, scope.agent_id, domain]
         if procedure_type is not None:
             params.append(procedure_type.value)
         return self._select(
             f"""
-            WHERE t.user_id = %s AND t.agent_id = %s AND t.domain = %s{of_type}
+            WHERE t.user_id = ? AND t.agent_id = ? AND t.domain = ?{of_type}
                 AND m.archived_at IS NULL
             ORDER BY coalesce(m.updated_at, m.created_at) DESC, m.seq DESC
-            LIMIT %s
+            LIMIT ?
             """,
             [*params, int(limit)],
         )
@@ -149,7 +149,7 @@ class PostgresProceduralStore(ProceduralStore):
                 conn.execute(
                     """
                 SELECT count(*) FROM procedures t JOIN memories m ON m.seq = t.seq
-                WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL
+                WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL
                 """,
                     params,
                 )
@@ -159,7 +159,7 @@ class PostgresProceduralStore(ProceduralStore):
                     """
                 SELECT count(DISTINCT g.tag_key)
                 FROM procedure_tags g JOIN memories m ON m.seq = g.seq
-                WHERE g.user_id = %s AND g.agent_id = %s AND m.archived_at IS NULL
+                WHERE g.user_id = ? AND g.agent_id = ? AND m.archived_at IS NULL
                 """,
                     params,
                 )

@@ -12,14 +12,14 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ucma.storage.postgres.connection import Connection
+from ucma.storage.postgres.connection import PgConnection
 from ucma.storage.sqlite.codec import SELECT_BY_KIND, record_from_row
 from ucma.types import MemoryKind, MemoryRecord, Procedure, ProcedureStep
 
 __all__ = ["load_by_seqs", "load_records", "load_steps"]
 
 
-def load_steps(conn: Connection, procedures: dict[int, Procedure]) -> None:
+def load_steps(conn: PgConnection, procedures: dict[int, Procedure]) -> None:
     """Fill ``steps`` of procedures keyed by seq, in their stored order."""
     if not procedures:
         return
@@ -28,7 +28,7 @@ def load_steps(conn: Connection, procedures: dict[int, Procedure]) -> None:
         SELECT seq, description, action_type, action_spec, success_criteria, on_failure,
             max_retries
         FROM procedure_steps
-        WHERE seq = ANY(%s::bigint[])
+        WHERE seq = ANY(?::bigint[])
         ORDER BY seq, position
         """,
         (list(procedures),),
@@ -47,7 +47,7 @@ def load_steps(conn: Connection, procedures: dict[int, Procedure]) -> None:
 
 
 def load_records(
-    conn: Connection, kind: MemoryKind, where: str, params: Sequence[Any]
+    conn: PgConnection, kind: MemoryKind, where: str, params: Sequence[Any]
 ) -> list[MemoryRecord]:
     """Records of one kind selected by ``SELECT_BY_KIND[kind] + where``, in row order.
 
@@ -63,13 +63,13 @@ def load_records(
 
 
 def load_by_seqs(
-    conn: Connection, kind: MemoryKind, seqs: Sequence[int]
+    conn: PgConnection, kind: MemoryKind, seqs: Sequence[int]
 ) -> dict[int, MemoryRecord]:
     """Records of one kind by seq (no scope filter: callers pass seqs of their scope)."""
     if not seqs:
         return {}
     rows = conn.execute(
-        SELECT_BY_KIND[kind] + " WHERE m.seq = ANY(%s::bigint[])",
+        SELECT_BY_KIND[kind] + " WHERE m.seq = ANY(?::bigint[])",
         (list(seqs),),
     ).fetchall()
     records = {int(row[0]): record_from_row(kind, row) for row in rows}

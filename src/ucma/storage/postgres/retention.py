@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ucma.storage.base import RetentionStore
-from ucma.storage.postgres.connection import Database, executemany
+from ucma.storage.postgres.connection import Database
 from ucma.storage.sqlite.codec import real
 from ucma.types import RetentionInfo, Scope
 
@@ -18,7 +18,7 @@ __all__ = ["PostgresRetentionStore"]
 
 _UPSERT = """
 INSERT INTO retention (memory_id, stability, last_reviewed, review_count)
-SELECT id, %s, %s, %s FROM memories WHERE id = %s AND user_id = %s AND agent_id = %s
+SELECT id, ?, ?, ? FROM memories WHERE id = ? AND user_id = ? AND agent_id = ?
 ON CONFLICT (memory_id) DO UPDATE SET
     stability = excluded.stability,
     last_reviewed = excluded.last_reviewed,
@@ -38,8 +38,8 @@ class PostgresRetentionStore(RetentionStore):
                 """
                 SELECT r.memory_id, r.stability, r.last_reviewed, r.review_count
                 FROM memories m JOIN retention r ON r.memory_id = m.id
-                WHERE m.id = ANY(%s::text[])
-                    AND m.user_id = %s AND m.agent_id = %s
+                WHERE m.id = ANY(?::text[])
+                    AND m.user_id = ? AND m.agent_id = ?
                 """,
                 (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
@@ -50,8 +50,7 @@ class PostgresRetentionStore(RetentionStore):
         if not states:
             return
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 _UPSERT,
                 [
                     (

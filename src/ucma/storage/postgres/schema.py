@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import psycopg
 
 from ucma.errors import MigrationError
-from ucma.storage.postgres.connection import Connection
+from ucma.storage.postgres.connection import RawConnection as Connection
 
 __all__ = ["MIGRATIONS", "Migration", "apply_migrations", "applied_versions"]
 

@@ -14,9 +14,10 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import SemanticStore
-from ucma.storage.postgres.connection import Database, one
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.records import load_records
+from ucma.storage.sql.connection import one
 from ucma.storage.sqlite.codec import fact_fields, key_of
 from ucma.storage.sqlite.memories import check_kind, check_vector
 from ucma.types import Fact, MemoryKind, Scope
@@ -28,21 +29,21 @@ INSERT INTO facts (
     seq, user_id, agent_id, subject, predicate, object, subject_key, predicate_key,
     object_key, confidence, source_episode_ids, reinforcement_count, last_verified,
     valid_from, valid_until, status, recorded_at, superseded_at, superseded_by
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
-UPDATE facts SET subject = %s, predicate = %s, object = %s, subject_key = %s, predicate_key = %s,
-    object_key = %s, confidence = %s, source_episode_ids = %s, reinforcement_count = %s,
-    last_verified = %s, valid_from = %s, valid_until = %s, status = %s, recorded_at = %s,
-    superseded_at = %s, superseded_by = %s
-WHERE seq = %s
+UPDATE facts SET subject = ?, predicate = ?, object = ?, subject_key = ?, predicate_key = ?,
+    object_key = ?, confidence = ?, source_episode_ids = ?, reinforcement_count = ?,
+    last_verified = ?, valid_from = ?, valid_until = ?, status = ?, recorded_at = ?,
+    superseded_at = ?, superseded_by = ?
+WHERE seq = ?
 """
 _LIVE = " AND m.archived_at IS NULL"
 _CURRENT = " AND t.superseded_at IS NULL"
-# Record time: believed at %s (a fact recorded before migration 3 counts from its creation).
+# Record time: believed at ? (a fact recorded before migration 3 counts from its creation).
 _BELIEVED_AT = (
-    " AND coalesce(t.recorded_at, m.created_at) <= %s"
-    " AND (t.superseded_at IS NULL OR t.superseded_at > %s)"
+    " AND coalesce(t.recorded_at, m.created_at) <= ?"
+    " AND (t.superseded_at IS NULL OR t.superseded_at > ?)"
 )
 
 
@@ -61,7 +62,7 @@ class PostgresSemanticStore(SemanticStore):
 
     def get(self, scope: Scope, fact_id: str) -> Fact | None:
         found = self._select(
-            " WHERE m.id = %s AND m.user_id = %s AND m.agent_id = %s",
+            " WHERE m.id = ? AND m.user_id = ? AND m.agent_id = ?",
             (fact_id, scope.user_id, scope.agent_id),
         )
         return found[0] if found else None
@@ -95,9 +96,9 @@ class PostgresSemanticStore(SemanticStore):
         return self._select(
             """
             WHERE t.seq IN (
-                SELECT seq FROM facts WHERE user_id = %s AND agent_id = %s AND subject_key = %s
+                SELECT seq FROM facts WHERE user_id = ? AND agent_id = ? AND subject_key = ?
                 UNION ALL
-                SELECT seq FROM facts WHERE user_id = %s AND agent_id = %s AND object_key = %s
+                SELECT seq FROM facts WHERE user_id = ? AND agent_id = ? AND object_key = ?
             )"""
             + ("" if include_archived else _LIVE)
             + when
@@ -109,8 +110,8 @@ class PostgresSemanticStore(SemanticStore):
         """Current (not superseded, not archived) values of one (subject, predicate),
         oldest record first."""
         return self._select(
-            " WHERE t.user_id = %s AND t.agent_id = %s"
-            " AND t.subject_key = %s AND t.predicate_key = %s"
+            " WHERE t.user_id = ? AND t.agent_id = ?"
+            " AND t.subject_key = ? AND t.predicate_key = ?"
             + _LIVE
             + _CURRENT
             + " ORDER BY coalesce(t.recorded_at, m.created_at), m.seq",
@@ -120,8 +121,8 @@ class PostgresSemanticStore(SemanticStore):
     def history(self, scope: Scope, subject: str, predicate: str) -> list[Fact]:
         """Every version of one (subject, predicate), archived included, in record order."""
         return self._select(
-            " WHERE t.user_id = %s AND t.agent_id = %s"
-            " AND t.subject_key = %s AND t.predicate_key = %s"
+            " WHERE t.user_id = ? AND t.agent_id = ?"
+            " AND t.subject_key = ? AND t.predicate_key = ?"
             " ORDER BY coalesce(t.recorded_at, m.created_at), m.seq",
             (scope.user_id, scope.agent_id, key_of(subject), key_of(predicate)),
         )
@@ -139,8 +140,8 @@ class PostgresSemanticStore(SemanticStore):
         for _ in range(max_hops):
             position = {key: i for i, key in enumerate(frontier)}
             facts = self._select(
-                " WHERE t.user_id = %s AND t.agent_id = %s"
-                " AND t.subject_key = ANY(%s::text[])" + _LIVE + _CURRENT + " ORDER BY m.seq",
+                " WHERE t.user_id = ? AND t.agent_id = ?"
+                " AND t.subject_key = ANY(?::text[])" + _LIVE + _CURRENT + " ORDER BY m.seq",
                 (scope.user_id, scope.agent_id, frontier),
             )
             facts.sort(key=lambda fact: position[key_of(fact.subject)])
@@ -164,7 +165,7 @@ class PostgresSemanticStore(SemanticStore):
         params = (scope.user_id, scope.agent_id)
         live = (
             "FROM facts t JOIN memories m ON m.seq = t.seq "
-            "WHERE t.user_id = %s AND t.agent_id = %s AND m.archived_at IS NULL"
+            "WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL"
         )
         with self._db.read() as conn:
             (facts,) = one(conn.execute(f"SELECT count(*) {live}", params))

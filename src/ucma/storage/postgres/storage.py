@@ -13,7 +13,7 @@ from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
 from ucma.storage.postgres.conflicts import PostgresConflictStore
-from ucma.storage.postgres.connection import Connection, Database, redact, translate_errors
+from ucma.storage.postgres.connection import Database, RawConnection, redact, translate_errors
 from ucma.storage.postgres.embedding_cache import PostgresEmbeddingCacheStore
 from ucma.storage.postgres.episodic import PostgresEpisodicStore
 from ucma.storage.postgres.erasure import PostgresErasureStore
@@ -43,7 +43,7 @@ DEFAULT_POOL_SIZE = 8
 """Connections per ``PostgresStorage`` (a process's concurrent storage calls)."""
 
 
-def _configure(conn: Connection) -> None:
+def _configure(conn: RawConnection) -> None:
     """Every pooled connection: numpy arrays as pgvector ``vector`` values."""
     register_vector(conn)
 

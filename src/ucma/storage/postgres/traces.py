@@ -12,7 +12,7 @@ import psycopg
 from ucma.errors import NotFoundError, ValidationError
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.storage.base import TraceStore
-from ucma.storage.postgres.connection import Database, executemany
+from ucma.storage.postgres.connection import Database
 from ucma.storage.sqlite.codec import dumps, optional_real, real
 from ucma.storage.sqlite.traces import (
     SALIENCE_UPDATE_COLUMNS,
@@ -35,7 +35,7 @@ class PostgresTraceStore(TraceStore):
         with self._db.write() as conn:
             conn.execute(
                 "INSERT INTO retrievals (id, user_id, agent_id, query_hash, memory_ids, scores, "
-                "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     retrieval.id,
                     retrieval.user_id,
@@ -51,7 +51,7 @@ class PostgresTraceStore(TraceStore):
         with self._db.read() as conn:
             row = conn.execute(
                 "SELECT id, user_id, agent_id, query_hash, memory_ids, scores, created_at "
-                "FROM retrievals WHERE id = %s AND user_id = %s AND agent_id = %s",
+                "FROM retrievals WHERE id = ? AND user_id = ? AND agent_id = ?",
                 (retrieval_id, scope.user_id, scope.agent_id),
             ).fetchone()
         if row is None:
@@ -67,7 +67,7 @@ class PostgresTraceStore(TraceStore):
             try:
                 conn.execute(
                     f"INSERT INTO decision_traces ({TRACE_COLUMNS}) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         trace.id,
                         trace.user_id,
@@ -89,10 +89,9 @@ class PostgresTraceStore(TraceStore):
                 )
             except psycopg.errors.IntegrityError as exc:
                 raise ValidationError(f"trace {trace.id!r} already exists") from exc
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO trace_memories (trace_id, memory_id, user_id, agent_id, score) "
-                "VALUES (%s, %s, %s, %s, %s)",
+                "VALUES (?, ?, ?, ?, ?)",
                 [(trace.id, m, trace.user_id, trace.agent_id, s) for m, s in scores.items()],
             )
 
@@ -100,7 +99,7 @@ class PostgresTraceStore(TraceStore):
         with self._db.read() as conn:
             row = conn.execute(
                 f"SELECT {TRACE_COLUMNS} FROM decision_traces "
-                "WHERE id = %s AND user_id = %s AND agent_id = %s",
+                "WHERE id = ? AND user_id = ? AND agent_id = ?",
                 (trace_id, scope.user_id, scope.agent_id),
             ).fetchone()
         return trace_from_row(row) if row is not None else None
@@ -113,14 +112,14 @@ class PostgresTraceStore(TraceStore):
         decision_type: str | None = None,
         limit: int = 100,
     ) -> builtins.list[DecisionTrace]:
-        sql = [f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE user_id = %s AND agent_id = %s"]
+        sql = [f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE user_id = ? AND agent_id = ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if observed is not None:
             sql.append("AND outcome_at IS NOT NULL" if observed else "AND outcome_at IS NULL")
         if decision_type is not None:
-            sql.append("AND decision_type = %s")
+            sql.append("AND decision_type = ?")
             params.append(decision_type)
-        sql.append("ORDER BY created_at DESC, row_seq DESC LIMIT %s")
+        sql.append("ORDER BY created_at DESC, row_seq DESC LIMIT ?")
         params.append(max(int(limit), 0))
         with self._db.read() as conn:
             return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
@@ -131,8 +130,8 @@ class PostgresTraceStore(TraceStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
-                "SELECT trace_id FROM trace_memories WHERE user_id = %s AND agent_id = %s "
-                "AND memory_id = ANY(%s::text[])) ORDER BY created_at, row_seq",
+                "SELECT trace_id FROM trace_memories WHERE user_id = ? AND agent_id = ? "
+                "AND memory_id = ANY(?::text[])) ORDER BY created_at, row_seq",
                 (scope.user_id, scope.agent_id, list(memory_ids)),
             ).fetchall()
         return [trace_from_row(r) for r in rows]
@@ -149,9 +148,9 @@ class PostgresTraceStore(TraceStore):
     ) -> None:
         with self._db.write() as conn:
             cursor = conn.execute(
-                "UPDATE decision_traces SET outcome_quality = %s, outcome_signal = %s, "
-                "outcome_feedback = %s, outcome_at = %s "
-                "WHERE id = %s AND user_id = %s AND agent_id = %s AND outcome_at IS NULL",
+                "UPDATE decision_traces SET outcome_quality = ?, outcome_signal = ?, "
+                "outcome_feedback = ?, outcome_at = ? "
+                "WHERE id = ? AND user_id = ? AND agent_id = ? AND outcome_at IS NULL",
                 (
                     real(quality, "quality"),
                     OutcomeSignal(signal).value,
@@ -165,7 +164,7 @@ class PostgresTraceStore(TraceStore):
             if cursor.rowcount == 1:
                 return
             exists = conn.execute(
-                "SELECT 1 FROM decision_traces WHERE id = %s AND user_id = %s AND agent_id = %s",
+                "SELECT 1 FROM decision_traces WHERE id = ? AND user_id = ? AND agent_id = ?",
                 (trace_id, scope.user_id, scope.agent_id),
             ).fetchone()
         if exists is None:
@@ -174,10 +173,9 @@ class PostgresTraceStore(TraceStore):
 
     def add_updates(self, scope: Scope, updates: Sequence[SalienceUpdate]) -> None:
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 f"INSERT INTO salience_updates (user_id, agent_id, {SALIENCE_UPDATE_COLUMNS}) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         scope.user_id,
@@ -201,14 +199,14 @@ class PostgresTraceStore(TraceStore):
     ) -> builtins.list[SalienceUpdate]:
         sql = [
             f"SELECT {SALIENCE_UPDATE_COLUMNS} FROM salience_updates"
-            " WHERE user_id = %s AND agent_id = %s"
+            " WHERE user_id = ? AND agent_id = ?"
         ]
         params: builtins.list[object] = [scope.user_id, scope.agent_id]
         if memory_id is not None:
-            sql.append("AND memory_id = %s")
+            sql.append("AND memory_id = ?")
             params.append(memory_id)
         if trace_id is not None:
-            sql.append("AND trace_id = %s")
+            sql.append("AND trace_id = ?")
             params.append(trace_id)
         sql.append("ORDER BY id")
         with self._db.read() as conn:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ucma.storage.base import VaultEntry, VaultStore
-from ucma.storage.postgres.connection import Database, executemany, one
+from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import one
 from ucma.types import Scope
 
 __all__ = ["PostgresVaultStore"]
@@ -18,8 +19,8 @@ class PostgresVaultStore(VaultStore):
     def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
         with self._db.read() as conn:
             rows = conn.execute(
-                "SELECT digest, token FROM vault WHERE user_id = %s AND agent_id = %s "
-                "AND digest = ANY(%s::text[])",
+                "SELECT digest, token FROM vault WHERE user_id = ? AND agent_id = ? "
+                "AND digest = ANY(?::text[])",
                 (scope.user_id, scope.agent_id, list(digests)),
             ).fetchall()
         return {str(d): str(t) for d, t in rows}
@@ -31,10 +32,9 @@ class PostgresVaultStore(VaultStore):
         if not entries:
             return
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO vault (user_id, agent_id, token, kind, digest, ciphertext,"
-                " created_at) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [
                     (
                         scope.user_id,
@@ -53,7 +53,7 @@ class PostgresVaultStore(VaultStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT token, kind, digest, ciphertext, created_at FROM vault "
-                "WHERE user_id = %s AND agent_id = %s AND token = ANY(%s::text[])",
+                "WHERE user_id = ? AND agent_id = ? AND token = ANY(?::text[])",
                 (scope.user_id, scope.agent_id, list(tokens)),
             ).fetchall()
         return {
@@ -69,7 +69,7 @@ class PostgresVaultStore(VaultStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT token, kind, digest, ciphertext, created_at FROM vault "
-                "WHERE user_id = %s AND agent_id = %s ORDER BY created_at, token",
+                "WHERE user_id = ? AND agent_id = ? ORDER BY created_at, token",
                 (scope.user_id, scope.agent_id),
             ).fetchall()
         return [
@@ -88,6 +88,6 @@ class PostgresVaultStore(VaultStore):
         with self._db.write() as conn:
             if conn.execute("SELECT 1 FROM vault_keys LIMIT 1").fetchone() is None:
                 conn.execute(
-                    "INSERT INTO vault_keys (fingerprint, created_at) VALUES (%s, %s)",
+                    "INSERT INTO vault_keys (fingerprint, created_at) VALUES (?, ?)",
                     (fingerprint, now),
                 )

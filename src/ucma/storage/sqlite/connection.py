@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Protocol
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sqlite.checkpoint import SAFETY_NET_PAGES, Checkpointer
+from ucma.storage.sqlite.codec import ids_param
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "TransactionListener", "translate_errors"]
+__all__ = ["BUSY_TIMEOUT_MS", "SQLITE", "Database", "TransactionListener", "translate_errors"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +48,21 @@ _PRAGMAS = (
     "PRAGMA cache_size=-32768",
 )
 _BACKGROUND_CHECKPOINTS = f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}"
+
+SQLITE = Dialect(
+    name="sqlite",
+    values_of=lambda kind: "SELECT value FROM json_each(?)",
+    among=lambda column, kind: f"{column} IN (SELECT value FROM json_each(?))",
+    bind_list=ids_param,
+    unindexed=lambda column: f"+{column}",
+    greatest="max",
+    least="min",
+    false="0",
+    row_order="rowid",
+    lock_rows="",
+    integrity_error=(sqlite3.IntegrityError,),
+    unique_violation=(sqlite3.IntegrityError,),
+)
 
 
 class TransactionListener(Protocol):
@@ -79,6 +96,7 @@ class Database:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        self.dialect = SQLITE
         self._lock = threading.RLock()
         self._depth = 0
         self._doomed = False

@@ -1,0 +1,54 @@
+"""The few words SQLite and PostgreSQL say differently, as SQL fragments.
+
+Shared statements (``ucma.storage.sql``) are written with ``?`` placeholders and
+``:name`` parameters, SQLite's style; the PostgreSQL connection rewrites them to
+psycopg's (``ucma.storage.postgres.connection``). What else differs is asked of
+the ``Dialect`` of the store's database: a list of ids bound as one parameter
+(a JSON array read with ``json_each`` on SQLite, a ``text[]`` on PostgreSQL), the
+two-argument ``max``/``min``, the boolean false, the row id that orders rows of
+equal time, a row lock, and which driver exception is a constraint violation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Dialect"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """SQL fragments of one database engine (see the module docstring)."""
+
+    name: str
+    values_of: Callable[[str], str]
+    """``values_of(type)``: a sub-select of the elements of one list parameter,
+    ``SELECT value FROM json_each(?)`` on SQLite, ``SELECT unnest(?::type[])`` on
+    PostgreSQL."""
+    among: Callable[[str, str], str]
+    """``among(column, type)``: ``column`` is one of a list parameter's elements."""
+    bind_list: Callable[[Iterable[Any]], Any]
+    """The parameter value of a list (``among`` / ``values_of``)."""
+    unindexed: Callable[[str], str]
+    """A column the planner must not pick an index for (SQLite's unary ``+``)."""
+    greatest: str
+    """Two-argument maximum: ``max`` on SQLite, ``GREATEST`` on PostgreSQL."""
+    least: str
+    """Two-argument minimum: ``min`` on SQLite, ``LEAST`` on PostgreSQL."""
+    false: str
+    """A condition that never holds."""
+    row_order: str
+    """The column that orders a table's rows by insertion: ``rowid`` / ``row_seq``."""
+    lock_rows: str
+    """Appended to a SELECT whose rows the transaction will update (``FOR UPDATE``);
+    empty on SQLite, where the write transaction already holds the file."""
+    integrity_error: tuple[type[Exception], ...]
+    """The driver's exceptions for a violated constraint (unique, foreign key)."""
+    unique_violation: tuple[type[Exception], ...]
+    """The driver's exceptions for a violated unique constraint only."""
+
+    def ids(self, column: str) -> str:
+        """``column`` is one of a list of text ids bound as one parameter."""
+        return self.among(column, "text")
