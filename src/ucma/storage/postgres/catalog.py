@@ -34,7 +34,7 @@ from ucma.storage.base import (
 )
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
-from ucma.storage.postgres.records import load_by_seqs
+from ucma.storage.sql.records import load_by_seqs
 from ucma.storage.sqlite.codec import optional_real, real
 from ucma.storage.sqlite.memories import check_vector
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope

@@ -96,6 +96,7 @@ class PgConnection:
     style (``ucma.storage.sql.connection.Connection``); ``raw`` is psycopg's."""
 
     __slots__ = ("raw",)
+    dialect = POSTGRES
 
     def __init__(self, raw: RawConnection) -> None:
         self.raw = raw

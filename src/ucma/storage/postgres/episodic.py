@@ -19,8 +19,8 @@ from ucma.storage.base import EpisodeBrief, EpisodicStore
 from ucma.storage.index.search_context import SessionKey, episode_contexts
 from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.memories import MemoryRows
-from ucma.storage.postgres.records import load_records
 from ucma.storage.sql.connection import one
+from ucma.storage.sql.records import load_records
 from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, key_of
 from ucma.storage.sqlite.memories import check_kind, check_vectors
 from ucma.types import Episode, MemoryKind, Scope, Tier

@@ -15,8 +15,8 @@ import numpy as np
 from ucma.storage.base import LearningStore
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.memories import MemoryRows
-from ucma.storage.postgres.records import load_records
 from ucma.storage.sql.connection import one
+from ucma.storage.sql.records import load_records
 from ucma.storage.sqlite.codec import learning_fields, tag_keys
 from ucma.storage.sqlite.memories import check_kind, check_vector
 from ucma.types import Learning, LearningType, MemoryKind, Scope

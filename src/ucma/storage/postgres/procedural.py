@@ -15,8 +15,8 @@ import numpy as np
 from ucma.storage.base import ProceduralStore
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.memories import MemoryRows
-from ucma.storage.postgres.records import load_records
 from ucma.storage.sql.connection import one
+from ucma.storage.sql.records import load_records
 from ucma.storage.sqlite.codec import (
     procedure_fields,
     step_rows,

@@ -16,8 +16,8 @@ import numpy as np
 from ucma.storage.base import SemanticStore
 from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.memories import MemoryRows
-from ucma.storage.postgres.records import load_records
 from ucma.storage.sql.connection import one
+from ucma.storage.sql.records import load_records
 from ucma.storage.sqlite.codec import fact_fields, key_of
 from ucma.storage.sqlite.memories import check_kind, check_vector
 from ucma.types import Fact, MemoryKind, Scope

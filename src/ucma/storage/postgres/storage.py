@@ -22,7 +22,6 @@ from ucma.storage.postgres.goals import PostgresGoalStore
 from ucma.storage.postgres.graph import PostgresGraphStore
 from ucma.storage.postgres.keys import PostgresKeyStore
 from ucma.storage.postgres.learning import PostgresLearningStore
-from ucma.storage.postgres.lifecycle import PostgresLifecycleStore
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.opinions import PostgresOpinionStore
 from ucma.storage.postgres.predictive import PostgresPredictiveStore
@@ -32,6 +31,7 @@ from ucma.storage.postgres.schema import apply_migrations
 from ucma.storage.postgres.semantic import PostgresSemanticStore
 from ucma.storage.postgres.traces import PostgresTraceStore
 from ucma.storage.postgres.vault import PostgresVaultStore
+from ucma.storage.sql.lifecycle import SqlLifecycleStore
 
 __all__ = ["PostgresStorage"]
 
@@ -92,7 +92,7 @@ class PostgresStorage(Storage):
         self.traces = PostgresTraceStore(self._db)
         self.events = PostgresEventStore(self._db)
         self.keys = PostgresKeyStore(self._db)
-        self.lifecycle = PostgresLifecycleStore(self._db)
+        self.lifecycle = SqlLifecycleStore(self._db)
         self.vault = PostgresVaultStore(self._db)
         self.erasure = PostgresErasureStore(self._db)
         self.opinions = PostgresOpinionStore(self._db)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ucma.errors import StorageError
 from ucma.storage.sql.dialect import Dialect
@@ -37,6 +37,9 @@ class Cursor(Protocol):
 
 class Connection(Protocol):
     """Runs statements written with ``?`` placeholders and ``:name`` parameters."""
+
+    @property
+    def dialect(self) -> Dialect: ...
 
     def execute(self, sql: str, parameters: Params = ..., /) -> Cursor: ...
 
@@ -66,4 +69,4 @@ def one(cursor: Cursor) -> tuple[Any, ...]:
     row = cursor.fetchone()
     if row is None:
         raise StorageError("a statement that returns one row returned none")
-    return tuple(row)
+    return cast(tuple[Any, ...], row)

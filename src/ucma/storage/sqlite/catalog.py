@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -12,14 +11,9 @@ import numpy as np
 
 from ucma.errors import NotFoundError
 from ucma.storage.base import DEFAULT_BM25, Bm25, MemoryCatalog, ScoredId, SearchIndexStatus
-from ucma.storage.sqlite.codec import (
-    ids_param,
-    load_by_seqs,
-    optional_real,
-    real,
-    vector_from_blob,
-)
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.records import load_by_seqs
+from ucma.storage.sqlite.codec import ids_param, optional_real, real, vector_from_blob
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.storage.sqlite.memories import check_vector
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
@@ -33,7 +27,7 @@ WHERE id IN (SELECT value FROM json_each(?)) AND +user_id = ? AND +agent_id = ?
 
 
 def load_scoped(
-    conn: sqlite3.Connection, scope: Scope, memory_ids: Sequence[str]
+    conn: SQLiteConnection, scope: Scope, memory_ids: Sequence[str]
 ) -> dict[str, MemoryRecord]:
     """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
     if not memory_ids:
@@ -45,7 +39,7 @@ def load_scoped(
 
 
 def _typed(
-    conn: sqlite3.Connection, rows: Sequence[Any], order: Sequence[str]
+    conn: SQLiteConnection, rows: Sequence[Any], order: Sequence[str]
 ) -> dict[str, MemoryRecord]:
     """Records for (seq, id, kind) rows, keyed by id, in ``order``."""
     seqs_by_kind: dict[MemoryKind, list[int]] = defaultdict(list)

@@ -3,9 +3,9 @@
 Writes: ``memory_row`` and the ``*_fields`` / ``step_rows`` functions build
 the parameters of the INSERT and UPDATE statements, validating enums, scope
 and JSON on the way in. Reads: the ``SELECT_*`` statements join ``memories``
-(alias ``m``) with one typed table (alias ``t``), and ``load_records`` /
-``load_by_seqs`` build fresh records from their rows, so callers never share
-state with the database. JSON columns use ``ensure_ascii=False``; floats, lists,
+(alias ``m``) with one typed table (alias ``t``), and ``record_from_row`` builds
+fresh records from their rows (read by ``ucma.storage.sql.records``), so callers
+never share state with the database. JSON columns use ``ensure_ascii=False``; floats, lists,
 dicts and enums come back equal to what was stored.
 """
 
@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +32,6 @@ from ucma.types import (
     MemoryRecord,
     Procedure,
     ProcedureStatus,
-    ProcedureStep,
     ProcedureType,
     Provenance,
     RiskLevel,
@@ -53,9 +51,6 @@ __all__ = [
     "ids_param",
     "key_of",
     "learning_fields",
-    "load_by_seqs",
-    "load_records",
-    "load_steps",
     "memory_row",
     "memory_update_row",
     "optional_real",
@@ -451,62 +446,3 @@ _FROM_ROW = {
 
 def record_from_row(kind: MemoryKind, row: Sequence[Any]) -> MemoryRecord:
     return _FROM_ROW[kind](row)
-
-
-def load_steps(conn: sqlite3.Connection, procedures: dict[int, Procedure]) -> None:
-    """Fill ``steps`` of procedures keyed by seq, in their stored order."""
-    if not procedures:
-        return
-    rows = conn.execute(
-        """
-        SELECT seq, description, action_type, action_spec, success_criteria, on_failure,
-            max_retries
-        FROM procedure_steps
-        WHERE seq IN (SELECT value FROM json_each(?))
-        ORDER BY seq, position
-        """,
-        (json.dumps(list(procedures)),),
-    )
-    for seq, description, action_type, action_spec, criteria, on_failure, retries in rows:
-        procedures[seq].steps.append(
-            ProcedureStep(
-                description=description,
-                action_type=action_type,
-                action_spec=json.loads(action_spec),
-                success_criteria=criteria,
-                on_failure=on_failure,
-                max_retries=retries,
-            )
-        )
-
-
-def load_records(
-    conn: sqlite3.Connection, kind: MemoryKind, where: str, params: Sequence[Any]
-) -> list[MemoryRecord]:
-    """Records of one kind selected by ``SELECT_BY_KIND[kind] + where``, in row order.
-
-    ``where`` is SQL written in this package (never user text) that filters
-    and orders over the aliases ``m`` (memories) and ``t`` (the typed table).
-    """
-    rows = conn.execute(SELECT_BY_KIND[kind] + where, params).fetchall()
-    records = [_FROM_ROW[kind](row) for row in rows]
-    if kind is MemoryKind.PROCEDURAL:
-        procedures = zip((row[0] for row in rows), records, strict=True)
-        load_steps(conn, {seq: cast(Procedure, record) for seq, record in procedures})
-    return records
-
-
-def load_by_seqs(
-    conn: sqlite3.Connection, kind: MemoryKind, seqs: Sequence[int]
-) -> dict[int, MemoryRecord]:
-    """Records of one kind by seq (no scope filter: callers pass seqs of their scope)."""
-    if not seqs:
-        return {}
-    rows = conn.execute(
-        SELECT_BY_KIND[kind] + " WHERE m.seq IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(seqs)),),
-    ).fetchall()
-    records = {row[0]: _FROM_ROW[kind](row) for row in rows}
-    if kind is MemoryKind.PROCEDURAL:
-        load_steps(conn, cast(dict[int, Procedure], records))
-    return records

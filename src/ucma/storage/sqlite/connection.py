@@ -32,7 +32,14 @@ from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sqlite.checkpoint import SAFETY_NET_PAGES, Checkpointer
 from ucma.storage.sqlite.codec import ids_param
 
-__all__ = ["BUSY_TIMEOUT_MS", "SQLITE", "Database", "TransactionListener", "translate_errors"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "SQLITE",
+    "Database",
+    "SQLiteConnection",
+    "TransactionListener",
+    "translate_errors",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +70,12 @@ SQLITE = Dialect(
     integrity_error=(sqlite3.IntegrityError,),
     unique_violation=(sqlite3.IntegrityError,),
 )
+
+
+class SQLiteConnection(sqlite3.Connection):
+    """A ``sqlite3`` connection that names its dialect (``ucma.storage.sql``)."""
+
+    dialect = SQLITE
 
 
 class TransactionListener(Protocol):
@@ -101,7 +114,7 @@ class Database:
         self._depth = 0
         self._doomed = False
         self._listeners: list[TransactionListener] = []
-        self._conn: sqlite3.Connection | None = self._connect()
+        self._conn: SQLiteConnection | None = self._connect()
         self._checkpointer = Checkpointer(self.path) if self.on_disk else None
 
     @property
@@ -109,7 +122,7 @@ class Database:
         """A plain file path (not ``:memory:`` or a ``file:`` URI)."""
         return self.path != ":memory:" and not self.path.startswith("file:")
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> SQLiteConnection:
         if self.on_disk:
             parent = Path(self.path).absolute().parent
             if not parent.is_dir():
@@ -123,6 +136,7 @@ class Database:
                 check_same_thread=False,
                 isolation_level=None,
                 cached_statements=256,
+                factory=SQLiteConnection,
             )
         try:
             with translate_errors(f"configuring {self.path!r}"):
@@ -148,7 +162,7 @@ class Database:
     def add_listener(self, listener: TransactionListener) -> None:
         self._listeners.append(listener)
 
-    def _require_open(self) -> sqlite3.Connection:
+    def _require_open(self) -> SQLiteConnection:
         if self._conn is None:
             raise StorageError(f"the database {self.path!r} is closed")
         return self._conn
@@ -156,7 +170,7 @@ class Database:
     # -- access -------------------------------------------------------------
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[SQLiteConnection]:
         """The connection for reads, under the lock, with errors translated."""
         with self._lock:
             conn = self._require_open()
@@ -164,7 +178,7 @@ class Database:
                 yield conn
 
     @contextmanager
-    def exclusive(self) -> Iterator[sqlite3.Connection]:
+    def exclusive(self) -> Iterator[SQLiteConnection]:
         """``read()`` with the background checkpoints held off: for checkpointing
         and vacuuming the file from this connection."""
         if self._checkpointer is None:
@@ -175,13 +189,13 @@ class Database:
             yield conn
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[SQLiteConnection]:
         """The connection inside a transaction (joined if one is open)."""
         with self.transaction() as conn, translate_errors():
             yield conn
 
     @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[SQLiteConnection]:
         """Several reads that must see one committed state (a read transaction).
 
         Inside an open write transaction the reads already share one state.
@@ -203,7 +217,7 @@ class Database:
                         conn.execute("COMMIT")
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[SQLiteConnection]:
         """Group writes atomically; nested use joins the outer transaction."""
         with self._lock:
             conn = self._require_open()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
@@ -20,14 +19,9 @@ import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
 from ucma.storage.index.search_context import SessionKey, episode_contexts
-from ucma.storage.sqlite.codec import (
-    BUCKET_SECONDS,
-    episode_fields,
-    ids_param,
-    key_of,
-    load_records,
-)
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.records import load_records
+from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, ids_param, key_of
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vectors
 from ucma.types import Episode, MemoryKind, Scope, Tier
 
@@ -307,6 +301,6 @@ class SQLiteEpisodicStore(EpisodicStore):
             return cast(list[Episode], load_records(conn, MemoryKind.EPISODIC, where, params))
 
 
-def _stored_previous(conn: sqlite3.Connection, key: SessionKey, timestamp: float) -> str | None:
+def _stored_previous(conn: SQLiteConnection, key: SessionKey, timestamp: float) -> str | None:
     row = conn.execute(_PREVIOUS, (*key, timestamp)).fetchone()
     return None if row is None else str(row[0])

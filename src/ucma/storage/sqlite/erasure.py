@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from ucma.storage.base import ErasureStore
 from ucma.storage.index.search_context import date_words
 from ucma.storage.sqlite.codec import ids_param
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import Scope
 
@@ -258,7 +258,7 @@ class SQLiteErasureStore(ErasureStore):
         return {name: n for name, n in counts.items() if n}
 
     def _delete_memories(
-        self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int], counts: Counter[str]
+        self, conn: SQLiteConnection, scope: Scope, seqs: Sequence[int], counts: Counter[str]
     ) -> list[str]:
         if not seqs:
             return []
@@ -273,7 +273,7 @@ class SQLiteErasureStore(ErasureStore):
         return [str(r[1]) for r in rows]
 
     def _rewrite_contexts(
-        self, conn: sqlite3.Connection, scope: Scope, matches: Callable[[str], bool]
+        self, conn: SQLiteConnection, scope: Scope, matches: Callable[[str], bool]
     ) -> int:
         rows = conn.execute(
             "SELECT m.seq, m.content, m.search_context, e.timestamp FROM memories m "
@@ -346,7 +346,7 @@ class SQLiteErasureStore(ErasureStore):
                 conn.execute("PRAGMA secure_delete = OFF").fetchall()
 
 
-def scoped_tables(conn: sqlite3.Connection) -> list[str]:
+def scoped_tables(conn: SQLiteConnection) -> list[str]:
     """Tables with ``user_id`` and ``agent_id`` columns, ``memories`` first."""
     tables = [
         str(name)
@@ -364,7 +364,7 @@ def scoped_tables(conn: sqlite3.Connection) -> list[str]:
 
 
 def _memory_texts(
-    conn: sqlite3.Connection, key: tuple[str, str]
+    conn: SQLiteConnection, key: tuple[str, str]
 ) -> Iterator[tuple[int, Sequence[object]]]:
     """(memory seq, text values) of every row of ``MEMORY_TEXTS`` in the scope."""
     for table, columns in MEMORY_TEXTS.items():
@@ -376,7 +376,7 @@ def _memory_texts(
 
 
 def _still_used(
-    conn: sqlite3.Connection, key: tuple[str, str], tokens_in: Callable[[str], Iterable[str]]
+    conn: SQLiteConnection, key: tuple[str, str], tokens_in: Callable[[str], Iterable[str]]
 ) -> Iterator[set[str]]:
     for _, values in _memory_texts(conn, key):
         yield _tokens(tokens_in, values)
@@ -393,21 +393,21 @@ def _matches(matches: Callable[[str], bool], values: Sequence[object]) -> bool:
     return any(isinstance(v, str) and v and matches(v) for v in values)
 
 
-def _open(conn: sqlite3.Connection, target: str, now: float) -> int:
+def _open(conn: SQLiteConnection, target: str, now: float) -> int:
     row = conn.execute(
         "INSERT INTO erasures (target, started_at) VALUES (?, ?) RETURNING id", (target, now)
     ).fetchone()
     return int(row[0])
 
 
-def _close(conn: sqlite3.Connection, erasure: int, now: float, counts: Counter[str]) -> None:
+def _close(conn: SQLiteConnection, erasure: int, now: float, counts: Counter[str]) -> None:
     conn.execute(
         "UPDATE erasures SET finished_at = ?, counts = ? WHERE id = ?",
         (now, json.dumps(dict(sorted((k, v) for k, v in counts.items() if v))), erasure),
     )
 
 
-def _checkpoint(conn: sqlite3.Connection) -> bool:
+def _checkpoint(conn: SQLiteConnection) -> bool:
     try:
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     except sqlite3.OperationalError as exc:

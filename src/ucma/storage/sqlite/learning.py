@@ -7,15 +7,15 @@ its distinct lower-cased keys for ``relevant``; ``learnings_type`` indexes
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
 from ucma.storage.base import LearningStore
-from ucma.storage.sqlite.codec import ids_param, learning_fields, load_records, tag_keys
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.records import load_records
+from ucma.storage.sqlite.codec import ids_param, learning_fields, tag_keys
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
 from ucma.types import Learning, LearningType, MemoryKind, Scope
 
@@ -67,7 +67,7 @@ class SQLiteLearningStore(LearningStore):
             self._write_tags(conn, learning, seq)
 
     @staticmethod
-    def _write_tags(conn: sqlite3.Connection, learning: Learning, seq: int) -> None:
+    def _write_tags(conn: SQLiteConnection, learning: Learning, seq: int) -> None:
         conn.executemany(
             _INSERT_TAG,
             [

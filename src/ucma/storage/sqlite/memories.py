@@ -22,6 +22,7 @@ from ucma.storage.sqlite.codec import (
     memory_row,
     memory_update_row,
 )
+from ucma.storage.sqlite.connection import SQLiteConnection
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
@@ -44,7 +45,7 @@ WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
 """
 
 
-def _taken_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> list[str]:
+def _taken_ids(conn: SQLiteConnection, ids: Sequence[str]) -> list[str]:
     rows = conn.execute(
         "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
         (ids_param(dict.fromkeys(ids)),),
@@ -95,7 +96,7 @@ class MemoryRows:
 
     def insert(
         self,
-        conn: sqlite3.Connection,
+        conn: SQLiteConnection,
         records: Sequence[MemoryRecord],
         matrix: np.ndarray,
         contexts: Sequence[str] | None = None,
@@ -141,7 +142,7 @@ class MemoryRows:
             )
         return seqs
 
-    def update(self, conn: sqlite3.Connection, record: MemoryRecord) -> int:
+    def update(self, conn: SQLiteConnection, record: MemoryRecord) -> int:
         """Overwrite the mutable common fields of an existing record; returns its seq.
 
         Identity (id, kind, scope, created_at), access statistics (``touch``)
@@ -162,9 +163,7 @@ class MemoryRows:
         return int(seq)
 
     @staticmethod
-    def find(
-        conn: sqlite3.Connection, scope: Scope, memory_id: str, kind: MemoryKind
-    ) -> int | None:
+    def find(conn: SQLiteConnection, scope: Scope, memory_id: str, kind: MemoryKind) -> int | None:
         row = conn.execute(
             _FIND_SEQ, (memory_id, scope.user_id, scope.agent_id, kind.value)
         ).fetchone()

@@ -7,21 +7,15 @@ the index ``find_by_tags`` reads. Steps are rows ordered by ``position``.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
 from ucma.storage.base import ProceduralStore
-from ucma.storage.sqlite.codec import (
-    ids_param,
-    load_records,
-    procedure_fields,
-    step_rows,
-    tag_keys,
-)
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.records import load_records
+from ucma.storage.sqlite.codec import ids_param, procedure_fields, step_rows, tag_keys
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
 from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
 
@@ -83,7 +77,7 @@ class SQLiteProceduralStore(ProceduralStore):
             self._write_children(conn, procedure, seq)
 
     @staticmethod
-    def _write_children(conn: sqlite3.Connection, procedure: Procedure, seq: int) -> None:
+    def _write_children(conn: SQLiteConnection, procedure: Procedure, seq: int) -> None:
         conn.executemany(_INSERT_STEP, step_rows(procedure, seq))
         conn.executemany(
             _INSERT_TAG,

@@ -15,7 +15,8 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import SemanticStore
-from ucma.storage.sqlite.codec import fact_fields, key_of, load_records
+from ucma.storage.sql.records import load_records
+from ucma.storage.sqlite.codec import fact_fields, key_of
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
 from ucma.types import Fact, MemoryKind, Scope

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from ucma.errors import StorageError, ValidationError
 from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.conflicts import SQLiteConflictStore
@@ -22,7 +23,6 @@ from ucma.storage.sqlite.goals import SQLiteGoalStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
-from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
 from ucma.storage.sqlite.predictive import SQLitePredictiveStore
@@ -39,6 +39,7 @@ __all__ = ["SQLiteStorage"]
 logger = logging.getLogger(__name__)
 
 _DIMENSION_KEY = "embedding_dimension"
+_VECTOR_ORPHANS = ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)")
 
 
 class SQLiteStorage(Storage):
@@ -88,7 +89,7 @@ class SQLiteStorage(Storage):
         self.traces = SQLiteTraceStore(self._db)
         self.events = SQLiteEventStore(self._db)
         self.keys = SQLiteKeyStore(self._db)
-        self.lifecycle = SQLiteLifecycleStore(self._db)
+        self.lifecycle = SqlLifecycleStore(self._db, (*ORPHANS, _VECTOR_ORPHANS))
         self.vault = SQLiteVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
         self.opinions = SQLiteOpinionStore(self._db)

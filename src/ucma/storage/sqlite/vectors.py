@@ -31,7 +31,6 @@ Keeping the cache true:
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +42,7 @@ from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.index.hnsw import HnswBuilder, HnswIndex, needs_build
 from ucma.storage.index.vector_cache import ScopeVectors
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sqlite.connection import Database, SQLiteConnection
 from ucma.types import MemoryKind, Scope
 
 __all__ = ["KIND_CODES", "VectorIndex"]
@@ -138,7 +137,7 @@ class VectorIndex:
 
     # -- writes (inside the writing transaction) -------------------------------
 
-    def _bump(self, conn: sqlite3.Connection, scope: Scope) -> _Pending:
+    def _bump(self, conn: SQLiteConnection, scope: Scope) -> _Pending:
         version = conn.execute(_BUMP_VERSION, (scope.user_id, scope.agent_id)).fetchone()[0]
         pending = self._pending.get(scope)
         if pending is None:
@@ -148,7 +147,7 @@ class VectorIndex:
 
     def added(
         self,
-        conn: sqlite3.Connection,
+        conn: SQLiteConnection,
         scope: Scope,
         seqs: Sequence[int],
         ids: Sequence[str],
@@ -169,17 +168,17 @@ class VectorIndex:
             )
         )
 
-    def removed(self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int]) -> None:
+    def removed(self, conn: SQLiteConnection, scope: Scope, seqs: Sequence[int]) -> None:
         self._bump(conn, scope).ops.append(("remove", list(seqs)))
 
     def archived(
-        self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int], archived: bool
+        self, conn: SQLiteConnection, scope: Scope, seqs: Sequence[int], archived: bool
     ) -> None:
         self._bump(conn, scope).ops.append(("archive", list(seqs), archived))
 
     def retexted(
         self,
-        conn: sqlite3.Connection,
+        conn: SQLiteConnection,
         scope: Scope,
         seq: int,
         old: tuple[str, str],
@@ -190,7 +189,7 @@ class VectorIndex:
         pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
         pending.ops.append(("retext", seq, old, new))
 
-    def revectored(self, conn: sqlite3.Connection, scope: Scope) -> None:
+    def revectored(self, conn: SQLiteConnection, scope: Scope) -> None:
         """A stored vector of the scope was overwritten: which row is not tracked, so
         this process's cache and graph of the scope are dropped on commit, and other
         processes reload (the rewrite count moves)."""
@@ -361,9 +360,7 @@ class VectorIndex:
             raise ValidationError("query vector must be finite and non-zero")
         return query / norm
 
-    def _current(
-        self, conn: sqlite3.Connection, scope: Scope, *, text: bool = False
-    ) -> ScopeVectors:
+    def _current(self, conn: SQLiteConnection, scope: Scope, *, text: bool = False) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
         to the scope, the transaction's own view (``_written``; uncommitted rows
         never enter the cache); otherwise the cache, brought up to date. ``text``:
@@ -374,7 +371,7 @@ class VectorIndex:
         return self._fresh(conn, scope)
 
     def _written(
-        self, conn: sqlite3.Connection, scope: Scope, pending: _Pending, text: bool
+        self, conn: SQLiteConnection, scope: Scope, pending: _Pending, text: bool
     ) -> ScopeVectors:
         """What a transaction that wrote to ``scope`` searches: the committed cache
         forked (vectors only, ``ScopeVectors.fork``) with the transaction's changes
@@ -404,7 +401,7 @@ class VectorIndex:
         pending.view, pending.view_ops = view, len(pending.ops)
         return view
 
-    def _fresh(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
+    def _fresh(self, conn: SQLiteConnection, scope: Scope) -> ScopeVectors:
         cache = self._scopes.get(scope)
         if cache is not None and cache.version == self._version(conn, scope)[0]:
             return cache
@@ -425,13 +422,13 @@ class VectorIndex:
         return cache
 
     @staticmethod
-    def _version(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
+    def _version(conn: SQLiteConnection, scope: Scope) -> tuple[int, int]:
         """The scope's change counter and, of those changes, the text rewrites."""
         row = conn.execute(_READ_VERSION, (scope.user_id, scope.agent_id)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     @staticmethod
-    def _sync(conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
+    def _sync(conn: SQLiteConnection, scope: Scope, cache: ScopeVectors) -> None:
         """Drop rows deleted since the cache was filled and refresh archived flags.
 
         Rows at or below ``max_seq`` can only disappear, never appear, so an
@@ -445,7 +442,7 @@ class VectorIndex:
         archived = np.fromiter((row[0] for row in conn.execute(_READ_ARCHIVED, params)), np.int64)
         cache.set_archived_exactly(archived)
 
-    def _load_new_rows(self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
+    def _load_new_rows(self, conn: SQLiteConnection, scope: Scope, cache: ScopeVectors) -> None:
         """Append the scope's rows newer than ``cache.max_seq``, streaming the
         blobs straight into one preallocated matrix."""
         params = (scope.user_id, scope.agent_id, cache.max_seq)

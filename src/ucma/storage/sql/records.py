@@ -1,9 +1,8 @@
-"""Typed records from PostgreSQL rows.
+"""Typed records read through either backend's connection.
 
-The SELECT statements and the row decoders are the SQLite backend's
-(``ucma.storage.sqlite.codec``): the tables have the same columns in the same
-order, so one definition of each record's shape serves both backends. What is
-here is the reading itself through a psycopg connection.
+The SELECT statements and the row decoders are ``ucma.storage.sqlite.codec``'s:
+the tables have the same columns in the same order on both backends, so one
+definition of each record's shape serves both. What is here is the reading.
 """
 
 from __future__ import annotations
@@ -12,26 +11,27 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
-from ucma.storage.postgres.connection import PgConnection
+from ucma.storage.sql.connection import Connection
 from ucma.storage.sqlite.codec import SELECT_BY_KIND, record_from_row
 from ucma.types import MemoryKind, MemoryRecord, Procedure, ProcedureStep
 
 __all__ = ["load_by_seqs", "load_records", "load_steps"]
 
 
-def load_steps(conn: PgConnection, procedures: dict[int, Procedure]) -> None:
+def load_steps(conn: Connection, procedures: dict[int, Procedure]) -> None:
     """Fill ``steps`` of procedures keyed by seq, in their stored order."""
     if not procedures:
         return
+    sql = conn.dialect
     rows = conn.execute(
-        """
+        f"""
         SELECT seq, description, action_type, action_spec, success_criteria, on_failure,
             max_retries
         FROM procedure_steps
-        WHERE seq = ANY(?::bigint[])
+        WHERE {sql.among("seq", "bigint")}
         ORDER BY seq, position
         """,
-        (list(procedures),),
+        (sql.bind_list(procedures),),
     ).fetchall()
     for seq, description, action_type, action_spec, criteria, on_failure, retries in rows:
         procedures[seq].steps.append(
@@ -47,7 +47,7 @@ def load_steps(conn: PgConnection, procedures: dict[int, Procedure]) -> None:
 
 
 def load_records(
-    conn: PgConnection, kind: MemoryKind, where: str, params: Sequence[Any]
+    conn: Connection, kind: MemoryKind, where: str, params: Sequence[Any]
 ) -> list[MemoryRecord]:
     """Records of one kind selected by ``SELECT_BY_KIND[kind] + where``, in row order.
 
@@ -63,14 +63,15 @@ def load_records(
 
 
 def load_by_seqs(
-    conn: PgConnection, kind: MemoryKind, seqs: Sequence[int]
+    conn: Connection, kind: MemoryKind, seqs: Sequence[int]
 ) -> dict[int, MemoryRecord]:
     """Records of one kind by seq (no scope filter: callers pass seqs of their scope)."""
     if not seqs:
         return {}
+    sql = conn.dialect
     rows = conn.execute(
-        SELECT_BY_KIND[kind] + " WHERE m.seq = ANY(?::bigint[])",
-        (list(seqs),),
+        SELECT_BY_KIND[kind] + f" WHERE {sql.among('m.seq', 'bigint')}",
+        (sql.bind_list(seqs),),
     ).fetchall()
     records = {int(row[0]): record_from_row(kind, row) for row in rows}
     if kind is MemoryKind.PROCEDURAL:

@@ -1,11 +1,12 @@
-"""``LifecycleStore`` over SQLite: the tables of migration 2.
+"""``LifecycleStore`` over SQL: the tables of migration 2.
 
 History and the duplicate log have no foreign key to ``memories`` (they are
 the record of what happened, kept after a purge); source lists and
 abstraction marks cascade with their memory; co-retrieval pairs are cleaned
-by ``clean_orphans`` when a memory goes. The gardener's ``begin_job`` runs in a
-``BEGIN IMMEDIATE`` transaction, so its check-and-take of the lock is atomic
-across every connection and process that opens the file.
+by ``clean_orphans`` when a memory goes. The gardener's ``begin_job`` checks and
+takes a job's lock atomically across every connection and process: on SQLite the
+write transaction holds the file (``BEGIN IMMEDIATE``), on PostgreSQL it locks the
+job's row (``SELECT ... FOR UPDATE``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 from ucma.storage.base import LifecycleStore
-from ucma.storage.sqlite.codec import dumps, ids_param, load_records, real
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sql.dialect import Dialect
+from ucma.storage.sql.records import load_records
+from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import (
     DuplicateAttempt,
     Episode,
@@ -31,7 +34,7 @@ from ucma.types import (
     SleepRun,
 )
 
-__all__ = ["SQLiteLifecycleStore"]
+__all__ = ["ORPHANS", "SqlLifecycleStore"]
 
 _MAX_PAIR_IDS = 20
 """At most this many ids of one retrieval are paired (190 pairs), best first."""
@@ -52,38 +55,43 @@ WHERE m.user_id = :user AND m.agent_id = :agent AND m.archived_at IS NULL {bound
 ORDER BY m.seq
 """
 
-# ``ForgettingBound`` in SQL (the joins above put retention and facts first, so SQLite
-# tests it before reading the other tables). Effective salience clamped to [0, 1]:
-_SALIENCE = "max(0.0, min(1.0, m.base_salience + m.outcome_adjustment))"
-# The retention threshold t; D is d = 1 - t, and the bound d + d^2/2 + d^3/3 in Horner form.
-_THRESHOLD = (
-    f"min(1.0, :retention_threshold * max(:weight_floor, 2.0 * (1.0 - {_SALIENCE}))"
-    " / CASE WHEN m.kind = 'semantic' AND f.confidence IS NOT NULL"
-    " THEN max(f.confidence, 0.1) ELSE 1.0 END)"
-)
-_D = f"(1.0 - {_THRESHOLD})"
-_BOUND_RULES = {
-    "salience": f"{_SALIENCE} < :salience_below",
-    "retention": (
-        "(r.stability IS NOT NULL AND"
-        " max(0.0, :now - max(m.created_at, r.last_reviewed)) / 86400.0"
-        f" >= max(r.stability, :min_stability) * {_D} * (1.0 + {_D} * (0.5 + {_D} / 3.0))"
-        " - 1e-9)"
-    ),
-}
+
+def _bound_rules(sql: Dialect) -> dict[str, str]:
+    """``ForgettingBound`` in SQL (the joins above put retention and facts first, so the
+    planner tests it before reading the other tables)."""
+    hi, lo = sql.greatest, sql.least
+    # Effective salience clamped to [0, 1]:
+    salience = f"{hi}(0.0, {lo}(1.0, m.base_salience + m.outcome_adjustment))"
+    # The retention threshold t; d = 1 - t, and the bound d + d^2/2 + d^3/3 in Horner form.
+    threshold = (
+        f"{lo}(1.0, :retention_threshold * {hi}(:weight_floor, 2.0 * (1.0 - {salience}))"
+        " / CASE WHEN m.kind = 'semantic' AND f.confidence IS NOT NULL"
+        f" THEN {hi}(f.confidence, 0.1) ELSE 1.0 END)"
+    )
+    d = f"(1.0 - {threshold})"
+    return {
+        "salience": f"{salience} < :salience_below",
+        "retention": (
+            "(r.stability IS NOT NULL AND"
+            f" {hi}(0.0, :now - {hi}(m.created_at, r.last_reviewed)) / 86400.0"
+            f" >= {hi}(r.stability, :min_stability) * {d} * (1.0 + {d} * (0.5 + {d} / 3.0))"
+            " - 1e-9)"
+        ),
+    }
 
 
-def _bound_sql(bound: ForgettingBound | None) -> tuple[str, dict[str, float]]:
+def _bound_sql(sql: Dialect, bound: ForgettingBound | None) -> tuple[str, dict[str, float]]:
     """The WHERE terms and parameters of ``bound`` (none without one)."""
     if bound is None:
         return "", {}
     rules = []
+    known = _bound_rules(sql)
     if bound.salience_below is not None:
-        rules.append(_BOUND_RULES["salience"])
+        rules.append(known["salience"])
     if bound.retention_threshold is not None:
-        rules.append(_BOUND_RULES["retention"])
+        rules.append(known["retention"])
     if not rules:
-        return "AND 0", {}
+        return f"AND {sql.false}", {}
     params = {
         "now": real(bound.now, "now"),
         "salience_below": real(bound.salience_below or 0.0, "salience_below"),
@@ -94,12 +102,11 @@ def _bound_sql(bound: ForgettingBound | None) -> tuple[str, dict[str, float]]:
     return f"AND m.temporal_level < 4 AND ({' OR '.join(rules)})", params
 
 
-_ORPHANS: tuple[tuple[str, str], ...] = (
+ORPHANS: tuple[tuple[str, str], ...] = (
     ("graph_edges", "DELETE FROM graph_edges WHERE source_id NOT IN (SELECT id FROM memories)"
      " OR target_id NOT IN (SELECT id FROM memories)"),
     ("graph_nodes", "DELETE FROM graph_nodes WHERE memory_id NOT IN (SELECT id FROM memories)"),
     ("retention", "DELETE FROM retention WHERE memory_id NOT IN (SELECT id FROM memories)"),
-    ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)"),
     ("episodes", "DELETE FROM episodes WHERE seq NOT IN (SELECT seq FROM memories)"),
     ("facts", "DELETE FROM facts WHERE seq NOT IN (SELECT seq FROM memories)"),
     ("procedure_steps",
@@ -115,11 +122,16 @@ _ORPHANS: tuple[tuple[str, str], ...] = (
     ("co_retrievals", "DELETE FROM co_retrievals WHERE first_id NOT IN (SELECT id FROM memories)"
      " OR second_id NOT IN (SELECT id FROM memories)"),
 )  # fmt: skip
+"""Rows of tables every backend has that no memory holds any more (``clean_orphans``)."""
 
 
-class SQLiteLifecycleStore(LifecycleStore):
-    def __init__(self, db: Database) -> None:
+class SqlLifecycleStore(LifecycleStore):
+    """``orphans``: ``ORPHANS`` and the backend's own tables' rows of that kind."""
+
+    def __init__(self, db: Database, orphans: Sequence[tuple[str, str]] = ORPHANS) -> None:
         self._db = db
+        self._sql = db.dialect
+        self._orphans = tuple(orphans)
 
     # -- history and provenance ---------------------------------------------------
 
@@ -262,8 +274,9 @@ class SQLiteLifecycleStore(LifecycleStore):
         with self._db.write() as conn:
             conn.executemany(
                 "INSERT INTO co_retrievals (user_id, agent_id, first_id, second_id, count, last_at)"
-                " VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT DO UPDATE SET"
-                " count = count + 1, last_at = excluded.last_at",
+                " VALUES (?, ?, ?, ?, 1, ?)"
+                " ON CONFLICT (user_id, agent_id, first_id, second_id) DO UPDATE SET"
+                " count = co_retrievals.count + 1, last_at = excluded.last_at",
                 [(*_key(scope), a, b, at) for a, b in pairs],
             )
 
@@ -280,11 +293,13 @@ class SQLiteLifecycleStore(LifecycleStore):
         if not episode_ids:
             return
         with self._db.write() as conn:
+            sql = self._sql
             conn.execute(
-                "INSERT OR IGNORE INTO abstracted_episodes (memory_id, at)"
-                " SELECT id, ? FROM memories WHERE id IN (SELECT value FROM json_each(?))"
-                " AND +user_id = ? AND +agent_id = ?",
-                (real(now, "now"), ids_param(episode_ids), *_key(scope)),
+                "INSERT INTO abstracted_episodes (memory_id, at)"
+                f" SELECT id, ? FROM memories WHERE {sql.ids('id')}"
+                f" AND {sql.unindexed('user_id')} = ? AND {sql.unindexed('agent_id')} = ?"
+                " ON CONFLICT DO NOTHING",
+                (real(now, "now"), sql.bind_list(episode_ids), *_key(scope)),
             )
 
     def unabstracted_episodes(self, scope: Scope, *, limit: int) -> list[Episode]:
@@ -302,7 +317,7 @@ class SQLiteLifecycleStore(LifecycleStore):
         return cast(list[Episode], records)
 
     def vitals(self, scope: Scope, bound: ForgettingBound | None = None) -> list[MemoryVitals]:
-        terms, params = _bound_sql(bound)
+        terms, params = _bound_sql(self._sql, bound)
         with self._db.read() as conn:
             rows = conn.execute(
                 _VITALS.format(bound=terms),
@@ -352,11 +367,16 @@ class SQLiteLifecycleStore(LifecycleStore):
     ) -> bool:
         at = real(now, "now")
         with self._db.write() as conn:
-            conn.execute("INSERT OR IGNORE INTO gardener_jobs (job) VALUES (?)", (job,))
-            last_run, locked_by, expires = conn.execute(
-                "SELECT last_run_at, locked_by, lock_expires_at FROM gardener_jobs WHERE job = ?",
-                (job,),
-            ).fetchone()
+            conn.execute(
+                "INSERT INTO gardener_jobs (job) VALUES (?) ON CONFLICT DO NOTHING", (job,)
+            )
+            last_run, locked_by, expires = one(
+                conn.execute(
+                    "SELECT last_run_at, locked_by, lock_expires_at FROM gardener_jobs"
+                    f" WHERE job = ?{self._sql.lock_rows}",
+                    (job,),
+                )
+            )
             if locked_by is not None and locked_by != owner and (expires or 0.0) > at:
                 return False
             if last_run is not None and last_run > due_before:
@@ -388,7 +408,7 @@ class SQLiteLifecycleStore(LifecycleStore):
     def clean_orphans(self) -> dict[str, int]:
         removed: dict[str, int] = {}
         with self._db.write() as conn:
-            for name, sql in _ORPHANS:
+            for name, sql in self._orphans:
                 removed[name] = conn.execute(sql).rowcount
         return removed
 
