@@ -34,9 +34,9 @@ from ucma.storage.base import (
 )
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
+from ucma.storage.sql.memories import check_vector
 from ucma.storage.sql.records import load_by_seqs
 from ucma.storage.sqlite.codec import optional_real, real
-from ucma.storage.sqlite.memories import check_vector
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
 
 __all__ = ["ANN_INDEX", "PostgresMemoryCatalog", "load_scoped"]

@@ -61,7 +61,7 @@ ConfigureHook = Callable[[RawConnection], None]
 
 POSTGRES = Dialect(
     name="postgresql",
-    values_of=lambda kind: f"SELECT unnest(?::{kind}[])",
+    elements=lambda kind: f"unnest(?::{kind}[])",
     among=lambda column, kind: f"{column} = ANY(?::{kind}[])",
     bind_list=list,
     unindexed=lambda column: column,
@@ -70,6 +70,7 @@ POSTGRES = Dialect(
     false="false",
     row_order="row_seq",
     lock_rows=" FOR UPDATE",
+    no_limit=None,
     integrity_error=(psycopg.errors.IntegrityError,),
     unique_violation=(psycopg.errors.UniqueViolation,),
 )

@@ -12,26 +12,26 @@ from pgvector.psycopg import register_vector
 from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
-from ucma.storage.postgres.conflicts import PostgresConflictStore
 from ucma.storage.postgres.connection import Database, RawConnection, redact, translate_errors
 from ucma.storage.postgres.embedding_cache import PostgresEmbeddingCacheStore
-from ucma.storage.postgres.episodic import PostgresEpisodicStore
 from ucma.storage.postgres.erasure import PostgresErasureStore
 from ucma.storage.postgres.events import PostgresEventStore
 from ucma.storage.postgres.goals import PostgresGoalStore
 from ucma.storage.postgres.graph import PostgresGraphStore
 from ucma.storage.postgres.keys import PostgresKeyStore
-from ucma.storage.postgres.learning import PostgresLearningStore
-from ucma.storage.postgres.memories import MemoryRows
+from ucma.storage.postgres.memories import PostgresMemoryRows
 from ucma.storage.postgres.opinions import PostgresOpinionStore
 from ucma.storage.postgres.predictive import PostgresPredictiveStore
-from ucma.storage.postgres.procedural import PostgresProceduralStore
 from ucma.storage.postgres.retention import PostgresRetentionStore
 from ucma.storage.postgres.schema import apply_migrations
-from ucma.storage.postgres.semantic import PostgresSemanticStore
-from ucma.storage.postgres.traces import PostgresTraceStore
 from ucma.storage.postgres.vault import PostgresVaultStore
+from ucma.storage.sql.conflicts import SqlConflictStore
+from ucma.storage.sql.episodic import SqlEpisodicStore
+from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import SqlLifecycleStore
+from ucma.storage.sql.procedural import SqlProceduralStore
+from ucma.storage.sql.semantic import SqlSemanticStore
+from ucma.storage.sql.traces import SqlTraceStore
 
 __all__ = ["PostgresStorage"]
 
@@ -79,17 +79,17 @@ class PostgresStorage(Storage):
         # thread's transaction keeps one connection (connection.py).
         self.concurrency = max(1, pool_size)
         self.dimension = dimension
-        rows = MemoryRows(dimension)
+        rows = PostgresMemoryRows(dimension)
         self.memories = PostgresMemoryCatalog(self._db, dimension, ann)
-        self.episodes = PostgresEpisodicStore(self._db, rows)
-        self.facts = PostgresSemanticStore(self._db, rows)
-        self.procedures = PostgresProceduralStore(self._db, rows)
-        self.learnings = PostgresLearningStore(self._db, rows)
+        self.episodes = SqlEpisodicStore(self._db, rows)
+        self.facts = SqlSemanticStore(self._db, rows)
+        self.procedures = SqlProceduralStore(self._db, rows)
+        self.learnings = SqlLearningStore(self._db, rows)
         self.graph = PostgresGraphStore(self._db)
         self.retention = PostgresRetentionStore(self._db)
         self.embedding_cache = PostgresEmbeddingCacheStore(self._db)
-        self.conflicts = PostgresConflictStore(self._db)
-        self.traces = PostgresTraceStore(self._db)
+        self.conflicts = SqlConflictStore(self._db)
+        self.traces = SqlTraceStore(self._db)
         self.events = PostgresEventStore(self._db)
         self.keys = PostgresKeyStore(self._db)
         self.lifecycle = SqlLifecycleStore(self._db)

@@ -23,14 +23,14 @@ class Dialect:
     """SQL fragments of one database engine (see the module docstring)."""
 
     name: str
-    values_of: Callable[[str], str]
-    """``values_of(type)``: a sub-select of the elements of one list parameter,
-    ``SELECT value FROM json_each(?)`` on SQLite, ``SELECT unnest(?::type[])`` on
+    elements: Callable[[str], str]
+    """``elements(type)``: what follows ``SELECT`` to read the elements of one list
+    parameter, ``value FROM json_each(?)`` on SQLite, ``unnest(?::type[])`` on
     PostgreSQL."""
     among: Callable[[str, str], str]
     """``among(column, type)``: ``column`` is one of a list parameter's elements."""
     bind_list: Callable[[Iterable[Any]], Any]
-    """The parameter value of a list (``among`` / ``values_of``)."""
+    """The parameter value of a list (``among`` / ``elements``)."""
     unindexed: Callable[[str], str]
     """A column the planner must not pick an index for (SQLite's unary ``+``)."""
     greatest: str
@@ -44,6 +44,8 @@ class Dialect:
     lock_rows: str
     """Appended to a SELECT whose rows the transaction will update (``FOR UPDATE``);
     empty on SQLite, where the write transaction already holds the file."""
+    no_limit: int | None
+    """The ``LIMIT`` value that means none: ``-1`` on SQLite, ``NULL`` on PostgreSQL."""
     integrity_error: tuple[type[Exception], ...]
     """The driver's exceptions for a violated constraint (unique, foreign key)."""
     unique_violation: tuple[type[Exception], ...]
@@ -52,3 +54,13 @@ class Dialect:
     def ids(self, column: str) -> str:
         """``column`` is one of a list of text ids bound as one parameter."""
         return self.among(column, "text")
+
+    def ids_in_scope(self, column: str = "id", table: str = "") -> str:
+        """``column`` of ``table`` (an alias, or none) is among a list parameter, and
+        the row's scope is the next two parameters (user, agent). The scope columns are
+        kept off their indexes (``unindexed``) so SQLite probes by id."""
+        at = f"{table}." if table else ""
+        return (
+            f"{self.ids(at + column)} AND {self.unindexed(at + 'user_id')} = ?"
+            f" AND {self.unindexed(at + 'agent_id')} = ?"
+        )

@@ -11,10 +11,10 @@ import numpy as np
 
 from ucma.errors import NotFoundError
 from ucma.storage.base import DEFAULT_BM25, Bm25, MemoryCatalog, ScoredId, SearchIndexStatus
+from ucma.storage.sql.memories import check_vector
 from ucma.storage.sql.records import load_by_seqs
 from ucma.storage.sqlite.codec import ids_param, optional_real, real, vector_from_blob
 from ucma.storage.sqlite.connection import Database, SQLiteConnection
-from ucma.storage.sqlite.memories import check_vector
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
 

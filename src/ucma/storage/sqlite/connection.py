@@ -58,7 +58,7 @@ _BACKGROUND_CHECKPOINTS = f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}"
 
 SQLITE = Dialect(
     name="sqlite",
-    values_of=lambda kind: "SELECT value FROM json_each(?)",
+    elements=lambda kind: "value FROM json_each(?)",
     among=lambda column, kind: f"{column} IN (SELECT value FROM json_each(?))",
     bind_list=ids_param,
     unindexed=lambda column: f"+{column}",
@@ -67,6 +67,7 @@ SQLITE = Dialect(
     false="0",
     row_order="rowid",
     lock_rows="",
+    no_limit=-1,
     integrity_error=(sqlite3.IntegrityError,),
     unique_violation=(sqlite3.IntegrityError,),
 )

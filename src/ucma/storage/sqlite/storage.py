@@ -10,27 +10,27 @@ from contextlib import AbstractContextManager, contextmanager
 from ucma.errors import StorageError, ValidationError
 from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.storage.sql.conflicts import SqlConflictStore
+from ucma.storage.sql.episodic import SqlEpisodicStore
+from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
+from ucma.storage.sql.procedural import SqlProceduralStore
+from ucma.storage.sql.semantic import SqlSemanticStore
+from ucma.storage.sql.traces import SqlTraceStore
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
-from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
-from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
 from ucma.storage.sqlite.events import SQLiteEventStore
 from ucma.storage.sqlite.goals import SQLiteGoalStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
-from ucma.storage.sqlite.learning import SQLiteLearningStore
-from ucma.storage.sqlite.memories import MemoryRows
+from ucma.storage.sqlite.memories import SQLiteMemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
 from ucma.storage.sqlite.predictive import SQLitePredictiveStore
-from ucma.storage.sqlite.procedural import SQLiteProceduralStore
 from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
-from ucma.storage.sqlite.semantic import SQLiteSemanticStore
-from ucma.storage.sqlite.traces import SQLiteTraceStore
 from ucma.storage.sqlite.vault import SQLiteVaultStore
 from ucma.storage.sqlite.vectors import VectorIndex
 
@@ -76,17 +76,17 @@ class SQLiteStorage(Storage):
             raise
         self.dimension = dimension
         self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
-        rows = MemoryRows(self._index, dimension)
+        rows = SQLiteMemoryRows(self._index, dimension)
         self.memories = SQLiteMemoryCatalog(self._db, self._index)
-        self.episodes = SQLiteEpisodicStore(self._db, rows)
-        self.facts = SQLiteSemanticStore(self._db, rows)
-        self.procedures = SQLiteProceduralStore(self._db, rows)
-        self.learnings = SQLiteLearningStore(self._db, rows)
+        self.episodes = SqlEpisodicStore(self._db, rows)
+        self.facts = SqlSemanticStore(self._db, rows)
+        self.procedures = SqlProceduralStore(self._db, rows)
+        self.learnings = SqlLearningStore(self._db, rows)
         self.graph = SQLiteGraphStore(self._db)
         self.retention = SQLiteRetentionStore(self._db)
         self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
-        self.conflicts = SQLiteConflictStore(self._db)
-        self.traces = SQLiteTraceStore(self._db)
+        self.conflicts = SqlConflictStore(self._db)
+        self.traces = SqlTraceStore(self._db)
         self.events = SQLiteEventStore(self._db)
         self.keys = SQLiteKeyStore(self._db)
         self.lifecycle = SqlLifecycleStore(self._db, (*ORPHANS, _VECTOR_ORPHANS))

@@ -42,7 +42,8 @@ from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.index.hnsw import HnswBuilder, HnswIndex, needs_build
 from ucma.storage.index.vector_cache import ScopeVectors
-from ucma.storage.sqlite.connection import Database, SQLiteConnection
+from ucma.storage.sql.connection import Connection
+from ucma.storage.sqlite.connection import Database
 from ucma.types import MemoryKind, Scope
 
 __all__ = ["KIND_CODES", "VectorIndex"]
@@ -137,7 +138,7 @@ class VectorIndex:
 
     # -- writes (inside the writing transaction) -------------------------------
 
-    def _bump(self, conn: SQLiteConnection, scope: Scope) -> _Pending:
+    def _bump(self, conn: Connection, scope: Scope) -> _Pending:
         version = conn.execute(_BUMP_VERSION, (scope.user_id, scope.agent_id)).fetchone()[0]
         pending = self._pending.get(scope)
         if pending is None:
@@ -147,7 +148,7 @@ class VectorIndex:
 
     def added(
         self,
-        conn: SQLiteConnection,
+        conn: Connection,
         scope: Scope,
         seqs: Sequence[int],
         ids: Sequence[str],
@@ -168,17 +169,15 @@ class VectorIndex:
             )
         )
 
-    def removed(self, conn: SQLiteConnection, scope: Scope, seqs: Sequence[int]) -> None:
+    def removed(self, conn: Connection, scope: Scope, seqs: Sequence[int]) -> None:
         self._bump(conn, scope).ops.append(("remove", list(seqs)))
 
-    def archived(
-        self, conn: SQLiteConnection, scope: Scope, seqs: Sequence[int], archived: bool
-    ) -> None:
+    def archived(self, conn: Connection, scope: Scope, seqs: Sequence[int], archived: bool) -> None:
         self._bump(conn, scope).ops.append(("archive", list(seqs), archived))
 
     def retexted(
         self,
-        conn: SQLiteConnection,
+        conn: Connection,
         scope: Scope,
         seq: int,
         old: tuple[str, str],
@@ -189,7 +188,7 @@ class VectorIndex:
         pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
         pending.ops.append(("retext", seq, old, new))
 
-    def revectored(self, conn: SQLiteConnection, scope: Scope) -> None:
+    def revectored(self, conn: Connection, scope: Scope) -> None:
         """A stored vector of the scope was overwritten: which row is not tracked, so
         this process's cache and graph of the scope are dropped on commit, and other
         processes reload (the rewrite count moves)."""
@@ -360,7 +359,7 @@ class VectorIndex:
             raise ValidationError("query vector must be finite and non-zero")
         return query / norm
 
-    def _current(self, conn: SQLiteConnection, scope: Scope, *, text: bool = False) -> ScopeVectors:
+    def _current(self, conn: Connection, scope: Scope, *, text: bool = False) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
         to the scope, the transaction's own view (``_written``; uncommitted rows
         never enter the cache); otherwise the cache, brought up to date. ``text``:
@@ -371,7 +370,7 @@ class VectorIndex:
         return self._fresh(conn, scope)
 
     def _written(
-        self, conn: SQLiteConnection, scope: Scope, pending: _Pending, text: bool
+        self, conn: Connection, scope: Scope, pending: _Pending, text: bool
     ) -> ScopeVectors:
         """What a transaction that wrote to ``scope`` searches: the committed cache
         forked (vectors only, ``ScopeVectors.fork``) with the transaction's changes
@@ -401,7 +400,7 @@ class VectorIndex:
         pending.view, pending.view_ops = view, len(pending.ops)
         return view
 
-    def _fresh(self, conn: SQLiteConnection, scope: Scope) -> ScopeVectors:
+    def _fresh(self, conn: Connection, scope: Scope) -> ScopeVectors:
         cache = self._scopes.get(scope)
         if cache is not None and cache.version == self._version(conn, scope)[0]:
             return cache
@@ -422,13 +421,13 @@ class VectorIndex:
         return cache
 
     @staticmethod
-    def _version(conn: SQLiteConnection, scope: Scope) -> tuple[int, int]:
+    def _version(conn: Connection, scope: Scope) -> tuple[int, int]:
         """The scope's change counter and, of those changes, the text rewrites."""
         row = conn.execute(_READ_VERSION, (scope.user_id, scope.agent_id)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     @staticmethod
-    def _sync(conn: SQLiteConnection, scope: Scope, cache: ScopeVectors) -> None:
+    def _sync(conn: Connection, scope: Scope, cache: ScopeVectors) -> None:
         """Drop rows deleted since the cache was filled and refresh archived flags.
 
         Rows at or below ``max_seq`` can only disappear, never appear, so an
@@ -442,7 +441,7 @@ class VectorIndex:
         archived = np.fromiter((row[0] for row in conn.execute(_READ_ARCHIVED, params)), np.int64)
         cache.set_archived_exactly(archived)
 
-    def _load_new_rows(self, conn: SQLiteConnection, scope: Scope, cache: ScopeVectors) -> None:
+    def _load_new_rows(self, conn: Connection, scope: Scope, cache: ScopeVectors) -> None:
         """Append the scope's rows newer than ``cache.max_seq``, streaming the
         blobs straight into one preallocated matrix."""
         params = (scope.user_id, scope.agent_id, cache.max_seq)

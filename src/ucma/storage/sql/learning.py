@@ -1,4 +1,4 @@
-"""``LearningStore`` over SQLite: applicability-tag and type indexes.
+"""``LearningStore`` over SQL: applicability-tag and type indexes.
 
 ``learnings.applicability`` keeps the list as given; ``learning_tags`` holds
 its distinct lower-cased keys for ``relevant``; ``learnings_type`` indexes
@@ -13,13 +13,13 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import LearningStore
+from ucma.storage.sql.connection import Connection, Database, one
+from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import ids_param, learning_fields, tag_keys
-from ucma.storage.sqlite.connection import Database, SQLiteConnection
-from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
+from ucma.storage.sqlite.codec import learning_fields, tag_keys
 from ucma.types import Learning, LearningType, MemoryKind, Scope
 
-__all__ = ["SQLiteLearningStore"]
+__all__ = ["SqlLearningStore"]
 
 _INSERT = """
 INSERT INTO learnings (
@@ -35,10 +35,11 @@ WHERE seq = ?
 _INSERT_TAG = "INSERT INTO learning_tags (user_id, agent_id, tag_key, seq) VALUES (?, ?, ?, ?)"
 
 
-class SQLiteLearningStore(LearningStore):
+class SqlLearningStore(LearningStore):
     def __init__(self, db: Database, rows: MemoryRows) -> None:
         self._db = db
         self._rows = rows
+        self._sql = db.dialect
 
     def add(self, learning: Learning, vector: np.ndarray) -> None:
         check_kind([learning], Learning)
@@ -67,7 +68,7 @@ class SQLiteLearningStore(LearningStore):
             self._write_tags(conn, learning, seq)
 
     @staticmethod
-    def _write_tags(conn: SQLiteConnection, learning: Learning, seq: int) -> None:
+    def _write_tags(conn: Connection, learning: Learning, seq: int) -> None:
         conn.executemany(
             _INSERT_TAG,
             [
@@ -88,7 +89,7 @@ class SQLiteLearningStore(LearningStore):
         keys = tag_keys(tags)
         if not keys or limit <= 0:
             return []
-        params: list[object] = [scope.user_id, scope.agent_id, ids_param(keys)]
+        params: list[object] = [scope.user_id, scope.agent_id, self._sql.bind_list(keys)]
         params.append(float(min_confidence))
         type_filter = ""
         if learning_type is not None:
@@ -97,11 +98,11 @@ class SQLiteLearningStore(LearningStore):
         params.append(limit)
         # Driven by the tag index: the seqs sharing a tag, then the filters.
         return self._select(
-            """
+            f"""
             WHERE t.seq IN (
                     SELECT seq FROM learning_tags
                     WHERE user_id = ? AND agent_id = ?
-                        AND tag_key IN (SELECT value FROM json_each(?))
+                        AND {self._sql.among("tag_key", "text")}
                 )
                 AND t.confidence >= ? AND m.archived_at IS NULL"""
             + type_filter
@@ -116,21 +117,25 @@ class SQLiteLearningStore(LearningStore):
         """Counts over live (not archived) learnings."""
         params = (scope.user_id, scope.agent_id)
         with self._db.read() as conn:
-            (learnings,) = conn.execute(
-                """
+            (learnings,) = one(
+                conn.execute(
+                    """
                 SELECT count(*) FROM learnings t JOIN memories m ON m.seq = t.seq
                 WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
-            (tags,) = conn.execute(
-                """
+                    params,
+                )
+            )
+            (tags,) = one(
+                conn.execute(
+                    """
                 SELECT count(DISTINCT g.tag_key)
                 FROM learning_tags g JOIN memories m ON m.seq = g.seq
                 WHERE g.user_id = ? AND g.agent_id = ? AND m.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
+                    params,
+                )
+            )
         return {"learning_count": learnings, "applicability_tags": tags}
 
     def _select(self, where: str, params: Sequence[object]) -> list[Learning]:

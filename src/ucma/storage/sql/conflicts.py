@@ -1,4 +1,4 @@
-"""``ConflictStore`` over PostgreSQL: the ``conflicts``, ``review_flags`` and
+"""``ConflictStore`` over SQL: the ``conflicts``, ``review_flags`` and
 ``supersessions`` tables.
 
 All three reference ``memories (id)`` with ``ON DELETE CASCADE``, so a
@@ -9,24 +9,16 @@ deleted fact takes its conflicts, review flags and supersessions with it. ``subj
 from __future__ import annotations
 
 import builtins
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
-import psycopg
-
 from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.storage.base import ConflictStore, Supersession
-from ucma.storage.postgres.connection import Database
-from ucma.storage.sql.connection import one
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sqlite.codec import dumps, key_of, optional_real, real
-from ucma.storage.sqlite.conflicts import (
-    CONFLICT_COLUMNS,
-    FLAG_COLUMNS,
-    conflict_from_row,
-    enum_value,
-    flag_from_row,
-)
 from ucma.types import (
     Conflict,
     ConflictStatus,
@@ -36,17 +28,26 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["PostgresConflictStore"]
+__all__ = [
+    "CONFLICT_COLUMNS",
+    "FLAG_COLUMNS",
+    "SqlConflictStore",
+    "conflict_from_row",
+    "enum_value",
+    "flag_from_row",
+]
 
+CONFLICT_COLUMNS = """id, user_id, agent_id, conflict_type, subject, predicate, existing_fact_id,
+    existing_value, existing_confidence, new_fact_id, new_value, new_confidence,
+    resolution_strategy, action, chosen_value, explanation, status, detected_at,
+    resolved_at, resolved_by, options"""
 _INSERT = """
 INSERT INTO conflicts (
     id, user_id, agent_id, conflict_type, subject, predicate, subject_key, predicate_key,
     existing_fact_id, existing_value, existing_confidence, new_fact_id, new_value,
     new_confidence, resolution_strategy, action, chosen_value, explanation, status,
     detected_at, resolved_at, resolved_by, options
-) VALUES (
-    ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-)
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _UPDATE = """
 UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, explanation = ?,
@@ -54,10 +55,14 @@ UPDATE conflicts SET resolution_strategy = ?, action = ?, chosen_value = ?, expl
     new_confidence = ?
 WHERE id = ? AND user_id = ? AND agent_id = ?
 """
+FLAG_COLUMNS = "memory_id, premise_id, conflict_id, reason, flagged_at, cleared_at"
+
+
 # One pass over the asked ids: a fact that is no longer current or whose valid time
 # ended, or any memory a supersession names. Primary-key lookups only.
-_SUPERSEDED = """
-WITH asked (id) AS (SELECT DISTINCT unnest(?::text[]))
+def _superseded(sql: Dialect) -> str:
+    return f"""
+WITH asked (id) AS (SELECT DISTINCT {sql.elements("text")})
 SELECT m.id, coalesce(t.superseded_by, '')
 FROM asked JOIN memories m ON m.id = asked.id JOIN facts t ON t.seq = m.seq
 WHERE m.user_id = ? AND m.agent_id = ?
@@ -69,9 +74,54 @@ WHERE s.user_id = ? AND s.agent_id = ?
 """
 
 
-class PostgresConflictStore(ConflictStore):
+def enum_value(enum: Any, value: Any, field: str) -> str:
+    try:
+        return str(enum(value).value)
+    except ValueError as exc:
+        raise ValidationError(f"{field} must be one of {[e.value for e in enum]}") from exc
+
+
+def conflict_from_row(row: Sequence[Any]) -> Conflict:
+    return Conflict(
+        id=row[0],
+        user_id=row[1],
+        agent_id=row[2],
+        conflict_type=ConflictType(row[3]),
+        subject=row[4],
+        predicate=row[5],
+        existing_fact_id=row[6],
+        existing_value=row[7],
+        existing_confidence=row[8],
+        new_fact_id=row[9],
+        new_value=row[10],
+        new_confidence=row[11],
+        resolution_strategy=ResolutionStrategy(row[12]),
+        action=row[13],
+        chosen_value=row[14],
+        explanation=row[15],
+        status=ConflictStatus(row[16]),
+        detected_at=row[17],
+        resolved_at=row[18],
+        resolved_by=row[19],
+        options=json.loads(row[20]),
+    )
+
+
+def flag_from_row(row: Sequence[Any]) -> ReviewFlag:
+    return ReviewFlag(
+        memory_id=row[0],
+        premise_id=row[1],
+        conflict_id=row[2],
+        reason=row[3],
+        flagged_at=row[4],
+        cleared_at=row[5],
+    )
+
+
+class SqlConflictStore(ConflictStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def add(self, conflict: Conflict) -> None:
         if not conflict.user_id or not conflict.agent_id:
@@ -101,7 +151,7 @@ class PostgresConflictStore(ConflictStore):
         with self._db.write() as conn:
             try:
                 conn.execute(_INSERT, row)
-            except psycopg.errors.IntegrityError as exc:
+            except self._sql.integrity_error as exc:
                 raise ValidationError(
                     f"conflict {conflict.id!r} cannot be stored (duplicate id, or a fact id "
                     f"that is not a memory): {exc}"
@@ -161,17 +211,20 @@ class PostgresConflictStore(ConflictStore):
             where += " AND status = ?"
             params.append(enum_value(ConflictStatus, status, "status"))
         params.append(int(limit))
-        return self._select(where + " ORDER BY detected_at DESC, row_seq DESC LIMIT ?", params)
+        order = f" ORDER BY detected_at DESC, {self._sql.row_order} DESC LIMIT ?"
+        return self._select(where + order, params)
 
     def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
-        ids = list(dict.fromkeys(fact_ids))
+        sql = self._sql
+        ids = sql.bind_list(dict.fromkeys(fact_ids))
+        row = sql.row_order
         return self._select(
-            """WHERE row_seq IN (
-                SELECT row_seq FROM conflicts
-                WHERE existing_fact_id = ANY(?::text[])
+            f"""WHERE {row} IN (
+                SELECT {row} FROM conflicts WHERE {sql.ids("existing_fact_id")}
                 UNION
-                SELECT row_seq FROM conflicts WHERE new_fact_id = ANY(?::text[])
-            ) AND user_id = ? AND agent_id = ? ORDER BY detected_at, row_seq""",
+                SELECT {row} FROM conflicts WHERE {sql.ids("new_fact_id")}
+            ) AND {sql.unindexed("user_id")} = ? AND {sql.unindexed("agent_id")} = ?
+            ORDER BY detected_at, {row}""",
             (ids, ids, scope.user_id, scope.agent_id),
         )
 
@@ -210,7 +263,7 @@ class PostgresConflictStore(ConflictStore):
                             scope.agent_id,
                         ),
                     )
-                except psycopg.errors.IntegrityError as exc:
+                except self._sql.integrity_error as exc:
                     raise ValidationError(
                         f"review flag on {flag.memory_id!r} names an unknown memory: {exc}"
                     ) from exc
@@ -220,12 +273,14 @@ class PostgresConflictStore(ConflictStore):
     def flagged(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, ReviewFlag]:
         if not memory_ids:
             return {}
+        sql = self._sql
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT {FLAG_COLUMNS} FROM review_flags"
-                " WHERE memory_id = ANY(?::text[]) AND cleared_at IS NULL"
-                " AND user_id = ? AND agent_id = ? ORDER BY flagged_at, row_seq",
-                (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
+                f" WHERE {sql.ids('memory_id')} AND cleared_at IS NULL"
+                f" AND {sql.unindexed('user_id')} = ? AND {sql.unindexed('agent_id')} = ?"
+                f" ORDER BY flagged_at, {sql.row_order}",
+                (sql.bind_list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
         return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
 
@@ -236,7 +291,7 @@ class PostgresConflictStore(ConflictStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
-                f"{where} ORDER BY flagged_at DESC, row_seq DESC LIMIT ?",
+                f"{where} ORDER BY flagged_at DESC, {self._sql.row_order} DESC LIMIT ?",
                 (scope.user_id, scope.agent_id, int(limit)),
             ).fetchall()
         return [flag_from_row(row) for row in rows]
@@ -275,12 +330,13 @@ class PostgresConflictStore(ConflictStore):
         if not rows:
             return
         ids = list(dict.fromkeys(i for e in entries for i in (e.memory_id, e.superseded_by)))
+        sql = self._sql
         with self._db.write() as conn:
             (found,) = one(
                 conn.execute(
-                    "SELECT count(*) FROM memories WHERE id = ANY(?::text[])"
+                    f"SELECT count(*) FROM memories WHERE {sql.ids('id')}"
                     " AND user_id = ? AND agent_id = ?",
-                    (ids, scope.user_id, scope.agent_id),
+                    (sql.bind_list(ids), scope.user_id, scope.agent_id),
                 )
             )
             if found != len(ids):
@@ -300,9 +356,10 @@ class PostgresConflictStore(ConflictStore):
         if not memory_ids:
             return {}
         moment = time.time() if at is None else real(at, "at")
-        params = (list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id, moment)
+        ids = self._sql.bind_list(dict.fromkeys(memory_ids))
+        params = (ids, scope.user_id, scope.agent_id, moment, scope.user_id, scope.agent_id)
         with self._db.read() as conn:
-            rows = conn.execute(_SUPERSEDED, (*params, scope.user_id, scope.agent_id)).fetchall()
+            rows = conn.execute(_superseded(self._sql), params).fetchall()
         found: dict[str, str] = {}
         for memory_id, replacement in rows:
             if replacement or memory_id not in found:
@@ -315,11 +372,12 @@ class PostgresConflictStore(ConflictStore):
             return []
         # A key range on the (user, agent, subject_key) index: "dana" and "dana ...".
         with self._db.read() as conn:
+            # Each key's first spelling (its oldest fact's), oldest key first.
             rows = conn.execute(
-                "SELECT (array_agg(subject ORDER BY seq))[1] FROM facts"
+                "SELECT subject FROM facts WHERE seq IN (SELECT min(seq) FROM facts"
                 " WHERE user_id = ? AND agent_id = ?"
                 " AND (subject_key = ? OR (subject_key >= ? AND subject_key < ?))"
-                " GROUP BY subject_key ORDER BY min(seq)",
+                " GROUP BY subject_key) ORDER BY seq",
                 (scope.user_id, scope.agent_id, first, first + " ", first + "!"),
             ).fetchall()
         return [row[0] for row in rows]

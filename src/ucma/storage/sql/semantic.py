@@ -1,4 +1,4 @@
-"""``SemanticStore`` over SQLite: triples with an entity index on both ends.
+"""``SemanticStore`` over SQL: triples with an entity index on both ends.
 
 ``subject_key`` and ``object_key`` hold the entity names stripped and
 lower-cased (the normalisation of ``fact_id_for``); the indexes
@@ -8,20 +8,19 @@ two index lookups and each ``traverse`` hop one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import cast
 
 import numpy as np
 
 from ucma.storage.base import SemanticStore
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
 from ucma.storage.sql.records import load_records
 from ucma.storage.sqlite.codec import fact_fields, key_of
-from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
 from ucma.types import Fact, MemoryKind, Scope
 
-__all__ = ["SQLiteSemanticStore"]
+__all__ = ["SqlSemanticStore"]
 
 _INSERT = """
 INSERT INTO facts (
@@ -46,10 +45,11 @@ _BELIEVED_AT = (
 )
 
 
-class SQLiteSemanticStore(SemanticStore):
+class SqlSemanticStore(SemanticStore):
     def __init__(self, db: Database, rows: MemoryRows) -> None:
         self._db = db
         self._rows = rows
+        self._sql = db.dialect
 
     def add(self, fact: Fact, vector: np.ndarray) -> None:
         check_kind([fact], Fact)
@@ -138,11 +138,11 @@ class SQLiteSemanticStore(SemanticStore):
             position = {key: i for i, key in enumerate(frontier)}
             facts = self._select(
                 " WHERE t.user_id = ? AND t.agent_id = ?"
-                " AND t.subject_key IN (SELECT value FROM json_each(?))"
+                f" AND {self._sql.among('t.subject_key', 'text')}"
                 + _LIVE
                 + _CURRENT
                 + " ORDER BY m.seq",
-                (scope.user_id, scope.agent_id, json.dumps(frontier, ensure_ascii=False)),
+                (scope.user_id, scope.agent_id, self._sql.bind_list(frontier)),
             )
             facts.sort(key=lambda fact: position[key_of(fact.subject)])
             frontier = []
@@ -168,13 +168,15 @@ class SQLiteSemanticStore(SemanticStore):
             "WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL"
         )
         with self._db.read() as conn:
-            (facts,) = conn.execute(f"SELECT count(*) {live}", params).fetchone()
-            (entities,) = conn.execute(
-                f"SELECT count(*) FROM (SELECT t.subject_key {live} "
-                f"UNION SELECT t.object_key {live})",
-                params * 2,
-            ).fetchone()
-        return {"fact_count": facts, "entity_count": entities}
+            (facts,) = one(conn.execute(f"SELECT count(*) {live}", params))
+            (entities,) = one(
+                conn.execute(
+                    f"SELECT count(*) FROM (SELECT t.subject_key {live} "
+                    f"UNION SELECT t.object_key {live})",
+                    params * 2,
+                )
+            )
+        return {"fact_count": int(facts), "entity_count": int(entities)}
 
     def _select(self, where: str, params: Sequence[object]) -> list[Fact]:
         with self._db.read() as conn:

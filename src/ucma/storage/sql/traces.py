@@ -1,4 +1,4 @@
-"""``TraceStore`` over PostgreSQL: ``retrievals``, ``decision_traces``,
+"""``TraceStore`` over SQL: ``retrievals``, ``decision_traces``,
 ``trace_memories`` (memory -> decision links) and ``salience_updates``."""
 
 from __future__ import annotations
@@ -6,29 +6,65 @@ from __future__ import annotations
 import builtins
 import json
 from collections.abc import Sequence
+from typing import Any
 
-import psycopg
-
-from ucma.errors import NotFoundError, ValidationError
+from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.storage.base import TraceStore
-from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import Database
 from ucma.storage.sqlite.codec import dumps, optional_real, real
-from ucma.storage.sqlite.traces import (
-    SALIENCE_UPDATE_COLUMNS,
-    TRACE_COLUMNS,
-    require_scope,
-    salience_update_from_row,
-    trace_from_row,
-)
 from ucma.types import Scope
 
-__all__ = ["PostgresTraceStore"]
+__all__ = [
+    "SALIENCE_UPDATE_COLUMNS",
+    "SqlTraceStore",
+    "TRACE_COLUMNS",
+    "require_scope",
+    "salience_update_from_row",
+    "trace_from_row",
+]
+
+TRACE_COLUMNS = """id, user_id, agent_id, session_id, retrieval_id, memory_scores,
+    decision_type, summary, confidence, alternatives_count, created_at, metadata,
+    outcome_quality, outcome_signal, outcome_feedback, outcome_at"""
+SALIENCE_UPDATE_COLUMNS = """memory_id, trace_id, attribution, raw_delta, delta,
+    previous_adjustment, new_adjustment, reason, created_at"""
 
 
-class PostgresTraceStore(TraceStore):
+def trace_from_row(row: Sequence[Any]) -> DecisionTrace:
+    return DecisionTrace(
+        id=row[0],
+        user_id=row[1],
+        agent_id=row[2],
+        session_id=row[3],
+        retrieval_id=row[4],
+        memory_scores=json.loads(row[5]),
+        decision_type=row[6],
+        summary=row[7],
+        confidence=row[8],
+        alternatives_count=row[9],
+        created_at=row[10],
+        metadata=json.loads(row[11]),
+        outcome_quality=row[12],
+        outcome_signal=OutcomeSignal(row[13]) if row[13] is not None else None,
+        outcome_feedback=row[14],
+        outcome_at=row[15],
+    )
+
+
+def salience_update_from_row(row: Sequence[Any]) -> SalienceUpdate:
+    return SalienceUpdate(*row)
+
+
+def require_scope(user_id: str, agent_id: str, what: str) -> None:
+    if not user_id or not agent_id:
+        raise ScopeError(f"{what} has no user_id/agent_id")
+
+
+class SqlTraceStore(TraceStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def add_retrieval(self, retrieval: Retrieval) -> None:
         require_scope(retrieval.user_id, retrieval.agent_id, f"retrieval {retrieval.id!r}")
@@ -87,7 +123,7 @@ class PostgresTraceStore(TraceStore):
                         optional_real(trace.outcome_at, "outcome_at"),
                     ),
                 )
-            except psycopg.errors.IntegrityError as exc:
+            except self._sql.integrity_error as exc:
                 raise ValidationError(f"trace {trace.id!r} already exists") from exc
             conn.executemany(
                 "INSERT INTO trace_memories (trace_id, memory_id, user_id, agent_id, score) "
@@ -119,7 +155,7 @@ class PostgresTraceStore(TraceStore):
         if decision_type is not None:
             sql.append("AND decision_type = ?")
             params.append(decision_type)
-        sql.append("ORDER BY created_at DESC, row_seq DESC LIMIT ?")
+        sql.append(f"ORDER BY created_at DESC, {self._sql.row_order} DESC LIMIT ?")
         params.append(max(int(limit), 0))
         with self._db.read() as conn:
             return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
@@ -131,8 +167,8 @@ class PostgresTraceStore(TraceStore):
             rows = conn.execute(
                 f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
                 "SELECT trace_id FROM trace_memories WHERE user_id = ? AND agent_id = ? "
-                "AND memory_id = ANY(?::text[])) ORDER BY created_at, row_seq",
-                (scope.user_id, scope.agent_id, list(memory_ids)),
+                f"AND {self._sql.ids('memory_id')}) ORDER BY created_at, {self._sql.row_order}",
+                (scope.user_id, scope.agent_id, self._sql.bind_list(memory_ids)),
             ).fetchall()
         return [trace_from_row(r) for r in rows]
 

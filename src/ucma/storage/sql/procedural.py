@@ -1,4 +1,4 @@
-"""``ProceduralStore`` over SQLite: ordered steps and a trigger-tag index.
+"""``ProceduralStore`` over SQL: ordered steps and a trigger-tag index.
 
 ``procedures.trigger_tags`` keeps the tag list exactly as given (order,
 case, duplicates); ``procedure_tags`` holds its distinct lower-cased keys,
@@ -13,13 +13,17 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import ProceduralStore
+from ucma.storage.sql.connection import Connection, Database, one
+from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import ids_param, procedure_fields, step_rows, tag_keys
-from ucma.storage.sqlite.connection import Database, SQLiteConnection
-from ucma.storage.sqlite.memories import MemoryRows, check_kind, check_vector
+from ucma.storage.sqlite.codec import (
+    procedure_fields,
+    step_rows,
+    tag_keys,
+)
 from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
 
-__all__ = ["SQLiteProceduralStore"]
+__all__ = ["SqlProceduralStore"]
 
 _INSERT = """
 INSERT INTO procedures (
@@ -44,10 +48,11 @@ INSERT INTO procedure_steps (
 _INSERT_TAG = "INSERT INTO procedure_tags (user_id, agent_id, tag_key, seq) VALUES (?, ?, ?, ?)"
 
 
-class SQLiteProceduralStore(ProceduralStore):
+class SqlProceduralStore(ProceduralStore):
     def __init__(self, db: Database, rows: MemoryRows) -> None:
         self._db = db
         self._rows = rows
+        self._sql = db.dialect
 
     def add(self, procedure: Procedure, vector: np.ndarray) -> None:
         check_kind([procedure], Procedure)
@@ -77,7 +82,7 @@ class SQLiteProceduralStore(ProceduralStore):
             self._write_children(conn, procedure, seq)
 
     @staticmethod
-    def _write_children(conn: SQLiteConnection, procedure: Procedure, seq: int) -> None:
+    def _write_children(conn: Connection, procedure: Procedure, seq: int) -> None:
         conn.executemany(_INSERT_STEP, step_rows(procedure, seq))
         conn.executemany(
             _INSERT_TAG,
@@ -94,20 +99,20 @@ class SQLiteProceduralStore(ProceduralStore):
         if not keys:
             return []
         return self._select(
-            """
+            f"""
             WHERE t.seq IN (
                     SELECT seq FROM procedure_tags
                     WHERE user_id = ? AND agent_id = ?
-                        AND tag_key IN (SELECT value FROM json_each(?))
+                        AND {self._sql.among("tag_key", "text")}
                 )
                 AND t.status != ? AND t.success_rate >= ? AND m.archived_at IS NULL
-            ORDER BY t.success_rate * min(t.execution_count / 10.0, 1.0) DESC,
+            ORDER BY t.success_rate * {self._sql.least}(t.execution_count / 10.0, 1.0) DESC,
                 t.success_rate DESC, m.seq
             """,
             (
                 scope.user_id,
                 scope.agent_id,
-                ids_param(keys),
+                self._sql.bind_list(keys),
                 ProcedureStatus.DEPRECATED.value,
                 float(min_success_rate),
             ),
@@ -139,21 +144,25 @@ class SQLiteProceduralStore(ProceduralStore):
         """Counts over live (not archived) procedures, deprecated ones included."""
         params = (scope.user_id, scope.agent_id)
         with self._db.read() as conn:
-            (procedures,) = conn.execute(
-                """
+            (procedures,) = one(
+                conn.execute(
+                    """
                 SELECT count(*) FROM procedures t JOIN memories m ON m.seq = t.seq
                 WHERE t.user_id = ? AND t.agent_id = ? AND m.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
-            (tags,) = conn.execute(
-                """
+                    params,
+                )
+            )
+            (tags,) = one(
+                conn.execute(
+                    """
                 SELECT count(DISTINCT g.tag_key)
                 FROM procedure_tags g JOIN memories m ON m.seq = g.seq
                 WHERE g.user_id = ? AND g.agent_id = ? AND m.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
+                    params,
+                )
+            )
         return {"procedure_count": procedures, "tag_count": tags}
 
     def _select(self, where: str, params: Sequence[object]) -> list[Procedure]:
