@@ -68,7 +68,7 @@ POSTGRES = Dialect(
     greatest="GREATEST",
     least="LEAST",
     false="false",
-    row_order="row_seq",
+    row_order=lambda table: "edge_seq" if table == "graph_edges" else "row_seq",
     lock_rows=" FOR UPDATE",
     no_limit=None,
     integrity_error=(psycopg.errors.IntegrityError,),

@@ -13,31 +13,33 @@ from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
 from ucma.storage.postgres.connection import Database, RawConnection, redact, translate_errors
-from ucma.storage.postgres.embedding_cache import PostgresEmbeddingCacheStore
 from ucma.storage.postgres.erasure import PostgresErasureStore
-from ucma.storage.postgres.events import PostgresEventStore
-from ucma.storage.postgres.goals import PostgresGoalStore
-from ucma.storage.postgres.graph import PostgresGraphStore
-from ucma.storage.postgres.keys import PostgresKeyStore
 from ucma.storage.postgres.memories import PostgresMemoryRows
 from ucma.storage.postgres.opinions import PostgresOpinionStore
 from ucma.storage.postgres.predictive import PostgresPredictiveStore
-from ucma.storage.postgres.retention import PostgresRetentionStore
 from ucma.storage.postgres.schema import apply_migrations
-from ucma.storage.postgres.vault import PostgresVaultStore
 from ucma.storage.sql.conflicts import SqlConflictStore
+from ucma.storage.sql.embedding_cache import SqlEmbeddingCacheStore
 from ucma.storage.sql.episodic import SqlEpisodicStore
+from ucma.storage.sql.events import SqlEventStore
+from ucma.storage.sql.goals import SqlGoalStore
+from ucma.storage.sql.graph import SqlGraphStore
+from ucma.storage.sql.keys import SqlKeyStore
 from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import SqlLifecycleStore
 from ucma.storage.sql.procedural import SqlProceduralStore
+from ucma.storage.sql.retention import SqlRetentionStore
 from ucma.storage.sql.semantic import SqlSemanticStore
 from ucma.storage.sql.traces import SqlTraceStore
+from ucma.storage.sql.vault import SqlVaultStore
 
 __all__ = ["PostgresStorage"]
 
 logger = logging.getLogger(__name__)
 
 _DIMENSION_KEY = "embedding_dimension"
+# A scope's next event number: the row lock on its stream serialises writers (schema.py).
+_NEXT_EVENT_SEQ = "ucma_next_event_seq(?, ?)"
 _EXTENSIONS = ("vector", "btree_gin")
 DEFAULT_POOL_SIZE = 8
 """Connections per ``PostgresStorage`` (a process's concurrent storage calls)."""
@@ -85,19 +87,19 @@ class PostgresStorage(Storage):
         self.facts = SqlSemanticStore(self._db, rows)
         self.procedures = SqlProceduralStore(self._db, rows)
         self.learnings = SqlLearningStore(self._db, rows)
-        self.graph = PostgresGraphStore(self._db)
-        self.retention = PostgresRetentionStore(self._db)
-        self.embedding_cache = PostgresEmbeddingCacheStore(self._db)
+        self.graph = SqlGraphStore(self._db)
+        self.retention = SqlRetentionStore(self._db)
+        self.embedding_cache = SqlEmbeddingCacheStore(self._db)
         self.conflicts = SqlConflictStore(self._db)
         self.traces = SqlTraceStore(self._db)
-        self.events = PostgresEventStore(self._db)
-        self.keys = PostgresKeyStore(self._db)
+        self.events = SqlEventStore(self._db, _NEXT_EVENT_SEQ)
+        self.keys = SqlKeyStore(self._db)
         self.lifecycle = SqlLifecycleStore(self._db)
-        self.vault = PostgresVaultStore(self._db)
+        self.vault = SqlVaultStore(self._db)
         self.erasure = PostgresErasureStore(self._db)
         self.opinions = PostgresOpinionStore(self._db)
         self.predictive = PostgresPredictiveStore(self._db)
-        self.goals = PostgresGoalStore(self._db)
+        self.goals = SqlGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             redact(url),

@@ -211,13 +211,13 @@ class SqlConflictStore(ConflictStore):
             where += " AND status = ?"
             params.append(enum_value(ConflictStatus, status, "status"))
         params.append(int(limit))
-        order = f" ORDER BY detected_at DESC, {self._sql.row_order} DESC LIMIT ?"
+        order = f" ORDER BY detected_at DESC, {self._sql.row_order('conflicts')} DESC LIMIT ?"
         return self._select(where + order, params)
 
     def involving(self, scope: Scope, fact_ids: Sequence[str]) -> builtins.list[Conflict]:
         sql = self._sql
         ids = sql.bind_list(dict.fromkeys(fact_ids))
-        row = sql.row_order
+        row = sql.row_order("conflicts")
         return self._select(
             f"""WHERE {row} IN (
                 SELECT {row} FROM conflicts WHERE {sql.ids("existing_fact_id")}
@@ -279,7 +279,7 @@ class SqlConflictStore(ConflictStore):
                 f"SELECT {FLAG_COLUMNS} FROM review_flags"
                 f" WHERE {sql.ids('memory_id')} AND cleared_at IS NULL"
                 f" AND {sql.unindexed('user_id')} = ? AND {sql.unindexed('agent_id')} = ?"
-                f" ORDER BY flagged_at, {sql.row_order}",
+                f" ORDER BY flagged_at, {sql.row_order('review_flags')}",
                 (sql.bind_list(dict.fromkeys(memory_ids)), scope.user_id, scope.agent_id),
             ).fetchall()
         return {flag.memory_id: flag for flag in map(flag_from_row, rows)}
@@ -291,7 +291,8 @@ class SqlConflictStore(ConflictStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 f"SELECT {FLAG_COLUMNS} FROM review_flags WHERE user_id = ? AND agent_id = ?"
-                f"{where} ORDER BY flagged_at DESC, {self._sql.row_order} DESC LIMIT ?",
+                f"{where} ORDER BY flagged_at DESC, {self._sql.row_order('review_flags')} DESC"
+                " LIMIT ?",
                 (scope.user_id, scope.agent_id, int(limit)),
             ).fetchall()
         return [flag_from_row(row) for row in rows]

@@ -39,8 +39,9 @@ class Dialect:
     """Two-argument minimum: ``min`` on SQLite, ``LEAST`` on PostgreSQL."""
     false: str
     """A condition that never holds."""
-    row_order: str
-    """The column that orders a table's rows by insertion: ``rowid`` / ``row_seq``."""
+    row_order: Callable[[str], str]
+    """``row_order(table)``: the column that orders the table's rows by insertion
+    (SQLite's ``rowid``; an identity column on PostgreSQL)."""
     lock_rows: str
     """Appended to a SELECT whose rows the transaction will update (``FOR UPDATE``);
     empty on SQLite, where the write transaction already holds the file."""

@@ -155,7 +155,9 @@ class SqlTraceStore(TraceStore):
         if decision_type is not None:
             sql.append("AND decision_type = ?")
             params.append(decision_type)
-        sql.append(f"ORDER BY created_at DESC, {self._sql.row_order} DESC LIMIT ?")
+        sql.append(
+            f"ORDER BY created_at DESC, {self._sql.row_order('decision_traces')} DESC LIMIT ?"
+        )
         params.append(max(int(limit), 0))
         with self._db.read() as conn:
             return [trace_from_row(r) for r in conn.execute(" ".join(sql), params)]
@@ -167,7 +169,8 @@ class SqlTraceStore(TraceStore):
             rows = conn.execute(
                 f"SELECT {TRACE_COLUMNS} FROM decision_traces WHERE id IN ("
                 "SELECT trace_id FROM trace_memories WHERE user_id = ? AND agent_id = ? "
-                f"AND {self._sql.ids('memory_id')}) ORDER BY created_at, {self._sql.row_order}",
+                f"AND {self._sql.ids('memory_id')})"
+                f" ORDER BY created_at, {self._sql.row_order('decision_traces')}",
                 (scope.user_id, scope.agent_id, self._sql.bind_list(memory_ids)),
             ).fetchall()
         return [trace_from_row(r) for r in rows]

@@ -11,27 +11,27 @@ from ucma.errors import StorageError, ValidationError
 from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
 from ucma.storage.sql.conflicts import SqlConflictStore
+from ucma.storage.sql.embedding_cache import SqlEmbeddingCacheStore
 from ucma.storage.sql.episodic import SqlEpisodicStore
+from ucma.storage.sql.events import SqlEventStore
+from ucma.storage.sql.goals import SqlGoalStore
+from ucma.storage.sql.graph import SqlGraphStore
+from ucma.storage.sql.keys import SqlKeyStore
 from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
 from ucma.storage.sql.procedural import SqlProceduralStore
+from ucma.storage.sql.retention import SqlRetentionStore
 from ucma.storage.sql.semantic import SqlSemanticStore
 from ucma.storage.sql.traces import SqlTraceStore
+from ucma.storage.sql.vault import SqlVaultStore
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
-from ucma.storage.sqlite.events import SQLiteEventStore
-from ucma.storage.sqlite.goals import SQLiteGoalStore
-from ucma.storage.sqlite.graph import SQLiteGraphStore
-from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.memories import SQLiteMemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
 from ucma.storage.sqlite.predictive import SQLitePredictiveStore
-from ucma.storage.sqlite.retention import SQLiteRetentionStore
 from ucma.storage.sqlite.schema import migrations
-from ucma.storage.sqlite.vault import SQLiteVaultStore
 from ucma.storage.sqlite.vectors import VectorIndex
 
 __all__ = ["SQLiteStorage"]
@@ -39,6 +39,11 @@ __all__ = ["SQLiteStorage"]
 logger = logging.getLogger(__name__)
 
 _DIMENSION_KEY = "embedding_dimension"
+# A scope's next event number: max + 1 inside the write transaction, which
+# BEGIN IMMEDIATE serialises across connections (sql/events.py).
+_NEXT_EVENT_SEQ = (
+    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE user_id = ? AND agent_id = ?)"
+)
 _VECTOR_ORPHANS = ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)")
 
 
@@ -82,19 +87,19 @@ class SQLiteStorage(Storage):
         self.facts = SqlSemanticStore(self._db, rows)
         self.procedures = SqlProceduralStore(self._db, rows)
         self.learnings = SqlLearningStore(self._db, rows)
-        self.graph = SQLiteGraphStore(self._db)
-        self.retention = SQLiteRetentionStore(self._db)
-        self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
+        self.graph = SqlGraphStore(self._db)
+        self.retention = SqlRetentionStore(self._db)
+        self.embedding_cache = SqlEmbeddingCacheStore(self._db)
         self.conflicts = SqlConflictStore(self._db)
         self.traces = SqlTraceStore(self._db)
-        self.events = SQLiteEventStore(self._db)
-        self.keys = SQLiteKeyStore(self._db)
+        self.events = SqlEventStore(self._db, _NEXT_EVENT_SEQ)
+        self.keys = SqlKeyStore(self._db)
         self.lifecycle = SqlLifecycleStore(self._db, (*ORPHANS, _VECTOR_ORPHANS))
-        self.vault = SQLiteVaultStore(self._db)
+        self.vault = SqlVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
         self.opinions = SQLiteOpinionStore(self._db)
         self.predictive = SQLitePredictiveStore(self._db)
-        self.goals = SQLiteGoalStore(self._db)
+        self.goals = SqlGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,

@@ -1,15 +1,13 @@
-"""``KeyStore`` over SQLite: the ``api_keys`` table (migration 4)."""
+"""``KeyStore`` over SQL: the ``api_keys`` table (migration 4)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from ucma.errors import StorageError
 from ucma.storage.base import KeyStore
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.connection import Database, one
 from ucma.types import ApiKey
 
-__all__ = ["KEY_COLUMNS", "SQLiteKeyStore", "key_from_row"]
+__all__ = ["KEY_COLUMNS", "SqlKeyStore", "key_from_row"]
 
 KEY_COLUMNS = "id, user_id, agent_id, label, created_at, revoked_at"
 
@@ -26,7 +24,7 @@ def key_from_row(row: tuple[object, ...]) -> ApiKey:
     )
 
 
-class SQLiteKeyStore(KeyStore):
+class SqlKeyStore(KeyStore):
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -47,7 +45,7 @@ class SQLiteKeyStore(KeyStore):
                     ),
                 )
         except StorageError as exc:
-            if isinstance(exc.__cause__, sqlite3.IntegrityError):
+            if isinstance(exc.__cause__, self._db.dialect.unique_violation):
                 raise StorageError(f"an API key with id {key.id!r} already exists") from exc
             raise
 
@@ -80,4 +78,4 @@ class SQLiteKeyStore(KeyStore):
     def count(self, *, include_revoked: bool = False) -> int:
         where = "" if include_revoked else " WHERE revoked_at IS NULL"
         with self._db.read() as conn:
-            return int(conn.execute(f"SELECT count(*) FROM api_keys{where}").fetchone()[0])
+            return int(one(conn.execute(f"SELECT count(*) FROM api_keys{where}"))[0])

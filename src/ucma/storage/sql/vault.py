@@ -1,32 +1,29 @@
-"""``VaultStore`` over PostgreSQL: the ``vault`` and ``vault_keys`` tables (migration 9)."""
+"""``VaultStore`` over SQL: the ``vault`` and ``vault_keys`` tables (migration 9)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ucma.storage.base import VaultEntry, VaultStore
-from ucma.storage.postgres.connection import Database
-from ucma.storage.sql.connection import one
+from ucma.storage.sql.connection import Database, one
 from ucma.types import Scope
 
-__all__ = ["PostgresVaultStore"]
+__all__ = ["SqlVaultStore"]
 
 
-class PostgresVaultStore(VaultStore):
+class SqlVaultStore(VaultStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def tokens_for(self, scope: Scope, digests: Sequence[str]) -> dict[str, str]:
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT digest, token FROM vault WHERE user_id = ? AND agent_id = ? "
-                "AND digest = ANY(?::text[])",
-                (scope.user_id, scope.agent_id, list(digests)),
+                f"AND {self._sql.ids('digest')}",
+                (scope.user_id, scope.agent_id, self._sql.bind_list(digests)),
             ).fetchall()
         return {str(d): str(t) for d, t in rows}
-
-    def taken(self, scope: Scope, tokens: Sequence[str]) -> set[str]:
-        return set(self.get(scope, tokens))
 
     def add(self, scope: Scope, entries: Sequence[VaultEntry]) -> None:
         if not entries:
@@ -53,8 +50,8 @@ class PostgresVaultStore(VaultStore):
         with self._db.read() as conn:
             rows = conn.execute(
                 "SELECT token, kind, digest, ciphertext, created_at FROM vault "
-                "WHERE user_id = ? AND agent_id = ? AND token = ANY(?::text[])",
-                (scope.user_id, scope.agent_id, list(tokens)),
+                f"WHERE user_id = ? AND agent_id = ? AND {self._sql.ids('token')}",
+                (scope.user_id, scope.agent_id, self._sql.bind_list(tokens)),
             ).fetchall()
         return {
             str(token): VaultEntry(str(token), str(kind), str(digest), bytes(blob), float(created))

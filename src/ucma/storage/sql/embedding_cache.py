@@ -1,8 +1,8 @@
-"""``EmbeddingCacheStore`` over PostgreSQL: float32 blobs keyed by (model, text hash).
+"""``EmbeddingCacheStore`` over SQL: float32 blobs keyed by (model, text hash).
 
 The cache is shared by every scope (a text's embedding does not depend on who
 wrote it) and is independent of the store's embedding dimension, so several
-models can share one file.
+models can share one database.
 """
 
 from __future__ import annotations
@@ -13,26 +13,25 @@ import numpy as np
 
 from ucma.errors import ValidationError
 from ucma.storage.base import EmbeddingCacheStore
-from ucma.storage.postgres.connection import Database
+from ucma.storage.sql.connection import Database
 from ucma.storage.sqlite.codec import vector_blob, vector_from_blob
 
-__all__ = ["PostgresEmbeddingCacheStore"]
+__all__ = ["SqlEmbeddingCacheStore"]
 
 
-class PostgresEmbeddingCacheStore(EmbeddingCacheStore):
+class SqlEmbeddingCacheStore(EmbeddingCacheStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def get_embeddings(self, model: str, text_hashes: Sequence[str]) -> dict[str, np.ndarray]:
         if not text_hashes:
             return {}
         with self._db.read() as conn:
             rows = conn.execute(
-                """
-                SELECT text_hash, vector FROM embedding_cache
-                WHERE model = ? AND text_hash = ANY(?::text[])
-                """,
-                (model, list(dict.fromkeys(text_hashes))),
+                "SELECT text_hash, vector FROM embedding_cache"
+                f" WHERE model = ? AND {self._sql.ids('text_hash')}",
+                (model, self._sql.bind_list(dict.fromkeys(text_hashes))),
             ).fetchall()
         return {text_hash: vector_from_blob(blob) for text_hash, blob in rows}
 

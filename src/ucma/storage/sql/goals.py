@@ -1,27 +1,28 @@
-"""``GoalStore`` over PostgreSQL: one row per goal or subgoal; the lists (subgoals,
+"""``GoalStore`` over SQL: one row per goal or subgoal; the lists (subgoals,
 blocking_on, conflicts, accepted) are JSON."""
 
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from ucma.errors import ValidationError
-from ucma.paradigms.goal_records import Goal, GoalStatus
+from ucma.paradigms.goal_records import Goal, GoalConflict, GoalOrigin, GoalStatus
 from ucma.storage.base import GoalStore
-from ucma.storage.postgres.connection import Database
-from ucma.storage.sql.connection import one
-from ucma.storage.sqlite.codec import real
-from ucma.storage.sqlite.goals import GOAL_COLUMNS, GOAL_ORDER, goal_from_row, goal_row
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Scope
 
-__all__ = ["PostgresGoalStore"]
+__all__ = ["GOAL_COLUMNS", "GOAL_ORDER", "SqlGoalStore", "goal_from_row", "goal_row"]
 
+GOAL_COLUMNS = """id, user_id, agent_id, description, priority, status, progress, deadline,
+    parent_id, subgoals, blocking_on, conflicts, accepted, origin, last_worked, completed_at,
+    created_at, updated_at"""
 
 _UPSERT = f"""
-INSERT INTO goals ({GOAL_COLUMNS})
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO goals ({GOAL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     description = excluded.description, priority = excluded.priority,
     status = excluded.status, progress = excluded.progress, deadline = excluded.deadline,
@@ -34,15 +35,69 @@ WHERE goals.user_id = excluded.user_id AND goals.agent_id = excluded.agent_id
 """
 
 # Highest priority first, then the nearest deadline (none last), then the oldest.
+GOAL_ORDER = "ORDER BY priority DESC, deadline IS NULL, deadline, created_at, id"
 
 
 def _optional(value: float | None, name: str) -> float | None:
     return None if value is None else real(value, name)
 
 
-class PostgresGoalStore(GoalStore):
+def goal_row(goal: Goal) -> tuple[Any, ...]:
+    if not goal.user_id or not goal.agent_id:
+        raise ValidationError(f"goal {goal.id!r} has no user_id/agent_id")
+    for name in ("priority", "progress"):
+        value = real(getattr(goal, name), name)
+        if not 0.0 <= value <= 1.0:
+            raise ValidationError(f"{name} of goal {goal.id!r} must be in [0, 1]")
+    return (
+        goal.id,
+        goal.user_id,
+        goal.agent_id,
+        goal.description,
+        real(goal.priority, "priority"),
+        GoalStatus(goal.status).value,
+        real(goal.progress, "progress"),
+        _optional(goal.deadline, "deadline"),
+        goal.parent_id,
+        dumps(list(goal.subgoals), "subgoals"),
+        dumps(list(goal.blocking_on), "blocking_on"),
+        dumps([c.to_dict() for c in goal.conflicts], "conflicts"),
+        dumps(list(goal.accepted), "accepted"),
+        GoalOrigin(goal.origin).value,
+        _optional(goal.last_worked, "last_worked"),
+        _optional(goal.completed_at, "completed_at"),
+        real(goal.created_at, "created_at"),
+        real(goal.updated_at, "updated_at"),
+    )
+
+
+def goal_from_row(row: Sequence[Any]) -> Goal:
+    return Goal(
+        id=row[0],
+        user_id=row[1],
+        agent_id=row[2],
+        description=row[3],
+        priority=row[4],
+        status=GoalStatus(row[5]),
+        progress=row[6],
+        deadline=row[7],
+        parent_id=row[8],
+        subgoals=json.loads(row[9]),
+        blocking_on=json.loads(row[10]),
+        conflicts=[GoalConflict(**c) for c in json.loads(row[11])],
+        accepted=json.loads(row[12]),
+        origin=GoalOrigin(row[13]),
+        last_worked=row[14],
+        completed_at=row[15],
+        created_at=row[16],
+        updated_at=row[17],
+    )
+
+
+class SqlGoalStore(GoalStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def put(self, goals: Sequence[Goal]) -> None:
         rows = [goal_row(goal) for goal in goals]
@@ -67,8 +122,8 @@ class PostgresGoalStore(GoalStore):
         if not goal_ids:
             return {}
         found = self._select(
-            "WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?",
-            (list(dict.fromkeys(goal_ids)), scope.user_id, scope.agent_id),
+            f"WHERE {self._sql.ids_in_scope()}",
+            (self._sql.bind_list(dict.fromkeys(goal_ids)), scope.user_id, scope.agent_id),
         )
         return {g.id: g for g in found}
 
@@ -85,8 +140,8 @@ class PostgresGoalStore(GoalStore):
         if statuses is not None:
             if not statuses:
                 return []
-            where += " AND status = ANY(?::text[])"
-            params.append([GoalStatus(s).value for s in statuses])
+            where += f" AND {self._sql.ids('status')}"
+            params.append(self._sql.bind_list([GoalStatus(s).value for s in statuses]))
         params += [int(limit), int(offset)]
         return self._select(f"{where} {GOAL_ORDER} LIMIT ? OFFSET ?", params)
 

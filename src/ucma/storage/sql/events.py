@@ -1,9 +1,11 @@
-"""``EventStore`` over PostgreSQL: the ``events`` table and ``event_cursors``.
+"""``EventStore`` over SQL: the ``events`` table and ``event_cursors``.
 
-The schema makes ``events`` append-only with triggers and logs the memory
-lifecycle from triggers on ``memories``; ``append`` numbers a scope's events with
-``ucma_next_event_seq``, whose row lock on the scope's stream serialises
-concurrent writers of one scope until their transactions end (schema.py).
+Each backend's schema makes ``events`` append-only with triggers and logs the
+memory lifecycle from triggers on ``memories``. ``append`` numbers a scope's
+events with the backend's ``next_seq`` expression: on SQLite ``max(seq) + 1``
+inside the write transaction, which ``BEGIN IMMEDIATE`` serialises across
+connections; on PostgreSQL ``ucma_next_event_seq``, whose row lock on the scope's
+stream serialises concurrent writers of one scope until their transactions end.
 """
 
 from __future__ import annotations
@@ -12,22 +14,35 @@ import builtins
 import json
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ucma.errors import ScopeError, ValidationError
 from ucma.events.log import Event
 from ucma.storage.base import EventStore
-from ucma.storage.postgres.connection import Database
-from ucma.storage.sql.connection import one
+from ucma.storage.sql.connection import Database, one
 from ucma.storage.sqlite.codec import dumps, real
-from ucma.storage.sqlite.events import EVENT_COLUMNS, event_from_row
 from ucma.types import Scope
 
-__all__ = ["PostgresEventStore"]
+__all__ = ["EVENT_COLUMNS", "SqlEventStore", "event_from_row"]
+
+EVENT_COLUMNS = "id, position, user_id, agent_id, seq, type, payload, occurred_at"
 
 
-class PostgresEventStore(EventStore):
-    def __init__(self, db: Database) -> None:
+def event_from_row(row: Sequence[Any]) -> Event:
+    return Event(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
+
+
+class SqlEventStore(EventStore):
+    """``next_seq``: a SQL expression of two parameters (user, agent) giving the
+    scope's next event number inside the writing transaction."""
+
+    def __init__(self, db: Database, next_seq: str) -> None:
         self._db = db
+        self._sql = db.dialect
+        self._insert = (
+            "INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at) "
+            f"VALUES (?, ?, ?, {next_seq}, ?, ?, ?) RETURNING position, seq"
+        )
 
     def append(
         self, scope: Scope, event_type: str, payload: Mapping[str, object], now: float
@@ -41,9 +56,7 @@ class PostgresEventStore(EventStore):
         with self._db.write() as conn:
             row = one(
                 conn.execute(
-                    "INSERT INTO events (id, user_id, agent_id, seq, type, payload, occurred_at) "
-                    "VALUES (?, ?, ?, ucma_next_event_seq(?, ?), ?, ?, ?) "
-                    "RETURNING position, seq",
+                    self._insert,
                     (
                         event_id,
                         scope.user_id,
@@ -79,8 +92,8 @@ class PostgresEventStore(EventStore):
         sql = [f"SELECT {EVENT_COLUMNS} FROM events WHERE user_id = ? AND agent_id = ? AND seq > ?"]
         params: builtins.list[object] = [scope.user_id, scope.agent_id, int(after_seq)]
         if types:
-            sql.append("AND type = ANY(?::text[])")
-            params.append(list(types))
+            sql.append(f"AND {self._sql.ids('type')}")
+            params.append(self._sql.bind_list(types))
         sql.append("ORDER BY seq DESC" if newest_first else "ORDER BY seq")
         if limit is not None:
             sql.append("LIMIT ?")
@@ -127,7 +140,7 @@ class PostgresEventStore(EventStore):
             conn.execute(
                 "INSERT INTO event_cursors (name, position, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (name) DO UPDATE SET "
-                "position = GREATEST(event_cursors.position, excluded.position), "
+                f"position = {self._sql.greatest}(event_cursors.position, excluded.position), "
                 "updated_at = excluded.updated_at",
                 (name, int(position), real(now, "now")),
             )

@@ -1,4 +1,4 @@
-"""``GraphStore`` over SQLite: one node per memory, typed weighted directed edges.
+"""``GraphStore`` over SQL: one node per memory, typed weighted directed edges.
 
 Nodes are written by the typed stores' ``add`` (one ``graph_nodes`` row per
 memory, PageRank 0.0 until computed). Edges reference ``memories(id)`` with
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ucma.storage.base import GraphStore
-from ucma.storage.sqlite.codec import ids_param, real
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sqlite.codec import real
 from ucma.types import GraphEdge, Scope
 
-__all__ = ["SQLiteGraphStore"]
+__all__ = ["SqlGraphStore"]
 
 _UPSERT_EDGE = """
 INSERT INTO graph_edges (source_id, target_id, edge_type, weight, created_at)
@@ -27,9 +27,11 @@ DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at
 _EDGE_COLUMNS = "e.source_id, e.target_id, e.edge_type, e.weight, e.created_at"
 
 
-class SQLiteGraphStore(GraphStore):
+class SqlGraphStore(GraphStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
+        self._edge_order = f" ORDER BY e.{db.dialect.row_order('graph_edges')}"
 
     def add_edges(self, scope: Scope, edges: Sequence[GraphEdge]) -> int:
         edges = list(edges)
@@ -40,9 +42,8 @@ class SQLiteGraphStore(GraphStore):
             known = {
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))"
-                    " AND +user_id = ? AND +agent_id = ?",
-                    (ids_param(ends), scope.user_id, scope.agent_id),
+                    f"SELECT id FROM memories WHERE {self._sql.ids_in_scope()}",
+                    (self._sql.bind_list(ends), scope.user_id, scope.agent_id),
                 )
             }
             rows = [
@@ -62,21 +63,21 @@ class SQLiteGraphStore(GraphStore):
     def edges_from(self, scope: Scope, node_id: str) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM graph_edges e JOIN memories m ON m.id = e.source_id"
-            " WHERE e.source_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY e.rowid",
+            " WHERE e.source_id = ? AND m.user_id = ? AND m.agent_id = ?" + self._edge_order,
             (node_id, scope.user_id, scope.agent_id),
         )
 
     def edges_to(self, scope: Scope, node_id: str) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM graph_edges e JOIN memories m ON m.id = e.target_id"
-            " WHERE e.target_id = ? AND m.user_id = ? AND m.agent_id = ? ORDER BY e.rowid",
+            " WHERE e.target_id = ? AND m.user_id = ? AND m.agent_id = ?" + self._edge_order,
             (node_id, scope.user_id, scope.agent_id),
         )
 
     def all_edges(self, scope: Scope) -> list[GraphEdge]:
         return self._edges(
             f"SELECT {_EDGE_COLUMNS} FROM memories m JOIN graph_edges e ON e.source_id = m.id"
-            " WHERE m.user_id = ? AND m.agent_id = ? ORDER BY e.rowid",
+            " WHERE m.user_id = ? AND m.agent_id = ?" + self._edge_order,
             (scope.user_id, scope.agent_id),
         )
 
@@ -120,15 +121,12 @@ class SQLiteGraphStore(GraphStore):
         if not node_ids:
             return {}
         with self._db.read() as conn:
-            found = dict(
+            found: dict[str, float] = dict(
                 conn.execute(
-                    """
-                    SELECT n.memory_id, n.pagerank
-                    FROM memories m JOIN graph_nodes n ON n.memory_id = m.id
-                    WHERE m.id IN (SELECT value FROM json_each(?))
-                        AND +m.user_id = ? AND +m.agent_id = ?
-                    """,
-                    (ids_param(dict.fromkeys(node_ids)), scope.user_id, scope.agent_id),
+                    "SELECT n.memory_id, n.pagerank"
+                    " FROM memories m JOIN graph_nodes n ON n.memory_id = m.id"
+                    f" WHERE {self._sql.ids_in_scope(table='m')}",
+                    (self._sql.bind_list(dict.fromkeys(node_ids)), scope.user_id, scope.agent_id),
                 ).fetchall()
             )
         return {node_id: found[node_id] for node_id in node_ids if node_id in found}
@@ -137,15 +135,18 @@ class SQLiteGraphStore(GraphStore):
         """Live (not archived) nodes, and edges whose two ends are live."""
         params = (scope.user_id, scope.agent_id)
         with self._db.read() as conn:
-            (nodes,) = conn.execute(
-                """
+            (nodes,) = one(
+                conn.execute(
+                    """
                 SELECT count(*) FROM memories m JOIN graph_nodes n ON n.memory_id = m.id
                 WHERE m.user_id = ? AND m.agent_id = ? AND m.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
-            (edges,) = conn.execute(
-                """
+                    params,
+                )
+            )
+            (edges,) = one(
+                conn.execute(
+                    """
                 SELECT count(*)
                 FROM memories s
                     JOIN graph_edges e ON e.source_id = s.id
@@ -153,6 +154,7 @@ class SQLiteGraphStore(GraphStore):
                 WHERE s.user_id = ? AND s.agent_id = ?
                     AND s.archived_at IS NULL AND t.archived_at IS NULL
                 """,
-                params,
-            ).fetchone()
+                    params,
+                )
+            )
         return {"node_count": nodes, "edge_count": edges}
