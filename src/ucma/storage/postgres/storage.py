@@ -15,8 +15,6 @@ from ucma.storage.postgres.catalog import PostgresMemoryCatalog
 from ucma.storage.postgres.connection import Database, RawConnection, redact, translate_errors
 from ucma.storage.postgres.erasure import PostgresErasureStore
 from ucma.storage.postgres.memories import PostgresMemoryRows
-from ucma.storage.postgres.opinions import PostgresOpinionStore
-from ucma.storage.postgres.predictive import PostgresPredictiveStore
 from ucma.storage.postgres.schema import apply_migrations
 from ucma.storage.sql.conflicts import SqlConflictStore
 from ucma.storage.sql.embedding_cache import SqlEmbeddingCacheStore
@@ -27,6 +25,8 @@ from ucma.storage.sql.graph import SqlGraphStore
 from ucma.storage.sql.keys import SqlKeyStore
 from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import SqlLifecycleStore
+from ucma.storage.sql.opinions import SqlOpinionStore
+from ucma.storage.sql.predictive import SqlPredictiveStore
 from ucma.storage.sql.procedural import SqlProceduralStore
 from ucma.storage.sql.retention import SqlRetentionStore
 from ucma.storage.sql.semantic import SqlSemanticStore
@@ -97,8 +97,8 @@ class PostgresStorage(Storage):
         self.lifecycle = SqlLifecycleStore(self._db)
         self.vault = SqlVaultStore(self._db)
         self.erasure = PostgresErasureStore(self._db)
-        self.opinions = PostgresOpinionStore(self._db)
-        self.predictive = PostgresPredictiveStore(self._db)
+        self.opinions = SqlOpinionStore(self._db)
+        self.predictive = SqlPredictiveStore(self._db)
         self.goals = SqlGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",

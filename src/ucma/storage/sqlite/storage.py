@@ -19,6 +19,8 @@ from ucma.storage.sql.graph import SqlGraphStore
 from ucma.storage.sql.keys import SqlKeyStore
 from ucma.storage.sql.learning import SqlLearningStore
 from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
+from ucma.storage.sql.opinions import SqlOpinionStore
+from ucma.storage.sql.predictive import SqlPredictiveStore
 from ucma.storage.sql.procedural import SqlProceduralStore
 from ucma.storage.sql.retention import SqlRetentionStore
 from ucma.storage.sql.semantic import SqlSemanticStore
@@ -29,8 +31,6 @@ from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
 from ucma.storage.sqlite.memories import SQLiteMemoryRows
-from ucma.storage.sqlite.opinions import SQLiteOpinionStore
-from ucma.storage.sqlite.predictive import SQLitePredictiveStore
 from ucma.storage.sqlite.schema import migrations
 from ucma.storage.sqlite.vectors import VectorIndex
 
@@ -97,8 +97,8 @@ class SQLiteStorage(Storage):
         self.lifecycle = SqlLifecycleStore(self._db, (*ORPHANS, _VECTOR_ORPHANS))
         self.vault = SqlVaultStore(self._db)
         self.erasure = SQLiteErasureStore(self._db, self._index)
-        self.opinions = SQLiteOpinionStore(self._db)
-        self.predictive = SQLitePredictiveStore(self._db)
+        self.opinions = SqlOpinionStore(self._db)
+        self.predictive = SqlPredictiveStore(self._db)
         self.goals = SqlGoalStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",

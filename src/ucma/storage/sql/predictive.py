@@ -1,4 +1,4 @@
-"""``PredictiveStore`` over SQLite: one row per world-model transition and one per
+"""``PredictiveStore`` over SQL: one row per world-model transition and one per
 self-model competence (migration 14).
 
 ``action_key``, ``context_key``, ``outcome_key`` and ``capability_key`` are the
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,13 +23,13 @@ from ucma.paradigms.predictive_records import (
 )
 from ucma.paradigms.world_model import context_key, normal
 from ucma.storage.base import PredictiveStore
+from ucma.storage.sql.connection import Database, one
 from ucma.storage.sqlite.codec import dumps, real
-from ucma.storage.sqlite.connection import Database
 from ucma.types import Scope
 
 __all__ = [
     "COMPETENCE_COLUMNS",
-    "SQLitePredictiveStore",
+    "SqlPredictiveStore",
     "TRANSITION_COLUMNS",
     "competence_from_row",
     "competence_row",
@@ -171,7 +170,7 @@ def competence_from_row(row: Sequence[Any]) -> Competence:
     )
 
 
-class SQLitePredictiveStore(PredictiveStore):
+class SqlPredictiveStore(PredictiveStore):
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -182,7 +181,7 @@ class SQLitePredictiveStore(PredictiveStore):
             for row in rows:
                 try:
                     cursor = conn.execute(sql, row)
-                except sqlite3.IntegrityError as exc:
+                except self._db.dialect.integrity_error as exc:
                     raise ValidationError(
                         f"{table} {row[0]!r} repeats the key of another row of its scope"
                     ) from exc
@@ -238,7 +237,7 @@ class SQLitePredictiveStore(PredictiveStore):
 
     def _transitions(self, where: str, params: Sequence[Any]) -> builtins.list[Transition]:
         with self._db.read() as conn:
-            rows: list[sqlite3.Row] = conn.execute(
+            rows = conn.execute(
                 f"SELECT {TRANSITION_COLUMNS} FROM transitions {where}", params
             ).fetchall()
         return [transition_from_row(row) for row in rows]
@@ -264,7 +263,7 @@ class SQLitePredictiveStore(PredictiveStore):
 
     def _competences(self, where: str, params: Sequence[Any]) -> builtins.list[Competence]:
         with self._db.read() as conn:
-            rows: list[sqlite3.Row] = conn.execute(
+            rows = conn.execute(
                 f"SELECT {COMPETENCE_COLUMNS} FROM competences {where}", params
             ).fetchall()
         return [competence_from_row(row) for row in rows]
@@ -272,10 +271,10 @@ class SQLitePredictiveStore(PredictiveStore):
     def count(self, scope: Scope) -> dict[str, int]:
         key = (scope.user_id, scope.agent_id)
         with self._db.read() as conn:
-            (transitions,) = conn.execute(
-                f"SELECT count(*) FROM transitions WHERE {_SCOPE}", key
-            ).fetchone()
-            (competences,) = conn.execute(
-                f"SELECT count(*) FROM competences WHERE {_SCOPE}", key
-            ).fetchone()
+            (transitions,) = one(
+                conn.execute(f"SELECT count(*) FROM transitions WHERE {_SCOPE}", key)
+            )
+            (competences,) = one(
+                conn.execute(f"SELECT count(*) FROM competences WHERE {_SCOPE}", key)
+            )
         return {"transitions": int(transitions), "competences": int(competences)}

@@ -1,4 +1,4 @@
-"""``OpinionStore`` over SQLite: one row per opinion, current or replaced.
+"""``OpinionStore`` over SQL: one row per opinion, current or replaced.
 
 ``topic_key``, ``holder_key`` and ``stance_key`` are ``opinion_key`` of the text
 (case and punctuation folded), indexed with the scope for the lookups the engine
@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import builtins
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from ucma.errors import ValidationError
 from ucma.paradigms.opinions import opinion_key
 from ucma.storage.base import OpinionStore
-from ucma.storage.sqlite.codec import dumps, ids_param, real
-from ucma.storage.sqlite.connection import Database
+from ucma.storage.sql.connection import Database, one
+from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Opinion, OpinionEvidence, OpinionStatus, Scope
 
-__all__ = ["OPINION_COLUMNS", "SQLiteOpinionStore", "opinion_from_row", "opinion_row"]
+__all__ = ["OPINION_COLUMNS", "SqlOpinionStore", "opinion_from_row", "opinion_row"]
 
 OPINION_COLUMNS = """id, user_id, agent_id, topic, stance, holder, confidence, status, evidence,
     memory_id, replaces, replaced_by, created_at, updated_at"""
@@ -87,9 +86,10 @@ def opinion_from_row(row: Sequence[Any]) -> Opinion:
     )
 
 
-class SQLiteOpinionStore(OpinionStore):
+class SqlOpinionStore(OpinionStore):
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._sql = db.dialect
 
     def put(self, opinions: Sequence[Opinion]) -> None:
         rows = [opinion_row(opinion) for opinion in opinions]
@@ -132,8 +132,8 @@ class SQLiteOpinionStore(OpinionStore):
         if memory_ids is not None:
             if not memory_ids:
                 return []
-            where.append("memory_id IN (SELECT value FROM json_each(?))")
-            params.append(ids_param(dict.fromkeys(memory_ids)))
+            where.append(self._sql.ids("memory_id"))
+            params.append(self._sql.bind_list(dict.fromkeys(memory_ids)))
         params += [int(limit), int(offset)]
         return self._select(
             "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
@@ -163,8 +163,8 @@ class SQLiteOpinionStore(OpinionStore):
         if memory_ids is not None:
             if not memory_ids:
                 return []
-            where.append("memory_id IN (SELECT value FROM json_each(?))")
-            params.append(ids_param(dict.fromkeys(memory_ids)))
+            where.append(self._sql.ids("memory_id"))
+            params.append(self._sql.bind_list(dict.fromkeys(memory_ids)))
         params.append(int(limit))
         return self._select(
             "WHERE " + " AND ".join(where) + " ORDER BY updated_at DESC, id LIMIT ?", params
@@ -172,15 +172,17 @@ class SQLiteOpinionStore(OpinionStore):
 
     def count(self, scope: Scope) -> int:
         with self._db.read() as conn:
-            (n,) = conn.execute(
-                "SELECT count(*) FROM opinions WHERE user_id = ? AND agent_id = ?",
-                (scope.user_id, scope.agent_id),
-            ).fetchone()
+            (n,) = one(
+                conn.execute(
+                    "SELECT count(*) FROM opinions WHERE user_id = ? AND agent_id = ?",
+                    (scope.user_id, scope.agent_id),
+                )
+            )
         return int(n)
 
     def _select(self, where: str, params: Sequence[Any]) -> builtins.list[Opinion]:
         with self._db.read() as conn:
-            rows: list[sqlite3.Row] = conn.execute(
+            rows = conn.execute(
                 f"SELECT {OPINION_COLUMNS} FROM opinions {where}", params
             ).fetchall()
         return [opinion_from_row(row) for row in rows]
