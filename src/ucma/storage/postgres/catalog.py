@@ -1,4 +1,5 @@
-"""``MemoryCatalog`` over PostgreSQL: lookups, listing, access, archive, delete, search.
+"""``MemoryCatalog`` over PostgreSQL: the shared catalog (``ucma.storage.sql.catalog``)
+with pgvector and full-text search.
 
 Dense search (pgvector): scores are dot products of unit vectors, as on SQLite
 (``<#>`` is the negated inner product). A scope with fewer live rows than
@@ -16,63 +17,29 @@ from __future__ import annotations
 import builtins
 import logging
 import threading
-from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from ucma.errors import NotFoundError, ValidationError
 from ucma.storage.base import (
     DEFAULT_ANN,
     DEFAULT_BM25,
     AnnSettings,
     Bm25,
-    MemoryCatalog,
     ScoredId,
     SearchIndexStatus,
 )
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
-from ucma.storage.sql.memories import check_vector
-from ucma.storage.sql.records import load_by_seqs
-from ucma.storage.sqlite.codec import optional_real, real
-from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
+from ucma.storage.sql.catalog import SqlMemoryCatalog
+from ucma.storage.sql.memories import check_vector, unit_query
+from ucma.types import MemoryKind, Scope
 
-__all__ = ["ANN_INDEX", "PostgresMemoryCatalog", "load_scoped"]
+__all__ = ["ANN_INDEX", "PostgresMemoryCatalog"]
 
 logger = logging.getLogger(__name__)
 
 ANN_INDEX = "memories_embedding"
-
-_SCOPED_IDS = """
-SELECT seq, id, kind FROM memories
-WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
-"""
-
-
-def load_scoped(
-    conn: PgConnection, scope: Scope, memory_ids: Sequence[str]
-) -> dict[str, MemoryRecord]:
-    """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
-    if not memory_ids:
-        return {}
-    rows = conn.execute(_SCOPED_IDS, (list(memory_ids), scope.user_id, scope.agent_id)).fetchall()
-    return _typed(conn, rows, order=memory_ids)
-
-
-def _typed(
-    conn: PgConnection, rows: Sequence[Any], order: Sequence[str]
-) -> dict[str, MemoryRecord]:
-    """Records for (seq, id, kind) rows, keyed by id, in ``order``."""
-    seqs_by_kind: dict[MemoryKind, list[int]] = defaultdict(list)
-    for seq, _, kind in rows:
-        seqs_by_kind[MemoryKind(kind)].append(seq)
-    by_seq: dict[int, MemoryRecord] = {}
-    for kind, seqs in seqs_by_kind.items():
-        by_seq.update(load_by_seqs(conn, kind, seqs))
-    by_id = {memory_id: by_seq[seq] for seq, memory_id, _ in rows if seq in by_seq}
-    return {memory_id: by_id[memory_id] for memory_id in order if memory_id in by_id}
 
 
 def _filters(
@@ -110,85 +77,19 @@ ORDER BY score DESC, seq
 """
 
 
-class PostgresMemoryCatalog(MemoryCatalog):
-    """Operations common to every kind; records come back as their typed class."""
+class PostgresMemoryCatalog(SqlMemoryCatalog):
+    """The shared catalog, searched by pgvector and the keyword ``tsvector``."""
 
     def __init__(self, db: Database, dimension: int, ann: AnnSettings = DEFAULT_ANN) -> None:
-        self._db = db
-        self._dimension = dimension
+        super().__init__(db, dimension)
+        self._pg = db
         self._ann = ann
         self._build_lock = threading.Lock()
         self._builder: threading.Thread | None = None
 
-    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
-        with self._db.read() as conn:
-            return load_scoped(conn, scope, [memory_id]).get(memory_id)
-
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        with self._db.read() as conn:
-            return load_scoped(conn, scope, list(dict.fromkeys(memory_ids)))
-
-    def list(
-        self,
-        scope: Scope,
-        *,
-        kind: MemoryKind | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        include_archived: bool = False,
-        in_insertion_order: bool = False,
-        bank: Bank | None = None,
-    ) -> builtins.list[MemoryRecord]:
-        if limit <= 0:
-            return []
-        sql = ["SELECT seq, id, kind FROM memories WHERE user_id = ? AND agent_id = ?"]
-        params: list[object] = [scope.user_id, scope.agent_id]
-        if kind is not None:
-            sql.append("AND kind = ?")
-            params.append(MemoryKind(kind).value)
-        if bank is not None:
-            sql.append("AND bank = ?")
-            params.append(Bank(bank).value)
-        if not include_archived:
-            sql.append("AND archived_at IS NULL")
-        sql.append("ORDER BY seq" if in_insertion_order else "ORDER BY created_at, id")
-        sql.append("LIMIT ? OFFSET ?")
-        params += [limit, max(offset, 0)]
-        with self._db.snapshot() as conn:
-            rows = conn.execute(" ".join(sql), params).fetchall()
-            records = _typed(conn, rows, order=[row[1] for row in rows])
-        return list(records.values())
-
-    def count(
-        self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
-    ) -> dict[MemoryKind, int]:
-        archived = "" if include_archived else "AND archived_at IS NULL"
-        in_bank = "" if bank is None else "AND bank = ?"
-        params: tuple[str, ...] = (scope.user_id, scope.agent_id)
-        if bank is not None:
-            params += (Bank(bank).value,)
-        counts = dict.fromkeys(MemoryKind, 0)
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT kind, count(*) FROM memories WHERE user_id = ? AND agent_id = ? "
-                f"{archived} {in_bank} GROUP BY kind",
-                params,
-            ).fetchall()
-        for kind, number in rows:
-            counts[MemoryKind(kind)] = int(number)
-        return counts
-
-    def delete(self, scope: Scope, memory_id: str) -> bool:
-        with self._db.write() as conn:
-            row = conn.execute(
-                "DELETE FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? RETURNING seq",
-                (memory_id, scope.user_id, scope.agent_id),
-            ).fetchone()
-        return row is not None
-
     def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
         matrix = check_vector(vector, self._dimension)
-        with self._db.write() as conn:
+        with self._pg.write() as conn:
             row = conn.execute(
                 "UPDATE memories SET embedding = ? WHERE id = ? AND user_id = ? "
                 "AND agent_id = ? RETURNING seq",
@@ -196,81 +97,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
             ).fetchone()
         return row is not None
 
-    def set_bank(self, scope: Scope, memory_ids: Sequence[str], bank: Bank) -> int:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return 0
-        with self._db.write() as conn:
-            cursor = conn.execute(
-                """
-                UPDATE memories SET bank = ?
-                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
-                """,
-                (Bank(bank).value, ids, scope.user_id, scope.agent_id),
-            )
-            return cursor.rowcount
-
-    def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return
-        with self._db.write() as conn:
-            conn.execute(
-                """
-                UPDATE memories SET access_count = access_count + 1, last_accessed = ?
-                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
-                """,
-                (real(now, "now"), ids, scope.user_id, scope.agent_id),
-            )
-
-    def set_salience(
-        self, scope: Scope, memory_id: str, *, base_salience: float, outcome_adjustment: float
-    ) -> None:
-        with self._db.write() as conn:
-            cursor = conn.execute(
-                """
-                UPDATE memories SET base_salience = ?, outcome_adjustment = ?
-                WHERE id = ? AND user_id = ? AND agent_id = ?
-                """,
-                (
-                    real(base_salience, "base_salience"),
-                    real(outcome_adjustment, "outcome_adjustment"),
-                    memory_id,
-                    scope.user_id,
-                    scope.agent_id,
-                ),
-            )
-            if cursor.rowcount == 0:
-                raise NotFoundError("memory", memory_id)
-
-    def set_archived(
-        self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None
-    ) -> None:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return
-        value = optional_real(archived_at, "archived_at")
-        with self._db.write() as conn:
-            conn.execute(
-                """
-                UPDATE memories SET archived_at = ?
-                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
-                """,
-                (value, ids, scope.user_id, scope.agent_id),
-            )
-
     # -- dense search ----------------------------------------------------------------
-
-    def _query(self, vector: np.ndarray) -> np.ndarray:
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self._dimension:
-            raise ValidationError(
-                f"query vector has {query.shape[0]} dimensions, the store holds {self._dimension}"
-            )
-        norm = float(np.linalg.norm(query))
-        if not np.isfinite(norm) or norm == 0.0:
-            raise ValidationError("query vector must be finite and non-zero")
-        return (query / norm).astype(np.float32)
 
     def _live_rows(self, conn: PgConnection, scope: Scope) -> int:
         row = conn.execute(
@@ -293,12 +120,12 @@ class PostgresMemoryCatalog(MemoryCatalog):
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
     ) -> builtins.list[ScoredId]:
-        query = self._query(vector)
+        query = unit_query(vector, self._dimension)
         if k <= 0 or (kinds is not None and not kinds):
             return []
         filters, params = _filters(kinds, include_archived)
         params.update(query=query, user=scope.user_id, agent=scope.agent_id, k=int(k))
-        with self._db.snapshot() as conn:
+        with self._pg.snapshot() as conn:
             approximate = (
                 self._ann.enabled
                 and self._live_rows(conn, scope) >= self._ann.threshold
@@ -320,7 +147,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
     def prepare_search(self, scope: Scope, *, wait: bool = False) -> SearchIndexStatus:
         """Build the HNSW index once a scope reaches ``AnnSettings.threshold`` live rows
         (one index for every scope; in the background unless ``wait``)."""
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             live = self._live_rows(conn, scope)
             indexed = self._has_ann_index(conn)
         large = self._ann.enabled and live >= self._ann.threshold
@@ -334,7 +161,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
                 builder = self._builder
             if wait:
                 builder.join()
-                with self._db.read() as conn:
+                with self._pg.read() as conn:
                     indexed = self._has_ann_index(conn)
         building = large and not indexed
         return SearchIndexStatus(
@@ -344,7 +171,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
     def _build_index(self) -> None:
         ann = self._ann
         try:
-            with self._db.read() as conn:
+            with self._pg.read() as conn:
                 conn.execute(
                     f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {ANN_INDEX} ON memories "
                     f"USING hnsw (embedding vector_ip_ops) WITH (m = {int(ann.connectivity)}, "
@@ -363,11 +190,11 @@ class PostgresMemoryCatalog(MemoryCatalog):
         kinds: Sequence[MemoryKind] | None = None,
         min_score: float = -1.0,
     ) -> builtins.list[builtins.list[ScoredId]]:
-        queries = [self._query(v) for v in np.asarray(vectors, dtype=np.float32)]
+        queries = [unit_query(v, self._dimension) for v in np.asarray(vectors, dtype=np.float32)]
         found: builtins.list[builtins.list[ScoredId]] = [[] for _ in queries]
         if k <= 0 or window <= 0 or not queries:
             return found
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             rows = conn.execute(
                 """
                 SELECT id, kind, archived_at IS NOT NULL, embedding FROM memories
@@ -407,7 +234,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
         if k <= 0 or not terms or (kinds is not None and not kinds):
             return []
         filters, params = _filters(kinds, include_archived)
-        with self._db.snapshot() as conn:
+        with self._pg.snapshot() as conn:
             return keyword_search(
                 conn, scope, terms, k, filters=filters, filter_params=params, params=bm25
             )
@@ -416,7 +243,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             rows = conn.execute(
                 """
                 SELECT id, embedding FROM memories
@@ -429,7 +256,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
         return {memory_id: found[memory_id] for memory_id in ids if memory_id in found}
 
     def scopes(self) -> builtins.list[Scope]:
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             rows = conn.execute(
                 "SELECT user_id, agent_id FROM keyword_stats WHERE rows > 0"
                 " ORDER BY user_id, agent_id"

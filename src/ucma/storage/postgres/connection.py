@@ -62,7 +62,7 @@ ConfigureHook = Callable[[RawConnection], None]
 POSTGRES = Dialect(
     name="postgresql",
     elements=lambda kind: f"unnest(?::{kind}[])",
-    among=lambda column, kind: f"{column} = ANY(?::{kind}[])",
+    among=lambda column, kind: f"{column} = ANY(?{f'::{kind}[]' if kind else ''})",
     bind_list=list,
     unindexed=lambda column: column,
     greatest="GREATEST",

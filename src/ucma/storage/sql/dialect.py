@@ -28,7 +28,8 @@ class Dialect:
     parameter, ``value FROM json_each(?)`` on SQLite, ``unnest(?::type[])`` on
     PostgreSQL."""
     among: Callable[[str, str], str]
-    """``among(column, type)``: ``column`` is one of a list parameter's elements."""
+    """``among(column, type)``: ``column`` is one of a list parameter's elements (of
+    SQL ``type``; empty: the column's own, for PostgreSQL to infer)."""
     bind_list: Callable[[Iterable[Any]], Any]
     """The parameter value of a list (``among`` / ``elements``)."""
     unindexed: Callable[[str], str]

@@ -23,7 +23,14 @@ from ucma.storage.sql.connection import Connection
 from ucma.storage.sqlite.codec import UPDATE_MEMORY, memory_update_row
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
-__all__ = ["MemoryRows", "check_kind", "check_vector", "check_vectors", "taken_ids"]
+__all__ = [
+    "MemoryRows",
+    "check_kind",
+    "check_vector",
+    "check_vectors",
+    "taken_ids",
+    "unit_query",
+]
 
 _FIND_SEQ = """
 SELECT seq FROM memories WHERE id = ? AND user_id = ? AND agent_id = ? AND kind = ?
@@ -56,6 +63,19 @@ def check_vector(vector: np.ndarray, dimension: int) -> np.ndarray:
             f"expected a vector of {dimension} dimensions, got shape {tuple(matrix.shape)}"
         )
     return check_vectors(matrix.reshape(1, dimension), 1, dimension)
+
+
+def unit_query(vector: np.ndarray, dimension: int) -> np.ndarray:
+    """A search's query vector scaled to unit length (float32, one dimension)."""
+    query = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if query.shape[0] != dimension:
+        raise ValidationError(
+            f"query vector has {query.shape[0]} dimensions, the store holds {dimension}"
+        )
+    norm = float(np.linalg.norm(query))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise ValidationError("query vector must be finite and non-zero")
+    return (query / norm).astype(np.float32, copy=False)
 
 
 def check_kind(records: Sequence[MemoryRecord], cls: type[MemoryRecord]) -> None:

@@ -37,21 +37,25 @@ from typing import Any
 
 import numpy as np
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import StorageError
 from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.index.hnsw import HnswBuilder, HnswIndex, needs_build
-from ucma.storage.index.vector_cache import ScopeVectors
+from ucma.storage.index.vector_cache import (
+    KIND_CODE_BY_VALUE,
+    KIND_CODES,
+    ScopeVectors,
+    kind_filter,
+)
 from ucma.storage.sql.connection import Connection
+from ucma.storage.sql.memories import unit_query
 from ucma.storage.sqlite.connection import Database
 from ucma.types import MemoryKind, Scope
 
-__all__ = ["KIND_CODES", "VectorIndex"]
+__all__ = ["VectorIndex"]
 
 logger = logging.getLogger(__name__)
 
-KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
-_KIND_BY_VALUE = {kind.value: code for kind, code in KIND_CODES.items()}
 
 # A scope's first counter starts above the floor erasure leaves (erasure.py), so a scope
 # erased and written again never shows a version some cache holds from before.
@@ -258,8 +262,8 @@ class VectorIndex:
         kinds: Sequence[MemoryKind] | None,
         include_archived: bool,
     ) -> list[ScoredId]:
-        query = self._query(vector)
-        kind_codes = _kind_codes(kinds)
+        query = unit_query(vector, self._dimension)
+        kind_codes = kind_filter(kinds)
         if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
@@ -323,7 +327,7 @@ class VectorIndex:
         include_archived: bool,
         params: Bm25,
     ) -> list[ScoredId]:
-        kind_codes = _kind_codes(kinds)
+        kind_codes = kind_filter(kinds)
         if k <= 0 or not terms or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
@@ -341,23 +345,14 @@ class VectorIndex:
         kinds: Sequence[MemoryKind] | None,
         min_score: float,
     ) -> list[list[ScoredId]]:
-        queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
-        kind_codes = _kind_codes(kinds)
+        queries = np.stack(
+            [unit_query(v, self._dimension) for v in np.asarray(vectors, dtype=np.float32)]
+        )
+        kind_codes = kind_filter(kinds)
         with self._db.read() as conn:
             return self._current(conn, scope).search_latest(
                 queries, k, window, kind_codes, min_score
             )
-
-    def _query(self, vector: np.ndarray) -> np.ndarray:
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self._dimension:
-            raise ValidationError(
-                f"query vector has {query.shape[0]} dimensions, the store holds {self._dimension}"
-            )
-        norm = float(np.linalg.norm(query))
-        if not np.isfinite(norm) or norm == 0.0:
-            raise ValidationError("query vector must be finite and non-zero")
-        return query / norm
 
     def _current(self, conn: Connection, scope: Scope, *, text: bool = False) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
@@ -468,7 +463,7 @@ class VectorIndex:
             offset += row_bytes
             seqs.append(seq)
             ids.append(memory_id)
-            kinds.append(_KIND_BY_VALUE[kind])
+            kinds.append(KIND_CODE_BY_VALUE[kind])
             archived.append(is_archived)
             texts.append((content, context))
         i = len(ids)
@@ -501,9 +496,3 @@ def _replay(cache: ScopeVectors, ops: Sequence[tuple[Any, ...]]) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _kind_codes(kinds: Sequence[MemoryKind] | None) -> np.ndarray | None:
-    if kinds is None:
-        return None
-    return np.array(sorted({KIND_CODES[MemoryKind(kind)] for kind in kinds}), dtype=np.int8)
