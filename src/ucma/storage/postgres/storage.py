@@ -3,41 +3,29 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
 
 import psycopg
 from pgvector.psycopg import register_vector
 
 from ucma.errors import StorageError, ValidationError
-from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.storage.base import DEFAULT_ANN, AnnSettings
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
-from ucma.storage.postgres.connection import Database, RawConnection, redact, translate_errors
+from ucma.storage.postgres.connection import (
+    Database,
+    PgConnection,
+    RawConnection,
+    redact,
+    translate_errors,
+)
 from ucma.storage.postgres.erasure import PostgresErasureStore
 from ucma.storage.postgres.memories import PostgresMemoryRows
 from ucma.storage.postgres.schema import apply_migrations
-from ucma.storage.sql.conflicts import SqlConflictStore
-from ucma.storage.sql.embedding_cache import SqlEmbeddingCacheStore
-from ucma.storage.sql.episodic import SqlEpisodicStore
-from ucma.storage.sql.events import SqlEventStore
-from ucma.storage.sql.goals import SqlGoalStore
-from ucma.storage.sql.graph import SqlGraphStore
-from ucma.storage.sql.keys import SqlKeyStore
-from ucma.storage.sql.learning import SqlLearningStore
-from ucma.storage.sql.lifecycle import SqlLifecycleStore
-from ucma.storage.sql.opinions import SqlOpinionStore
-from ucma.storage.sql.predictive import SqlPredictiveStore
-from ucma.storage.sql.procedural import SqlProceduralStore
-from ucma.storage.sql.retention import SqlRetentionStore
-from ucma.storage.sql.semantic import SqlSemanticStore
-from ucma.storage.sql.traces import SqlTraceStore
-from ucma.storage.sql.vault import SqlVaultStore
+from ucma.storage.sql.storage import SqlStorage, check_dimension
 
 __all__ = ["PostgresStorage"]
 
 logger = logging.getLogger(__name__)
 
-_DIMENSION_KEY = "embedding_dimension"
 # A scope's next event number: the row lock on its stream serialises writers (schema.py).
 _NEXT_EVENT_SEQ = "ucma_next_event_seq(?, ?)"
 _EXTENSIONS = ("vector", "btree_gin")
@@ -50,7 +38,7 @@ def _configure(conn: RawConnection) -> None:
     register_vector(conn)
 
 
-class PostgresStorage(Storage):
+class PostgresStorage(SqlStorage):
     """Every UCMA store over one PostgreSQL database (``postgresql://`` URL).
 
     Opening creates the extensions it needs (pgvector, btree_gin) when missing and
@@ -81,25 +69,13 @@ class PostgresStorage(Storage):
         # thread's transaction keeps one connection (connection.py).
         self.concurrency = max(1, pool_size)
         self.dimension = dimension
-        rows = PostgresMemoryRows(dimension)
-        self.memories = PostgresMemoryCatalog(self._db, dimension, ann)
-        self.episodes = SqlEpisodicStore(self._db, rows)
-        self.facts = SqlSemanticStore(self._db, rows)
-        self.procedures = SqlProceduralStore(self._db, rows)
-        self.learnings = SqlLearningStore(self._db, rows)
-        self.graph = SqlGraphStore(self._db)
-        self.retention = SqlRetentionStore(self._db)
-        self.embedding_cache = SqlEmbeddingCacheStore(self._db)
-        self.conflicts = SqlConflictStore(self._db)
-        self.traces = SqlTraceStore(self._db)
-        self.events = SqlEventStore(self._db, _NEXT_EVENT_SEQ)
-        self.keys = SqlKeyStore(self._db)
-        self.lifecycle = SqlLifecycleStore(self._db)
-        self.vault = SqlVaultStore(self._db)
-        self.erasure = PostgresErasureStore(self._db)
-        self.opinions = SqlOpinionStore(self._db)
-        self.predictive = SqlPredictiveStore(self._db)
-        self.goals = SqlGoalStore(self._db)
+        self._attach(
+            self._db,
+            rows=PostgresMemoryRows(dimension),
+            memories=PostgresMemoryCatalog(self._db, dimension, ann),
+            erasure=PostgresErasureStore(self._db),
+            next_event_seq=_NEXT_EVENT_SEQ,
+        )
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             redact(url),
@@ -120,35 +96,8 @@ class PostgresStorage(Storage):
             for extension in _EXTENSIONS:
                 conn.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
             applied = apply_migrations(conn, dimension)
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = %s", (_DIMENSION_KEY,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO settings (key, value) VALUES (%s, %s)",
-                    (_DIMENSION_KEY, str(dimension)),
-                )
-            elif int(row[0]) != dimension:
-                raise StorageError(
-                    f"{redact(url)} stores {row[0]}-dimensional embeddings but dimension="
-                    f"{dimension} was requested; open it with the embedding model it was "
-                    "created with, or use a new database"
-                )
+            check_dimension(PgConnection(conn), dimension, redact(url), "a new database")
         return applied
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._db.transaction():
-            yield
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """Group writes atomically; nested use joins the outer transaction.
-
-        An exception inside rolls everything back and propagates. A nested block
-        that fails dooms the whole transaction even if the exception is caught: the
-        outermost block then rolls back and raises ``StorageError``.
-        """
-        return self._transaction()
 
     def backup(self, target: str) -> int:
         raise StorageError(

@@ -4,28 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import ValidationError
 from ucma.lru import SCOPES_IN_MEMORY
-from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
-from ucma.storage.sql.conflicts import SqlConflictStore
-from ucma.storage.sql.embedding_cache import SqlEmbeddingCacheStore
-from ucma.storage.sql.episodic import SqlEpisodicStore
-from ucma.storage.sql.events import SqlEventStore
-from ucma.storage.sql.goals import SqlGoalStore
-from ucma.storage.sql.graph import SqlGraphStore
-from ucma.storage.sql.keys import SqlKeyStore
-from ucma.storage.sql.learning import SqlLearningStore
-from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
-from ucma.storage.sql.opinions import SqlOpinionStore
-from ucma.storage.sql.predictive import SqlPredictiveStore
-from ucma.storage.sql.procedural import SqlProceduralStore
-from ucma.storage.sql.retention import SqlRetentionStore
-from ucma.storage.sql.semantic import SqlSemanticStore
-from ucma.storage.sql.traces import SqlTraceStore
-from ucma.storage.sql.vault import SqlVaultStore
+from ucma.storage.base import DEFAULT_ANN, AnnSettings
+from ucma.storage.sql.storage import SqlStorage, check_dimension
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
 from ucma.storage.sqlite.connection import Database
@@ -38,7 +21,6 @@ __all__ = ["SQLiteStorage"]
 
 logger = logging.getLogger(__name__)
 
-_DIMENSION_KEY = "embedding_dimension"
 # A scope's next event number: max + 1 inside the write transaction, which
 # BEGIN IMMEDIATE serialises across connections (sql/events.py).
 _NEXT_EVENT_SEQ = (
@@ -47,7 +29,7 @@ _NEXT_EVENT_SEQ = (
 _VECTOR_ORPHANS = ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)")
 
 
-class SQLiteStorage(Storage):
+class SQLiteStorage(SqlStorage):
     """Every UCMA store over one SQLite file (WAL mode).
 
     Opening applies pending schema migrations in one transaction and checks
@@ -81,25 +63,14 @@ class SQLiteStorage(Storage):
             raise
         self.dimension = dimension
         self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
-        rows = SQLiteMemoryRows(self._index, dimension)
-        self.memories = SQLiteMemoryCatalog(self._db, self._index)
-        self.episodes = SqlEpisodicStore(self._db, rows)
-        self.facts = SqlSemanticStore(self._db, rows)
-        self.procedures = SqlProceduralStore(self._db, rows)
-        self.learnings = SqlLearningStore(self._db, rows)
-        self.graph = SqlGraphStore(self._db)
-        self.retention = SqlRetentionStore(self._db)
-        self.embedding_cache = SqlEmbeddingCacheStore(self._db)
-        self.conflicts = SqlConflictStore(self._db)
-        self.traces = SqlTraceStore(self._db)
-        self.events = SqlEventStore(self._db, _NEXT_EVENT_SEQ)
-        self.keys = SqlKeyStore(self._db)
-        self.lifecycle = SqlLifecycleStore(self._db, (*ORPHANS, _VECTOR_ORPHANS))
-        self.vault = SqlVaultStore(self._db)
-        self.erasure = SQLiteErasureStore(self._db, self._index)
-        self.opinions = SqlOpinionStore(self._db)
-        self.predictive = SqlPredictiveStore(self._db)
-        self.goals = SqlGoalStore(self._db)
+        self._attach(
+            self._db,
+            rows=SQLiteMemoryRows(self._index, dimension),
+            memories=SQLiteMemoryCatalog(self._db, self._index),
+            erasure=SQLiteErasureStore(self._db, self._index),
+            next_event_seq=_NEXT_EVENT_SEQ,
+            orphans=[_VECTOR_ORPHANS],
+        )
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
@@ -110,40 +81,12 @@ class SQLiteStorage(Storage):
     def _prepare(self, dimension: int) -> list[int]:
         with self._db.write() as conn:
             applied = migrations.apply(conn)
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = ?", (_DIMENSION_KEY,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO settings (key, value) VALUES (?, ?)",
-                    (_DIMENSION_KEY, str(dimension)),
-                )
-            elif int(row[0]) != dimension:
-                raise StorageError(
-                    f"{self._db.path!r} stores {row[0]}-dimensional embeddings but dimension="
-                    f"{dimension} was requested; open it with the embedding model it was created "
-                    "with, or use a new file"
-                )
+            check_dimension(conn, dimension, repr(self._db.path), "a new file")
         return applied
 
     @property
     def path(self) -> str:
         return self._db.path
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._db.transaction():
-            yield
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """Group writes atomically; nested use joins the outer transaction.
-
-        An exception inside rolls everything back and propagates. A nested
-        block that fails dooms the whole transaction even if the exception
-        is caught: the outermost block then rolls back and raises
-        ``StorageError``.
-        """
-        return self._transaction()
 
     def backup(self, target: str) -> int:
         """Copy the store to ``target`` through SQLite's backup API (backup.py): a file
