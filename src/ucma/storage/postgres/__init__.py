@@ -15,7 +15,6 @@ __all__ = ["PostgresStorage", "open_storage"]
 def open_storage(
     location: StorageLocation, *, dimension: int, ann: AnnSettings, cached_scopes: int
 ) -> PostgresStorage:
-    """The ``ucma.storage`` hook: the database ``location``'s URL names.
-    ``cached_scopes`` does not apply: this backend keeps no per-scope search cache in
-    the process, the database's indexes answer every search."""
-    return PostgresStorage(location.url, dimension=dimension, ann=ann)
+    """The ``ucma.storage`` hook: the database ``location``'s URL names; ``cached_scopes``
+    scopes' rows are kept in memory for search (search_cache.py)."""
+    return PostgresStorage(location.url, dimension=dimension, ann=ann, cached_scopes=cached_scopes)

@@ -1,15 +1,21 @@
 """``MemoryCatalog`` over PostgreSQL: the shared catalog (``ucma.storage.sql.catalog``)
 with pgvector and full-text search.
 
-Dense search (pgvector): scores are dot products of unit vectors, as on SQLite
-(``<#>`` is the negated inner product). A scope with fewer live rows than
+Outside a transaction, keyword search and the dense search of a scope below
+``AnnSettings.threshold`` live rows answer from the scope's rows in this process's
+memory (search_cache.py: the SQLite backend's ``ScopeVectors``), checked against the
+scope's search version first, so every write any process committed is seen.
+
+In the server (inside a transaction, which must find its own uncommitted rows, and
+the dense search of larger scopes): scores are dot products of unit vectors, as on
+SQLite (``<#>`` is the negated inner product). A scope with fewer live rows than
 ``AnnSettings.threshold`` is scanned exactly: the ORDER BY is on the score, an
 expression no vector index can serve, so the planner reads the scope's rows
 through its btree index and sorts them. A larger scope is searched through the
 HNSW index ``memories_embedding`` once ``prepare_search`` has built it (pgvector's
 iterative scan keeps fetching until ``k`` rows pass the scope and kind filters);
 until then, exactly; and exactly whenever the index scan stops short of ``k`` rows
-(filters that hide most of the index). Keyword search is keywords.py.
+(filters that hide most of the index). Keyword search in the server is keywords.py.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from ucma.storage.base import (
     ScoredId,
     SearchIndexStatus,
 )
+from ucma.storage.index.vector_cache import kind_filter
 from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
+from ucma.storage.postgres.search_cache import SearchCaches
 from ucma.storage.sql.catalog import SqlMemoryCatalog
 from ucma.storage.sql.memories import check_vector, unit_query
 from ucma.types import MemoryKind, Scope
@@ -80,9 +88,12 @@ ORDER BY score DESC, seq
 class PostgresMemoryCatalog(SqlMemoryCatalog):
     """The shared catalog, searched by pgvector and the keyword ``tsvector``."""
 
-    def __init__(self, db: Database, dimension: int, ann: AnnSettings = DEFAULT_ANN) -> None:
+    def __init__(
+        self, db: Database, dimension: int, caches: SearchCaches, ann: AnnSettings = DEFAULT_ANN
+    ) -> None:
         super().__init__(db, dimension)
         self._pg = db
+        self._caches = caches
         self._ann = ann
         self._build_lock = threading.Lock()
         self._builder: threading.Thread | None = None
@@ -123,6 +134,29 @@ class PostgresMemoryCatalog(SqlMemoryCatalog):
         query = unit_query(vector, self._dimension)
         if k <= 0 or (kinds is not None and not kinds):
             return []
+        if not self._pg.in_transaction:
+            codes = kind_filter(kinds)
+            found = self._caches.search(
+                scope,
+                lambda cache: (
+                    None
+                    if self._ann.enabled and cache.live_count >= self._ann.threshold
+                    else cache.search(query, k, codes, include_archived)
+                ),
+            )
+            if found is not None:
+                return found
+        return self._server_vector_search(scope, query, k, kinds, include_archived)
+
+    def _server_vector_search(
+        self,
+        scope: Scope,
+        query: np.ndarray,
+        k: int,
+        kinds: Sequence[MemoryKind] | None,
+        include_archived: bool,
+    ) -> builtins.list[ScoredId]:
+        """pgvector in the server: exact below ``AnnSettings.threshold``, else HNSW."""
         filters, params = _filters(kinds, include_archived)
         params.update(query=query, user=scope.user_id, agent=scope.agent_id, k=int(k))
         with self._pg.snapshot() as conn:
@@ -233,6 +267,12 @@ class PostgresMemoryCatalog(SqlMemoryCatalog):
     ) -> builtins.list[ScoredId]:
         if k <= 0 or not terms or (kinds is not None and not kinds):
             return []
+        if not self._pg.in_transaction:
+            codes = kind_filter(kinds)
+            return self._caches.search(
+                scope, lambda cache: cache.keyword_search(terms, k, codes, include_archived, bm25)
+            )
+        # A transaction's own writes are not in the caches: the server's index has them.
         filters, params = _filters(kinds, include_archived)
         with self._pg.snapshot() as conn:
             return keyword_search(

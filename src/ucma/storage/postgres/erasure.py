@@ -1,7 +1,8 @@
 """PostgreSQL's ``ErasureStore`` (``ucma.storage.sql.erasure``): the keyword
-``tsvector``, the catalog of scoped tables, and scrubbing.
+``tsvector``, the search caches, the catalog of scoped tables, and scrubbing.
 
-A rewritten keyword context gets its row's terms again (keywords.py). ``scrub``
+A rewritten keyword context gets its row's terms again (keywords.py); the erased
+scope's in-memory copy is dropped (search_cache.py). ``scrub``
 rewrites every table (``VACUUM FULL``: the old files, dead rows included, are
 deleted) and checkpoints; PostgreSQL recycles its write-ahead log on its own
 schedule, and archived WAL or base backups are the operator's to expire.
@@ -13,7 +14,9 @@ import logging
 
 import psycopg
 
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.keywords import row_terms
+from ucma.storage.postgres.search_cache import SearchCaches
 from ucma.storage.sql.connection import Connection
 from ucma.storage.sql.erasure import SqlErasureStore
 from ucma.types import Scope
@@ -27,6 +30,14 @@ class PostgresErasureStore(SqlErasureStore):
     # Bookkeeping rows a trigger or the erasure itself already emptied (keyword
     # statistics, the event sequence).
     not_counted = frozenset({"keyword_stats", "event_streams"})
+
+    def __init__(self, db: Database, caches: SearchCaches) -> None:
+        super().__init__(db)
+        self._caches = caches
+
+    def _erased(self, scope: Scope) -> None:
+        # No erased text or vector stays in this process's memory.
+        self._caches.drop(scope)
 
     def scoped_tables(self, conn: Connection) -> list[str]:
         return scoped_tables(conn)

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.storage.postgres.keywords import row_terms
+from ucma.storage.sql.codec import memory_row
 from ucma.storage.sql.connection import Connection
 from ucma.storage.sql.memories import MemoryRows, id_in_use, taken_ids
-from ucma.storage.sqlite.codec import memory_row
 from ucma.types import MemoryRecord
 
 __all__ = ["PostgresMemoryRows"]

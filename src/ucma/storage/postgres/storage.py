@@ -8,6 +8,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 from ucma.errors import StorageError, ValidationError
+from ucma.lru import SCOPES_IN_MEMORY
 from ucma.storage.base import DEFAULT_ANN, AnnSettings
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
 from ucma.storage.postgres.connection import (
@@ -20,6 +21,7 @@ from ucma.storage.postgres.connection import (
 from ucma.storage.postgres.erasure import PostgresErasureStore
 from ucma.storage.postgres.memories import PostgresMemoryRows
 from ucma.storage.postgres.schema import apply_migrations
+from ucma.storage.postgres.search_cache import SearchCaches
 from ucma.storage.sql.storage import SqlStorage, check_dimension
 
 __all__ = ["PostgresStorage"]
@@ -47,7 +49,9 @@ class PostgresStorage(SqlStorage):
     database was created for embeddings of ``dimension`` dimensions. Several
     processes may open the same database: each has a pool of ``pool_size``
     connections, and the database orders their writes (connection.py). The engine
-    runs up to ``pool_size`` calls at once (``Storage.concurrency``).
+    runs up to ``pool_size`` calls at once (``Storage.concurrency``). The rows of the
+    ``cached_scopes`` most recently searched scopes are kept in memory to search them,
+    checked against what every process committed before each search (search_cache.py).
     """
 
     def __init__(
@@ -57,6 +61,7 @@ class PostgresStorage(SqlStorage):
         dimension: int,
         ann: AnnSettings = DEFAULT_ANN,
         pool_size: int = DEFAULT_POOL_SIZE,
+        cached_scopes: int = SCOPES_IN_MEMORY,
     ) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise ValidationError(f"dimension must be a positive integer, got {dimension!r}")
@@ -69,11 +74,12 @@ class PostgresStorage(SqlStorage):
         # thread's transaction keeps one connection (connection.py).
         self.concurrency = max(1, pool_size)
         self.dimension = dimension
+        self._caches = SearchCaches(self._db, dimension, cached_scopes)
         self._attach(
             self._db,
             rows=PostgresMemoryRows(dimension),
-            memories=PostgresMemoryCatalog(self._db, dimension, ann),
-            erasure=PostgresErasureStore(self._db),
+            memories=PostgresMemoryCatalog(self._db, dimension, self._caches, ann),
+            erasure=PostgresErasureStore(self._db, self._caches),
             next_event_seq=_NEXT_EVENT_SEQ,
         )
         logger.info(
@@ -108,6 +114,7 @@ class PostgresStorage(SqlStorage):
     def close(self) -> None:
         """Close the pool (idempotent); later calls raise ``StorageError``."""
         self._db.close()
+        self._caches.clear()
 
     def __repr__(self) -> str:
         state = "closed" if self._db.closed else "open"

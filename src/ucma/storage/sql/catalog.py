@@ -15,9 +15,9 @@ from typing import Any
 
 from ucma.errors import NotFoundError
 from ucma.storage.base import MemoryCatalog
+from ucma.storage.sql.codec import optional_real, real
 from ucma.storage.sql.connection import Connection, Database
 from ucma.storage.sql.records import load_by_seqs
-from ucma.storage.sqlite.codec import optional_real, real
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
 
 __all__ = ["SqlMemoryCatalog", "load_scoped"]

@@ -16,9 +16,9 @@ from typing import Any
 
 from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.storage.base import ConflictStore, Supersession
+from ucma.storage.sql.codec import dumps, key_of, optional_real, real
 from ucma.storage.sql.connection import Database, one
 from ucma.storage.sql.dialect import Dialect
-from ucma.storage.sqlite.codec import dumps, key_of, optional_real, real
 from ucma.types import (
     Conflict,
     ConflictStatus,

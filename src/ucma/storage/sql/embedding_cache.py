@@ -13,8 +13,8 @@ import numpy as np
 
 from ucma.errors import ValidationError
 from ucma.storage.base import EmbeddingCacheStore
+from ucma.storage.sql.codec import vector_blob, vector_from_blob
 from ucma.storage.sql.connection import Database
-from ucma.storage.sqlite.codec import vector_blob, vector_from_blob
 
 __all__ = ["SqlEmbeddingCacheStore"]
 

@@ -19,11 +19,11 @@ import numpy as np
 
 from ucma.storage.base import EpisodeBrief, EpisodicStore
 from ucma.storage.index.search_context import SessionKey, episode_contexts
+from ucma.storage.sql.codec import BUCKET_SECONDS, episode_fields, key_of
 from ucma.storage.sql.connection import Connection, Database, one
 from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sql.memories import MemoryRows, check_kind, check_vectors
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import BUCKET_SECONDS, episode_fields, key_of
 from ucma.types import Episode, MemoryKind, Scope, Tier
 
 __all__ = ["SqlEpisodicStore"]

@@ -19,8 +19,8 @@ from typing import Any
 from ucma.errors import ScopeError, ValidationError
 from ucma.events.log import Event
 from ucma.storage.base import EventStore
+from ucma.storage.sql.codec import dumps, real
 from ucma.storage.sql.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Scope
 
 __all__ = ["EVENT_COLUMNS", "SqlEventStore", "event_from_row"]

@@ -11,8 +11,8 @@ from typing import Any
 from ucma.errors import ValidationError
 from ucma.paradigms.goal_records import Goal, GoalConflict, GoalOrigin, GoalStatus
 from ucma.storage.base import GoalStore
+from ucma.storage.sql.codec import dumps, real
 from ucma.storage.sql.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Scope
 
 __all__ = ["GOAL_COLUMNS", "GOAL_ORDER", "SqlGoalStore", "goal_from_row", "goal_row"]

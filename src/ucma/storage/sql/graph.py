@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ucma.storage.base import GraphStore
+from ucma.storage.sql.codec import real
 from ucma.storage.sql.connection import Database, one
-from ucma.storage.sqlite.codec import real
 from ucma.types import GraphEdge, Scope
 
 __all__ = ["SqlGraphStore"]

@@ -13,10 +13,10 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import LearningStore
+from ucma.storage.sql.codec import learning_fields, tag_keys
 from ucma.storage.sql.connection import Connection, Database, one
 from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import learning_fields, tag_keys
 from ucma.types import Learning, LearningType, MemoryKind, Scope
 
 __all__ = ["SqlLearningStore"]

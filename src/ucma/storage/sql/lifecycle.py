@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import cast
 
 from ucma.storage.base import LifecycleStore
+from ucma.storage.sql.codec import dumps, real
 from ucma.storage.sql.connection import Database, one
 from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import (
     DuplicateAttempt,
     Episode,

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ucma.errors import NotFoundError, ValidationError
+from ucma.storage.sql.codec import UPDATE_MEMORY, memory_update_row
 from ucma.storage.sql.connection import Connection
-from ucma.storage.sqlite.codec import UPDATE_MEMORY, memory_update_row
 from ucma.types import MemoryKind, MemoryRecord, Scope
 
 __all__ = [

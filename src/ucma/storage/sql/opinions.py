@@ -15,8 +15,8 @@ from typing import Any
 from ucma.errors import ValidationError
 from ucma.paradigms.opinions import opinion_key
 from ucma.storage.base import OpinionStore
+from ucma.storage.sql.codec import dumps, real
 from ucma.storage.sql.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Opinion, OpinionEvidence, OpinionStatus, Scope
 
 __all__ = ["OPINION_COLUMNS", "SqlOpinionStore", "opinion_from_row", "opinion_row"]

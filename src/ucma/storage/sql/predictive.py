@@ -23,8 +23,8 @@ from ucma.paradigms.predictive_records import (
 )
 from ucma.paradigms.world_model import context_key, normal
 from ucma.storage.base import PredictiveStore
+from ucma.storage.sql.codec import dumps, real
 from ucma.storage.sql.connection import Database, one
-from ucma.storage.sqlite.codec import dumps, real
 from ucma.types import Scope
 
 __all__ = [

@@ -13,14 +13,14 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import ProceduralStore
-from ucma.storage.sql.connection import Connection, Database, one
-from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
-from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import (
+from ucma.storage.sql.codec import (
     procedure_fields,
     step_rows,
     tag_keys,
 )
+from ucma.storage.sql.connection import Connection, Database, one
+from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
+from ucma.storage.sql.records import load_records
 from ucma.types import MemoryKind, Procedure, ProcedureStatus, ProcedureType, Scope
 
 __all__ = ["SqlProceduralStore"]

@@ -1,6 +1,6 @@
 """Typed records read through either backend's connection.
 
-The SELECT statements and the row decoders are ``ucma.storage.sqlite.codec``'s:
+The SELECT statements and the row decoders are ``ucma.storage.sql.codec``'s:
 the tables have the same columns in the same order on both backends, so one
 definition of each record's shape serves both. What is here is the reading.
 """
@@ -11,8 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import Any, cast
 
+from ucma.storage.sql.codec import SELECT_BY_KIND, record_from_row
 from ucma.storage.sql.connection import Connection
-from ucma.storage.sqlite.codec import SELECT_BY_KIND, record_from_row
 from ucma.types import MemoryKind, MemoryRecord, Procedure, ProcedureStep
 
 __all__ = ["load_by_seqs", "load_records", "load_steps"]

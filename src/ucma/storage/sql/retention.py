@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ucma.storage.base import RetentionStore
+from ucma.storage.sql.codec import real
 from ucma.storage.sql.connection import Database
-from ucma.storage.sqlite.codec import real
 from ucma.types import RetentionInfo, Scope
 
 __all__ = ["SqlRetentionStore"]

@@ -14,10 +14,10 @@ from typing import cast
 import numpy as np
 
 from ucma.storage.base import SemanticStore
+from ucma.storage.sql.codec import fact_fields, key_of
 from ucma.storage.sql.connection import Database, one
 from ucma.storage.sql.memories import MemoryRows, check_kind, check_vector
 from ucma.storage.sql.records import load_records
-from ucma.storage.sqlite.codec import fact_fields, key_of
 from ucma.types import Fact, MemoryKind, Scope
 
 __all__ = ["SqlSemanticStore"]

@@ -11,8 +11,8 @@ from typing import Any
 from ucma.errors import NotFoundError, ScopeError, ValidationError
 from ucma.learning.records import DecisionTrace, OutcomeSignal, Retrieval, SalienceUpdate
 from ucma.storage.base import TraceStore
+from ucma.storage.sql.codec import dumps, optional_real, real
 from ucma.storage.sql.connection import Database
-from ucma.storage.sqlite.codec import dumps, optional_real, real
 from ucma.types import Scope
 
 __all__ = [

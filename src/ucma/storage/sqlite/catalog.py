@@ -10,9 +10,9 @@ import numpy as np
 
 from ucma.storage.base import DEFAULT_BM25, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.sql.catalog import SqlMemoryCatalog
+from ucma.storage.sql.codec import vector_from_blob
 from ucma.storage.sql.connection import Connection
 from ucma.storage.sql.memories import check_vector
-from ucma.storage.sqlite.codec import vector_from_blob
 from ucma.storage.sqlite.connection import Database
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryKind, Scope

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Protocol
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.sql.codec import ids_param
 from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sqlite.checkpoint import SAFETY_NET_PAGES, Checkpointer
-from ucma.storage.sqlite.codec import ids_param
 
 __all__ = [
     "BUSY_TIMEOUT_MS",

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ucma.storage.sql.codec import INSERT_MEMORY, memory_row
 from ucma.storage.sql.connection import Connection
 from ucma.storage.sql.memories import MemoryRows, id_in_use, taken_ids
-from ucma.storage.sqlite.codec import INSERT_MEMORY, memory_row
 from ucma.storage.sqlite.vectors import VectorIndex
 from ucma.types import MemoryRecord, Scope
 

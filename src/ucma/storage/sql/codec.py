@@ -1,12 +1,12 @@
-"""Conversion between typed records and SQLite rows.
+"""Conversion between typed records and table rows (the same on both backends).
 
 Writes: ``memory_row`` and the ``*_fields`` / ``step_rows`` functions build
 the parameters of the INSERT and UPDATE statements, validating enums, scope
 and JSON on the way in. Reads: the ``SELECT_*`` statements join ``memories``
 (alias ``m``) with one typed table (alias ``t``), and ``record_from_row`` builds
 fresh records from their rows (read by ``ucma.storage.sql.records``), so callers
-never share state with the database. JSON columns use ``ensure_ascii=False``; floats, lists,
-dicts and enums come back equal to what was stored.
+never share state with the database. JSON columns use ``ensure_ascii=False``;
+floats, lists, dicts and enums come back equal to what was stored.
 """
 
 from __future__ import annotations
