@@ -177,8 +177,14 @@ def postgres_url(given: str | None) -> Iterator[str]:
             subprocess.run([*script, "stop", "--state", state], check=False)
 
 
-def run(size: int, count: int, database: str | None, cache: Path | None) -> dict[str, Any]:
-    embedder = LocalEmbedder()
+def run(
+    size: int,
+    count: int,
+    database: str | None,
+    cache: Path | None,
+    embedder: LocalEmbedder | None = None,
+) -> dict[str, Any]:
+    embedder = embedder or LocalEmbedder()
     turns, questions = locomo(LOCOMO)
     texts = corpus_texts(turns, size)
     vectors = embed(embedder, texts, cache)
