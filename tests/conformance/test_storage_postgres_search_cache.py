@@ -13,11 +13,10 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conformance.conftest import POSTGRES_URL, Make, PostgresBackend
+from tests.conformance.conftest import POSTGRES_URL, Make
 
 from ucma.storage.postgres import PostgresStorage
 from ucma.types import Scope
@@ -26,15 +25,6 @@ pytestmark = pytest.mark.skipif(not os.environ.get(POSTGRES_URL), reason=f"{POST
 
 ALICE = Scope("alice", "assistant")
 DIMENSION = 8
-
-
-@pytest.fixture
-def postgres(tmp_path: Path):
-    backend = PostgresBackend(tmp_path)
-    try:
-        yield backend
-    finally:
-        backend.close_all()
 
 
 @pytest.fixture
