@@ -1,7 +1,10 @@
 """The server backend: every UCMA store in one PostgreSQL database with pgvector, for
 several service and worker processes on one database (``pip install ucma[postgres]``).
-Dense search is pgvector (exact for small scopes, HNSW for large ones), keyword search
-PostgreSQL's full-text index with the SQLite backend's analysis and BM25F scores."""
+Searches answer from each scope's rows kept in the process's memory (the SQLite
+backend's caches), checked against what every process committed before each search;
+inside a transaction, and for the dense search of large scopes, in the server: pgvector
+(exact for small scopes, HNSW for large ones) and PostgreSQL's full-text index with the
+SQLite backend's analysis and BM25F scores."""
 
 from __future__ import annotations
 
