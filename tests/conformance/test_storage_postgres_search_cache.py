@@ -77,8 +77,11 @@ def test_a_write_through_one_storage_is_found_through_the_other_at_once(pair) ->
     assert _ids(reader.memories.keyword_search(ALICE, ["teapot"], 5)) == ["ep-kettle"]
 
     writer.memories.replace_vector(ALICE, "ep-kettle", make.axis(5))
+    vectors = reader.memories.vectors(ALICE, ["ep-kettle"])  # before the copy catches up
+    assert np.allclose(vectors["ep-kettle"], make.axis(5))
     assert _ids(reader.memories.vector_search(ALICE, make.axis(5), 1)) == ["ep-kettle"]
     assert "ep-kettle" not in _ids(reader.memories.vector_search(ALICE, target, 3))
+    assert np.allclose(reader.memories.vectors(ALICE, ["ep-kettle"])["ep-kettle"], make.axis(5))
 
     writer.memories.delete(ALICE, "ep-kettle")
     assert reader.memories.keyword_search(ALICE, ["teapot"], 5) == []
@@ -174,3 +177,10 @@ def test_the_copy_answers_as_the_server_does(pair) -> None:
         assert _ids(copy) == _ids(server)
         assert [s for _, s in copy] == pytest.approx([s for _, s in server], abs=1e-5)
     assert np.isfinite([s for _, s in copy]).all()
+    ids = [record.id for record in writer.memories.list(ALICE, include_archived=True)][:6]
+    copy_vectors = reader.memories.vectors(ALICE, [*ids, "absent"])
+    with reader.transaction():
+        server_vectors = reader.memories.vectors(ALICE, [*ids, "absent"])
+    assert list(copy_vectors) == list(server_vectors) == ids
+    for memory_id in ids:
+        assert np.array_equal(copy_vectors[memory_id], server_vectors[memory_id])

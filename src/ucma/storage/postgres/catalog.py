@@ -283,6 +283,12 @@ class PostgresMemoryCatalog(SqlMemoryCatalog):
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
+        if not self._pg.in_transaction:
+            # From the scope's copy when one is loaded and current (a recall's searches
+            # loaded it); reading vectors in the server costs a round trip and a decode.
+            cached = self._caches.loaded(scope, lambda cache: cache.rows(ids))
+            if cached is not None:
+                return cached
         with self._pg.read() as conn:
             rows = conn.execute(
                 """

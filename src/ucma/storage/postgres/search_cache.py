@@ -87,6 +87,22 @@ class SearchCaches:
             entry.cache = self._current(scope, entry.cache)
             return answer(entry.cache)
 
+    def loaded(self, scope: Scope, answer: Callable[[ScopeVectors], T]) -> T | None:
+        """``answer`` asked of the scope's copy when one is loaded and nothing was
+        committed to the scope since; None otherwise (nothing is loaded for it)."""
+        with self._lock:
+            entry = self._entries.get(scope)
+        if entry is None:
+            return None
+        with entry.lock:
+            cache = entry.cache
+            if cache is None:
+                return None
+            with self._db.read() as conn:
+                if _version(conn, (scope.user_id, scope.agent_id))[0] != cache.version:
+                    return None
+            return answer(cache)
+
     def drop(self, scope: Scope) -> None:
         """Forget the scope's copy (after an erasure); the next search reloads it."""
         with self._lock:
