@@ -160,6 +160,17 @@ def storage(backend: Backend) -> Storage:
     return backend.open()
 
 
+@pytest.fixture
+def postgres(tmp_path: Path) -> Iterator[PostgresBackend]:
+    """A new PostgreSQL database, for the tests of that backend alone (they skip
+    without ``UCMA_TEST_POSTGRES_URL``)."""
+    backend = PostgresBackend(tmp_path)
+    try:
+        yield backend
+    finally:
+        backend.close_all()
+
+
 class Make:
     """Records with every field set away from its default, and unit vectors."""
 

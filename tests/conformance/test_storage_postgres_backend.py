@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conformance.conftest import POSTGRES_URL, Make, PostgresBackend
+from tests.conformance.conftest import POSTGRES_URL, Make
 
 from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import AnnSettings, Bm25, SearchIndexStatus
@@ -52,15 +52,6 @@ QUERIES = [
     ["AND", "NEAR(", "content:kettle", '"'],
     ["support", "group", "may", "2023"],
 ]
-
-
-@pytest.fixture
-def postgres(tmp_path: Path):
-    backend = PostgresBackend(tmp_path)
-    try:
-        yield backend
-    finally:
-        backend.close_all()
 
 
 def _fill(storage, make: Make) -> None:

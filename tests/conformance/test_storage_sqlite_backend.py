@@ -21,8 +21,8 @@ import pytest
 
 from ucma.errors import StorageError, ValidationError
 from ucma.storage.base import Bm25
+from ucma.storage.sql.codec import SELECT_EPISODES
 from ucma.storage.sqlite import SQLiteStorage
-from ucma.storage.sqlite.codec import SELECT_EPISODES
 from ucma.types import Episode, Scope
 
 ALICE = Scope("alice", "assistant")

@@ -1,5 +1,5 @@
 """The SQLite erasure accounts for every text column of the schema: a new table or
-column holding text must be added to ``ucma.storage.sqlite.erasure`` (searched, or
+column holding text must be added to ``ucma.storage.sql.erasure`` (searched, or
 listed here as holding no personal data), so an erasure cannot miss it."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ucma.storage.sqlite import SQLiteStorage
-from ucma.storage.sqlite.erasure import (
+from ucma.storage.sql.erasure import (
     CONTEXT_TEXTS,
     MEMORY_REFERENCES,
     MEMORY_TEXTS,
     RECORD_TEXTS,
-    scoped_tables,
 )
+from ucma.storage.sqlite import SQLiteStorage
+from ucma.storage.sqlite.erasure import scoped_tables
 
 #: Text columns that hold ids, hashes, enumerations, scope names or operator data.
 NOT_PERSONAL = {

@@ -25,7 +25,27 @@ from ucma.storage.index.hnsw import HnswIndex
 from ucma.storage.index.keyword_cache import ScopeTerms
 from ucma.types import MemoryKind
 
-__all__ = ["BLOCK_ROWS", "FIRST_TAIL_ROWS", "SCORE_ROWS", "ScopeVectors"]
+__all__ = [
+    "BLOCK_ROWS",
+    "FIRST_TAIL_ROWS",
+    "KIND_CODES",
+    "KIND_CODE_BY_VALUE",
+    "SCORE_ROWS",
+    "ScopeVectors",
+    "kind_filter",
+]
+
+KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
+"""Each kind's small-integer code in ``ScopeVectors.kinds``."""
+KIND_CODE_BY_VALUE = {kind.value: code for kind, code in KIND_CODES.items()}
+
+
+def kind_filter(kinds: Sequence[MemoryKind] | None) -> np.ndarray | None:
+    """The codes of a search's kind filter (None: every kind)."""
+    if kinds is None:
+        return None
+    return np.array(sorted({KIND_CODES[MemoryKind(kind)] for kind in kinds}), dtype=np.int8)
+
 
 BLOCK_ROWS = 4096
 """Rows per appendable block; larger appends become blocks of their own."""

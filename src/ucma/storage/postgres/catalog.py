@@ -1,14 +1,21 @@
-"""``MemoryCatalog`` over PostgreSQL: lookups, listing, access, archive, delete, search.
+"""``MemoryCatalog`` over PostgreSQL: the shared catalog (``ucma.storage.sql.catalog``)
+with pgvector and full-text search.
 
-Dense search (pgvector): scores are dot products of unit vectors, as on SQLite
-(``<#>`` is the negated inner product). A scope with fewer live rows than
+Outside a transaction, keyword search and the dense search of a scope below
+``AnnSettings.threshold`` live rows answer from the scope's rows in this process's
+memory (search_cache.py: the SQLite backend's ``ScopeVectors``), checked against the
+scope's search version first, so every write any process committed is seen.
+
+In the server (inside a transaction, which must find its own uncommitted rows, and
+the dense search of larger scopes): scores are dot products of unit vectors, as on
+SQLite (``<#>`` is the negated inner product). A scope with fewer live rows than
 ``AnnSettings.threshold`` is scanned exactly: the ORDER BY is on the score, an
 expression no vector index can serve, so the planner reads the scope's rows
 through its btree index and sorts them. A larger scope is searched through the
 HNSW index ``memories_embedding`` once ``prepare_search`` has built it (pgvector's
 iterative scan keeps fetching until ``k`` rows pass the scope and kind filters);
 until then, exactly; and exactly whenever the index scan stops short of ``k`` rows
-(filters that hide most of the index). Keyword search is keywords.py.
+(filters that hide most of the index). Keyword search in the server is keywords.py.
 """
 
 from __future__ import annotations
@@ -16,61 +23,31 @@ from __future__ import annotations
 import builtins
 import logging
 import threading
-from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from ucma.errors import NotFoundError, ValidationError
 from ucma.storage.base import (
     DEFAULT_ANN,
     DEFAULT_BM25,
     AnnSettings,
     Bm25,
-    MemoryCatalog,
     ScoredId,
     SearchIndexStatus,
 )
-from ucma.storage.postgres.connection import Connection, Database
+from ucma.storage.index.vector_cache import kind_filter
+from ucma.storage.postgres.connection import Database, PgConnection
 from ucma.storage.postgres.keywords import keyword_search
-from ucma.storage.postgres.records import load_by_seqs
-from ucma.storage.sqlite.codec import optional_real, real
-from ucma.storage.sqlite.memories import check_vector
-from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
+from ucma.storage.postgres.search_cache import SearchCaches
+from ucma.storage.sql.catalog import SqlMemoryCatalog
+from ucma.storage.sql.memories import check_vector, unit_query
+from ucma.types import MemoryKind, Scope
 
-__all__ = ["ANN_INDEX", "PostgresMemoryCatalog", "load_scoped"]
+__all__ = ["ANN_INDEX", "PostgresMemoryCatalog"]
 
 logger = logging.getLogger(__name__)
 
 ANN_INDEX = "memories_embedding"
-
-_SCOPED_IDS = """
-SELECT seq, id, kind FROM memories
-WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
-"""
-
-
-def load_scoped(
-    conn: Connection, scope: Scope, memory_ids: Sequence[str]
-) -> dict[str, MemoryRecord]:
-    """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
-    if not memory_ids:
-        return {}
-    rows = conn.execute(_SCOPED_IDS, (list(memory_ids), scope.user_id, scope.agent_id)).fetchall()
-    return _typed(conn, rows, order=memory_ids)
-
-
-def _typed(conn: Connection, rows: Sequence[Any], order: Sequence[str]) -> dict[str, MemoryRecord]:
-    """Records for (seq, id, kind) rows, keyed by id, in ``order``."""
-    seqs_by_kind: dict[MemoryKind, list[int]] = defaultdict(list)
-    for seq, _, kind in rows:
-        seqs_by_kind[MemoryKind(kind)].append(seq)
-    by_seq: dict[int, MemoryRecord] = {}
-    for kind, seqs in seqs_by_kind.items():
-        by_seq.update(load_by_seqs(conn, kind, seqs))
-    by_id = {memory_id: by_seq[seq] for seq, memory_id, _ in rows if seq in by_seq}
-    return {memory_id: by_id[memory_id] for memory_id in order if memory_id in by_id}
 
 
 def _filters(
@@ -80,7 +57,7 @@ def _filters(
     sql = ""
     params: dict[str, object] = {}
     if kinds is not None:
-        sql += " AND m.kind = ANY(%(kinds)s::text[])"
+        sql += " AND m.kind = ANY(:kinds::text[])"
         params["kinds"] = sorted({MemoryKind(kind).value for kind in kinds})
     if not include_archived:
         sql += " AND m.archived_at IS NULL"
@@ -89,198 +66,60 @@ def _filters(
 
 _EXACT = """
 SELECT id, score FROM (
-    SELECT m.seq, m.id, -(m.embedding <#> %(query)s) AS score
+    SELECT m.seq, m.id, -(m.embedding <#> :query) AS score
     FROM memories m
-    WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s {filters}
+    WHERE m.user_id = :user AND m.agent_id = :agent {filters}
 ) s
 ORDER BY score DESC, seq
-LIMIT %(k)s
+LIMIT :k
 """
 _APPROXIMATE = """
 SELECT id, score FROM (
-    SELECT m.seq, m.id, -(m.embedding <#> %(query)s) AS score
+    SELECT m.seq, m.id, -(m.embedding <#> :query) AS score
     FROM memories m
-    WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s {filters}
-    ORDER BY m.embedding <#> %(query)s
-    LIMIT %(k)s
+    WHERE m.user_id = :user AND m.agent_id = :agent {filters}
+    ORDER BY m.embedding <#> :query
+    LIMIT :k
 ) s
 ORDER BY score DESC, seq
 """
 
 
-class PostgresMemoryCatalog(MemoryCatalog):
-    """Operations common to every kind; records come back as their typed class."""
+class PostgresMemoryCatalog(SqlMemoryCatalog):
+    """The shared catalog, searched by pgvector and the keyword ``tsvector``."""
 
-    def __init__(self, db: Database, dimension: int, ann: AnnSettings = DEFAULT_ANN) -> None:
-        self._db = db
-        self._dimension = dimension
+    def __init__(
+        self, db: Database, dimension: int, caches: SearchCaches, ann: AnnSettings = DEFAULT_ANN
+    ) -> None:
+        super().__init__(db, dimension)
+        self._pg = db
+        self._caches = caches
         self._ann = ann
         self._build_lock = threading.Lock()
         self._builder: threading.Thread | None = None
 
-    def get(self, scope: Scope, memory_id: str) -> MemoryRecord | None:
-        with self._db.read() as conn:
-            return load_scoped(conn, scope, [memory_id]).get(memory_id)
-
-    def get_many(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        with self._db.read() as conn:
-            return load_scoped(conn, scope, list(dict.fromkeys(memory_ids)))
-
-    def list(
-        self,
-        scope: Scope,
-        *,
-        kind: MemoryKind | None = None,
-        limit: int = 100,
-        offset: int = 0,
-        include_archived: bool = False,
-        in_insertion_order: bool = False,
-        bank: Bank | None = None,
-    ) -> builtins.list[MemoryRecord]:
-        if limit <= 0:
-            return []
-        sql = ["SELECT seq, id, kind FROM memories WHERE user_id = %s AND agent_id = %s"]
-        params: list[object] = [scope.user_id, scope.agent_id]
-        if kind is not None:
-            sql.append("AND kind = %s")
-            params.append(MemoryKind(kind).value)
-        if bank is not None:
-            sql.append("AND bank = %s")
-            params.append(Bank(bank).value)
-        if not include_archived:
-            sql.append("AND archived_at IS NULL")
-        sql.append("ORDER BY seq" if in_insertion_order else "ORDER BY created_at, id")
-        sql.append("LIMIT %s OFFSET %s")
-        params += [limit, max(offset, 0)]
-        with self._db.snapshot() as conn:
-            rows = conn.execute(" ".join(sql), params).fetchall()
-            records = _typed(conn, rows, order=[row[1] for row in rows])
-        return list(records.values())
-
-    def count(
-        self, scope: Scope, *, include_archived: bool = False, bank: Bank | None = None
-    ) -> dict[MemoryKind, int]:
-        archived = "" if include_archived else "AND archived_at IS NULL"
-        in_bank = "" if bank is None else "AND bank = %s"
-        params: tuple[str, ...] = (scope.user_id, scope.agent_id)
-        if bank is not None:
-            params += (Bank(bank).value,)
-        counts = dict.fromkeys(MemoryKind, 0)
-        with self._db.read() as conn:
-            rows = conn.execute(
-                f"SELECT kind, count(*) FROM memories WHERE user_id = %s AND agent_id = %s "
-                f"{archived} {in_bank} GROUP BY kind",
-                params,
-            ).fetchall()
-        for kind, number in rows:
-            counts[MemoryKind(kind)] = int(number)
-        return counts
-
-    def delete(self, scope: Scope, memory_id: str) -> bool:
-        with self._db.write() as conn:
-            row = conn.execute(
-                "DELETE FROM memories WHERE id = %s AND user_id = %s AND agent_id = %s "
-                "RETURNING seq",
-                (memory_id, scope.user_id, scope.agent_id),
-            ).fetchone()
-        return row is not None
-
     def replace_vector(self, scope: Scope, memory_id: str, vector: np.ndarray) -> bool:
         matrix = check_vector(vector, self._dimension)
-        with self._db.write() as conn:
+        with self._pg.write() as conn:
             row = conn.execute(
-                "UPDATE memories SET embedding = %s WHERE id = %s AND user_id = %s "
-                "AND agent_id = %s RETURNING seq",
+                "UPDATE memories SET embedding = ? WHERE id = ? AND user_id = ? "
+                "AND agent_id = ? RETURNING seq",
                 (matrix[0], memory_id, scope.user_id, scope.agent_id),
             ).fetchone()
         return row is not None
 
-    def set_bank(self, scope: Scope, memory_ids: Sequence[str], bank: Bank) -> int:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return 0
-        with self._db.write() as conn:
-            cursor = conn.execute(
-                """
-                UPDATE memories SET bank = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
-                """,
-                (Bank(bank).value, ids, scope.user_id, scope.agent_id),
-            )
-            return cursor.rowcount
-
-    def touch(self, scope: Scope, memory_ids: Sequence[str], now: float) -> None:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return
-        with self._db.write() as conn:
-            conn.execute(
-                """
-                UPDATE memories SET access_count = access_count + 1, last_accessed = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
-                """,
-                (real(now, "now"), ids, scope.user_id, scope.agent_id),
-            )
-
-    def set_salience(
-        self, scope: Scope, memory_id: str, *, base_salience: float, outcome_adjustment: float
-    ) -> None:
-        with self._db.write() as conn:
-            cursor = conn.execute(
-                """
-                UPDATE memories SET base_salience = %s, outcome_adjustment = %s
-                WHERE id = %s AND user_id = %s AND agent_id = %s
-                """,
-                (
-                    real(base_salience, "base_salience"),
-                    real(outcome_adjustment, "outcome_adjustment"),
-                    memory_id,
-                    scope.user_id,
-                    scope.agent_id,
-                ),
-            )
-            if cursor.rowcount == 0:
-                raise NotFoundError("memory", memory_id)
-
-    def set_archived(
-        self, scope: Scope, memory_ids: Sequence[str], archived_at: float | None
-    ) -> None:
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return
-        value = optional_real(archived_at, "archived_at")
-        with self._db.write() as conn:
-            conn.execute(
-                """
-                UPDATE memories SET archived_at = %s
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
-                """,
-                (value, ids, scope.user_id, scope.agent_id),
-            )
-
     # -- dense search ----------------------------------------------------------------
 
-    def _query(self, vector: np.ndarray) -> np.ndarray:
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self._dimension:
-            raise ValidationError(
-                f"query vector has {query.shape[0]} dimensions, the store holds {self._dimension}"
-            )
-        norm = float(np.linalg.norm(query))
-        if not np.isfinite(norm) or norm == 0.0:
-            raise ValidationError("query vector must be finite and non-zero")
-        return (query / norm).astype(np.float32)
-
-    def _live_rows(self, conn: Connection, scope: Scope) -> int:
+    def _live_rows(self, conn: PgConnection, scope: Scope) -> int:
         row = conn.execute(
-            "SELECT rows FROM keyword_stats WHERE user_id = %s AND agent_id = %s",
+            "SELECT rows FROM keyword_stats WHERE user_id = ? AND agent_id = ?",
             (scope.user_id, scope.agent_id),
         ).fetchone()
         return 0 if row is None else int(row[0])
 
     @staticmethod
-    def _has_ann_index(conn: Connection) -> bool:
-        row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (ANN_INDEX,)).fetchone()
+    def _has_ann_index(conn: PgConnection) -> bool:
+        row = conn.execute("SELECT to_regclass(?) IS NOT NULL", (ANN_INDEX,)).fetchone()
         return bool(row and row[0])
 
     def vector_search(
@@ -292,12 +131,35 @@ class PostgresMemoryCatalog(MemoryCatalog):
         kinds: Sequence[MemoryKind] | None = None,
         include_archived: bool = False,
     ) -> builtins.list[ScoredId]:
-        query = self._query(vector)
+        query = unit_query(vector, self._dimension)
         if k <= 0 or (kinds is not None and not kinds):
             return []
+        if not self._pg.in_transaction:
+            codes = kind_filter(kinds)
+            found = self._caches.search(
+                scope,
+                lambda cache: (
+                    None
+                    if self._ann.enabled and cache.live_count >= self._ann.threshold
+                    else cache.search(query, k, codes, include_archived)
+                ),
+            )
+            if found is not None:
+                return found
+        return self._server_vector_search(scope, query, k, kinds, include_archived)
+
+    def _server_vector_search(
+        self,
+        scope: Scope,
+        query: np.ndarray,
+        k: int,
+        kinds: Sequence[MemoryKind] | None,
+        include_archived: bool,
+    ) -> builtins.list[ScoredId]:
+        """pgvector in the server: exact below ``AnnSettings.threshold``, else HNSW."""
         filters, params = _filters(kinds, include_archived)
         params.update(query=query, user=scope.user_id, agent=scope.agent_id, k=int(k))
-        with self._db.snapshot() as conn:
+        with self._pg.snapshot() as conn:
             approximate = (
                 self._ann.enabled
                 and self._live_rows(conn, scope) >= self._ann.threshold
@@ -305,7 +167,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
             )
             if approximate:
                 conn.execute(
-                    "SELECT set_config('hnsw.ef_search', %s, true),"
+                    "SELECT set_config('hnsw.ef_search', ?, true),"
                     " set_config('hnsw.iterative_scan', 'relaxed_order', true)",
                     (str(max(self._ann.expansion_search, min(int(k), 1000))),),
                 )
@@ -319,7 +181,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
     def prepare_search(self, scope: Scope, *, wait: bool = False) -> SearchIndexStatus:
         """Build the HNSW index once a scope reaches ``AnnSettings.threshold`` live rows
         (one index for every scope; in the background unless ``wait``)."""
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             live = self._live_rows(conn, scope)
             indexed = self._has_ann_index(conn)
         large = self._ann.enabled and live >= self._ann.threshold
@@ -333,7 +195,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
                 builder = self._builder
             if wait:
                 builder.join()
-                with self._db.read() as conn:
+                with self._pg.read() as conn:
                     indexed = self._has_ann_index(conn)
         building = large and not indexed
         return SearchIndexStatus(
@@ -343,7 +205,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
     def _build_index(self) -> None:
         ann = self._ann
         try:
-            with self._db.read() as conn:
+            with self._pg.read() as conn:
                 conn.execute(
                     f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {ANN_INDEX} ON memories "
                     f"USING hnsw (embedding vector_ip_ops) WITH (m = {int(ann.connectivity)}, "
@@ -362,15 +224,15 @@ class PostgresMemoryCatalog(MemoryCatalog):
         kinds: Sequence[MemoryKind] | None = None,
         min_score: float = -1.0,
     ) -> builtins.list[builtins.list[ScoredId]]:
-        queries = [self._query(v) for v in np.asarray(vectors, dtype=np.float32)]
+        queries = [unit_query(v, self._dimension) for v in np.asarray(vectors, dtype=np.float32)]
         found: builtins.list[builtins.list[ScoredId]] = [[] for _ in queries]
         if k <= 0 or window <= 0 or not queries:
             return found
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             rows = conn.execute(
                 """
                 SELECT id, kind, archived_at IS NOT NULL, embedding FROM memories
-                WHERE user_id = %s AND agent_id = %s ORDER BY seq DESC LIMIT %s
+                WHERE user_id = ? AND agent_id = ? ORDER BY seq DESC LIMIT ?
                 """,
                 (scope.user_id, scope.agent_id, int(window)),
                 binary=True,
@@ -405,8 +267,14 @@ class PostgresMemoryCatalog(MemoryCatalog):
     ) -> builtins.list[ScoredId]:
         if k <= 0 or not terms or (kinds is not None and not kinds):
             return []
+        if not self._pg.in_transaction:
+            codes = kind_filter(kinds)
+            return self._caches.search(
+                scope, lambda cache: cache.keyword_search(terms, k, codes, include_archived, bm25)
+            )
+        # A transaction's own writes are not in the caches: the server's index has them.
         filters, params = _filters(kinds, include_archived)
-        with self._db.snapshot() as conn:
+        with self._pg.snapshot() as conn:
             return keyword_search(
                 conn, scope, terms, k, filters=filters, filter_params=params, params=bm25
             )
@@ -415,11 +283,17 @@ class PostgresMemoryCatalog(MemoryCatalog):
         ids = list(dict.fromkeys(memory_ids))
         if not ids:
             return {}
-        with self._db.read() as conn:
+        if not self._pg.in_transaction:
+            # From the scope's copy when one is loaded and current (a recall's searches
+            # loaded it); reading vectors in the server costs a round trip and a decode.
+            cached = self._caches.loaded(scope, lambda cache: cache.rows(ids))
+            if cached is not None:
+                return cached
+        with self._pg.read() as conn:
             rows = conn.execute(
                 """
                 SELECT id, embedding FROM memories
-                WHERE id = ANY(%s::text[]) AND user_id = %s AND agent_id = %s
+                WHERE id = ANY(?::text[]) AND user_id = ? AND agent_id = ?
                 """,
                 (ids, scope.user_id, scope.agent_id),
                 binary=True,
@@ -428,7 +302,7 @@ class PostgresMemoryCatalog(MemoryCatalog):
         return {memory_id: found[memory_id] for memory_id in ids if memory_id in found}
 
     def scopes(self) -> builtins.list[Scope]:
-        with self._db.read() as conn:
+        with self._pg.read() as conn:
             rows = conn.execute(
                 "SELECT user_id, agent_id FROM keyword_stats WHERE rows > 0"
                 " ORDER BY user_id, agent_id"

@@ -15,6 +15,10 @@ stores check what they can before writing rather than catching a failed insert.
 Transactions run at READ COMMITTED; what must not interleave across processes
 (the per-scope event sequence, job claims) takes row locks.
 
+The connections lent are ``PgConnection``s: statements are written as for SQLite
+(``?`` placeholders, ``:name`` parameters; ``ucma.storage.sql``) and rewritten to
+psycopg's style once per distinct statement (``pyformat``).
+
 ``psycopg`` exceptions never leave this package: ``translate_errors`` turns them
 into ``StorageError`` (``ValidationError`` for a value PostgreSQL cannot hold, such
 as a NUL character in text) raised ``from`` the original.
@@ -23,24 +27,92 @@ as a NUL character in text) raised ``from`` the original.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.sql.connection import Params
+from ucma.storage.sql.dialect import Dialect
 
-__all__ = ["Connection", "Database", "executemany", "one", "translate_errors"]
+__all__ = [
+    "POSTGRES",
+    "Database",
+    "PgConnection",
+    "RawConnection",
+    "pyformat",
+    "redact",
+    "translate_errors",
+]
 
 logger = logging.getLogger(__name__)
 
-Connection = psycopg.Connection[tuple[Any, ...]]
+RawConnection = psycopg.Connection[tuple[Any, ...]]
+Cursor = psycopg.Cursor[tuple[Any, ...]]
 
-ConfigureHook = Callable[[Connection], None]
+ConfigureHook = Callable[[RawConnection], None]
+
+POSTGRES = Dialect(
+    name="postgresql",
+    elements=lambda kind: f"unnest(?::{kind}[])",
+    among=lambda column, kind: f"{column} = ANY(?{f'::{kind}[]' if kind else ''})",
+    bind_list=list,
+    unindexed=lambda column: column,
+    greatest="GREATEST",
+    least="LEAST",
+    false="false",
+    row_order=lambda table: "edge_seq" if table == "graph_edges" else "row_seq",
+    lock_rows=" FOR UPDATE",
+    no_limit=None,
+    integrity_error=(psycopg.errors.IntegrityError,),
+    unique_violation=(psycopg.errors.UniqueViolation,),
+)
+
+_QUOTED = re.compile(r"('(?:[^']|'')*')")
+_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+
+
+@lru_cache(maxsize=4096)
+def pyformat(sql: str) -> str:
+    """A statement written with ``?`` and ``:name`` in psycopg's ``%s`` and
+    ``%(name)s`` (``%`` doubled; nothing inside quoted literals but ``%``)."""
+    parts = _QUOTED.split(sql)
+    for i, part in enumerate(parts):
+        part = part.replace("%", "%%")
+        if i % 2 == 0:
+            part = _NAMED.sub(r"%(\1)s", part.replace("?", "%s"))
+        parts[i] = part
+    return "".join(parts)
+
+
+class PgConnection:
+    """A pooled connection that runs statements written in SQLite's placeholder
+    style (``ucma.storage.sql.connection.Connection``); ``raw`` is psycopg's."""
+
+    __slots__ = ("raw",)
+    dialect = POSTGRES
+
+    def __init__(self, raw: RawConnection) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, parameters: Params = (), /, *, binary: bool = False) -> Cursor:
+        """Run one statement (``binary``: results in binary format, for vectors)."""
+        return self.raw.execute(pyformat(sql), parameters, binary=binary)
+
+    def executemany(self, sql: str, parameters: Iterable[Sequence[Any]], /) -> None:
+        """Run ``sql`` once per row of parameters (nothing when there are none)."""
+        batch = list(parameters)
+        if batch:
+            with self.raw.cursor() as cursor:
+                cursor.executemany(pyformat(sql), batch)
+
 
 POOL_TIMEOUT_SECONDS = 30.0
 """How long a call waits for a free connection before failing."""
@@ -66,7 +138,7 @@ def translate_errors(action: str = "database operation") -> Iterator[None]:
 class _Open:
     """The calling thread's open transaction."""
 
-    conn: Connection
+    conn: PgConnection
     depth: int = 1
     doomed: bool = False
 
@@ -85,10 +157,11 @@ class Database:
         configure: ConfigureHook | None = None,
     ) -> None:
         self.url = url
+        self.dialect = POSTGRES
         self._local = threading.local()
         self._closed = False
         with translate_errors(f"connecting to {redact(url)}"):
-            self._pool: ConnectionPool[Connection] = ConnectionPool(
+            self._pool: ConnectionPool[RawConnection] = ConnectionPool(
                 url,
                 min_size=1,
                 max_size=max(1, pool_size),
@@ -120,26 +193,26 @@ class Database:
     # -- access -------------------------------------------------------------
 
     @contextmanager
-    def read(self) -> Iterator[Connection]:
+    def read(self) -> Iterator[PgConnection]:
         """A connection for reads (the thread's transaction's, if one is open)."""
         with self._borrow(None) as conn:
             yield conn
 
     @contextmanager
-    def write(self) -> Iterator[Connection]:
+    def write(self) -> Iterator[PgConnection]:
         """A connection inside a transaction (joined if one is open)."""
         with self.transaction() as conn, translate_errors():
             yield conn
 
     @contextmanager
-    def snapshot(self) -> Iterator[Connection]:
+    def snapshot(self) -> Iterator[PgConnection]:
         """Several reads that must see one committed state (a repeatable-read
         transaction); inside an open transaction, that transaction's connection."""
         with self._borrow("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") as conn:
             yield conn
 
     @contextmanager
-    def _borrow(self, begin: str | None) -> Iterator[Connection]:
+    def _borrow(self, begin: str | None) -> Iterator[PgConnection]:
         """The thread's open transaction's connection, else one from the pool (inside a
         read-only transaction opened with ``begin`` when given, rolled back after)."""
         self._require_open()
@@ -148,18 +221,19 @@ class Database:
             with translate_errors():
                 yield current.conn
             return
-        with translate_errors(), self._pool.connection() as conn:
+        with translate_errors(), self._pool.connection() as raw:
+            conn = PgConnection(raw)
             if begin is None:
                 yield conn
                 return
-            conn.execute(begin)
+            raw.execute(begin)
             try:
                 yield conn
             finally:
-                conn.execute("ROLLBACK")
+                raw.execute("ROLLBACK")
 
     @contextmanager
-    def transaction(self) -> Iterator[Connection]:
+    def transaction(self) -> Iterator[PgConnection]:
         """Group writes atomically; nested use joins the outer transaction."""
         self._require_open()
         current = self._open()
@@ -174,8 +248,9 @@ class Database:
                 current.depth -= 1
             return
 
-        with translate_errors("a transaction"), self._pool.connection() as conn:
-            conn.execute("BEGIN")
+        with translate_errors("a transaction"), self._pool.connection() as raw:
+            conn = PgConnection(raw)
+            raw.execute("BEGIN")
             state = self._local.open = _Open(conn)
             try:
                 yield conn
@@ -190,14 +265,14 @@ class Database:
                     "the transaction was rolled back because a write inside it failed"
                 )
             try:
-                conn.execute("COMMIT")
+                raw.execute("COMMIT")
             except psycopg.Error as exc:
                 self._rollback(conn)
                 raise StorageError(f"commit failed: {exc}") from exc
 
-    def _rollback(self, conn: Connection) -> None:
+    def _rollback(self, conn: PgConnection) -> None:
         try:
-            conn.execute("ROLLBACK")
+            conn.raw.execute("ROLLBACK")
         except psycopg.Error:  # the original exception is the one worth raising
             logger.exception("rollback failed on %s", redact(self.url))
 
@@ -218,19 +293,3 @@ def redact(url: str) -> str:
     host = info.get("host", "localhost")
     port = info.get("port", "5432")
     return f"postgresql://{info.get('user', '')}@{host}:{port}/{info.get('dbname', '')}"
-
-
-def executemany(conn: Connection, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-    """Run ``sql`` once per row of parameters (nothing when there are none)."""
-    batch = list(rows)
-    if batch:
-        with conn.cursor() as cursor:
-            cursor.executemany(sql, batch)
-
-
-def one(cursor: psycopg.Cursor[tuple[Any, ...]]) -> tuple[Any, ...]:
-    """The row of a statement that always returns one (an aggregate, ``RETURNING``)."""
-    row = cursor.fetchone()
-    if row is None:
-        raise StorageError("a statement that returns one row returned none")
-    return row

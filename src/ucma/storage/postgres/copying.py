@@ -18,9 +18,8 @@ from contextlib import contextmanager
 
 from ucma.events.log import Event
 from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
-from ucma.storage.postgres.connection import executemany
 from ucma.storage.postgres.storage import PostgresStorage
-from ucma.storage.sqlite.codec import key_of
+from ucma.storage.sql.codec import key_of
 from ucma.types import Scope
 
 __all__ = ["PostgresCopying", "copying"]
@@ -45,20 +44,18 @@ class PostgresCopying:
         if not events:
             return
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 f"INSERT INTO events ({EVENT_COLUMNS}) OVERRIDING SYSTEM VALUE "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [event_row(e) for e in events],
             )
             last: dict[tuple[str, str], int] = {}
             for e in events:
                 key = (e.user_id, e.agent_id)
                 last[key] = max(last.get(key, 0), e.seq)
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO event_streams AS s (user_id, agent_id, last_seq) "
-                "VALUES (%s, %s, %s) ON CONFLICT (user_id, agent_id) "
+                "VALUES (?, ?, ?) ON CONFLICT (user_id, agent_id) "
                 "DO UPDATE SET last_seq = GREATEST(s.last_seq, EXCLUDED.last_seq)",
                 [(user, agent, seq) for (user, agent), seq in last.items()],
             )
@@ -73,10 +70,9 @@ class PostgresCopying:
 
     def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
         with self._db.write() as conn:
-            executemany(
-                conn,
+            conn.executemany(
                 "INSERT INTO known_participants (user_id, agent_id, name_key, name) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [(scope.user_id, scope.agent_id, key_of(n), n.strip()) for n in names if n.strip()],
             )
 

@@ -1,195 +1,55 @@
-"""``ErasureStore`` over PostgreSQL: forgetting a person or a scope, and scrubbing.
+"""PostgreSQL's ``ErasureStore`` (``ucma.storage.sql.erasure``): the keyword
+``tsvector``, the search caches, the catalog of scoped tables, and scrubbing.
 
-Which text lives where is the SQLite backend's account (``ucma.storage.sqlite.erasure``:
-``MEMORY_TEXTS``, ``CONTEXT_TEXTS``, ``RECORD_TEXTS``, ``MEMORY_REFERENCES``; the tables
-and columns are the same), with PostgreSQL's row keys where SQLite used ``rowid``. An
-erasure runs in one transaction; event payloads are redacted while the ``erasures`` row
-it opens is unfinished (the ``events_immutable`` trigger, schema.py). ``scrub`` then
-rewrites every table (``VACUUM FULL``: the old files, dead rows included, are deleted)
-and checkpoints; PostgreSQL recycles its write-ahead log on its own schedule, and
-archived WAL or base backups are the operator's to expire.
+A rewritten keyword context gets its row's terms again (keywords.py); the erased
+scope's in-memory copy is dropped (search_cache.py). ``scrub``
+rewrites every table (``VACUUM FULL``: the old files, dead rows included, are
+deleted) and checkpoints; PostgreSQL recycles its write-ahead log on its own
+schedule, and archived WAL or base backups are the operator's to expire.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import psycopg
 
-from ucma.storage.base import ErasureStore
-from ucma.storage.index.search_context import date_words
-from ucma.storage.postgres.connection import Connection, Database, one
+from ucma.storage.postgres.connection import Database
 from ucma.storage.postgres.keywords import row_terms
-from ucma.storage.sqlite.erasure import MEMORY_REFERENCES, MEMORY_TEXTS
-from ucma.storage.sqlite.erasure import RECORD_TEXTS as SQLITE_RECORD_TEXTS
+from ucma.storage.postgres.search_cache import SearchCaches
+from ucma.storage.sql.connection import Connection
+from ucma.storage.sql.erasure import SqlErasureStore
 from ucma.types import Scope
 
-__all__ = ["RECORD_TEXTS", "PostgresErasureStore", "scoped_tables"]
+__all__ = ["PostgresErasureStore", "scoped_tables"]
 
 logger = logging.getLogger(__name__)
 
-_SCOPE = "user_id = %s AND agent_id = %s"
-_ROW_KEYS = {
-    "conflicts": "row_seq",
-    "review_flags": "row_seq",
-    "decision_traces": "row_seq",
-    "salience_updates": "id",
-    "memory_history": "id",
-    "duplicate_attempts": "id",
-}
-RECORD_TEXTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    table: (name, _ROW_KEYS.get(table, key), columns)
-    for table, (name, key, columns) in SQLITE_RECORD_TEXTS.items()
-}
-_MEMORY_QUERIES = {
-    "procedure_steps": (
-        "SELECT s.seq, {columns} FROM procedure_steps s JOIN procedures p ON p.seq = s.seq "
-        "WHERE p.user_id = %s AND p.agent_id = %s"
-    ),
-    "memory_sources": (
-        "SELECT m.seq, {columns} FROM memory_sources s JOIN memories m ON m.id = s.memory_id "
-        "WHERE m.user_id = %s AND m.agent_id = %s"
-    ),
-}
-_REDACTED = json.dumps({"erased": True})
-# Kept by a scope's erasure: administration, and the bookkeeping rows a trigger or the
-# erasure itself already emptied (keyword statistics, the event sequence).
-_KEEP_ON_SCOPE_ERASURE = frozenset({"api_keys"})
-_NOT_COUNTED = frozenset({"keyword_stats", "event_streams"})
 
+class PostgresErasureStore(SqlErasureStore):
+    # Bookkeeping rows a trigger or the erasure itself already emptied (keyword
+    # statistics, the event sequence).
+    not_counted = frozenset({"keyword_stats", "event_streams"})
 
-class PostgresErasureStore(ErasureStore):
-    def __init__(self, db: Database) -> None:
-        self._db = db
+    def __init__(self, db: Database, caches: SearchCaches) -> None:
+        super().__init__(db)
+        self._caches = caches
 
-    # -- a person ---------------------------------------------------------------
+    def _erased(self, scope: Scope) -> None:
+        # No erased text or vector stays in this process's memory.
+        self._caches.drop(scope)
 
-    def erase_matching(
-        self,
-        scope: Scope,
-        matches: Callable[[str], bool],
-        tokens: Sequence[str],
-        now: float,
-        tokens_in: Callable[[str], Iterable[str]] = lambda text: (),
-    ) -> dict[str, int]:
-        counts: Counter[str] = Counter()
-        key = (scope.user_id, scope.agent_id)
-        with self._db.write() as conn:
-            erasure = _open(conn, "person", now)
-            seqs: set[int] = set()
-            used_before: set[str] = set()
-            for seq, values in _memory_texts(conn, key):
-                used_before.update(_tokens(tokens_in, values))
-                if seq not in seqs and _matches(matches, values):
-                    seqs.add(seq)
-            erased_ids = self._delete_memories(conn, scope, sorted(seqs), counts)
-            counts["contexts_rewritten"] += self._rewrite_contexts(conn, scope, matches)
-            if erased_ids:
-                for table, column, name in MEMORY_REFERENCES:
-                    counts[name] += conn.execute(
-                        f"DELETE FROM {table} WHERE {column} = ANY(%s::text[]) AND {_SCOPE}",
-                        (erased_ids, *key),
-                    ).rowcount
-            for table, (name, key_column, columns) in RECORD_TEXTS.items():
-                doomed = []
-                for row in conn.execute(
-                    f"SELECT {key_column}, {', '.join(columns)} FROM {table} WHERE {_SCOPE}", key
-                ).fetchall():
-                    used_before.update(_tokens(tokens_in, row[1:]))
-                    if _matches(matches, row[1:]):
-                        doomed.append(row[0])
-                if doomed:
-                    counts[name] += conn.execute(
-                        f"DELETE FROM {table} WHERE {_SCOPE} AND {key_column} = ANY(%s)",
-                        (*key, doomed),
-                    ).rowcount
-            redacted = [
-                position
-                for position, event_type, payload in conn.execute(
-                    f"SELECT position, type, payload FROM events WHERE {_SCOPE}", key
-                ).fetchall()
-                if _matches(matches, (event_type, payload))
-            ]
-            if redacted:
-                counts["events_redacted"] += conn.execute(
-                    "UPDATE events SET payload = %s WHERE position = ANY(%s::bigint[])",
-                    (_REDACTED, redacted),
-                ).rowcount
-            # Tokens only erased records used name what was erased too.
-            orphans = used_before.difference(*_still_used(conn, key, tokens_in))
-            doomed_tokens = sorted(set(tokens) | orphans)
-            if doomed_tokens:
-                counts["vault_entries"] += conn.execute(
-                    f"DELETE FROM vault WHERE {_SCOPE} AND token = ANY(%s::text[])",
-                    (*key, doomed_tokens),
-                ).rowcount
-            counts["embedding_cache"] += conn.execute("DELETE FROM embedding_cache").rowcount
-            _close(conn, erasure, now, counts)
-        logger.info("erased %d records about a person in %s", sum(counts.values()), scope)
-        return {name: n for name, n in counts.items() if n}
+    def scoped_tables(self, conn: Connection) -> list[str]:
+        return scoped_tables(conn)
 
-    def _delete_memories(
-        self, conn: Connection, scope: Scope, seqs: Sequence[int], counts: Counter[str]
-    ) -> list[str]:
-        if not seqs:
-            return []
-        rows = conn.execute(
-            f"DELETE FROM memories WHERE seq = ANY(%s::bigint[]) AND {_SCOPE} "
-            "RETURNING seq, id, kind",
-            (list(seqs), scope.user_id, scope.agent_id),
-        ).fetchall()
-        for _, _, kind in rows:
-            counts[str(kind)] += 1
-        return [str(r[1]) for r in rows]
-
-    def _rewrite_contexts(
-        self, conn: Connection, scope: Scope, matches: Callable[[str], bool]
-    ) -> int:
-        rows = conn.execute(
-            "SELECT m.seq, m.content, m.search_context, e.timestamp FROM memories m "
-            "LEFT JOIN episodes e ON e.seq = m.seq WHERE m.user_id = %s AND m.agent_id = %s",
-            (scope.user_id, scope.agent_id),
-        ).fetchall()
-        rewritten = 0
-        for seq, content, context, timestamp in rows:
-            if not context or not matches(context):
-                continue
-            new = date_words(timestamp) if timestamp is not None else ""
-            conn.execute(
-                "UPDATE memories SET search_context = %s, terms = %s::tsvector,"
-                " content_length = %s, context_length = %s WHERE seq = %s",
-                (new, *row_terms(content, new), seq),
-            )
-            rewritten += 1
-        return rewritten
-
-    # -- a scope ----------------------------------------------------------------
-
-    def erase_scope(self, scope: Scope, now: float) -> dict[str, int]:
-        counts: Counter[str] = Counter()
-        key = (scope.user_id, scope.agent_id)
-        with self._db.write() as conn:
-            erasure = _open(conn, "scope", now)
-            seqs = [
-                int(r[0])
-                for r in conn.execute(f"SELECT seq FROM memories WHERE {_SCOPE}", key).fetchall()
-            ]
-            self._delete_memories(conn, scope, seqs, counts)
-            for table in scoped_tables(conn):
-                if table == "memories" or table in _KEEP_ON_SCOPE_ERASURE:
-                    continue
-                removed = conn.execute(f"DELETE FROM {table} WHERE {_SCOPE}", key).rowcount
-                if table not in _NOT_COUNTED:
-                    counts[RECORD_TEXTS.get(table, (table,))[0]] += removed
-            counts["embedding_cache"] += conn.execute("DELETE FROM embedding_cache").rowcount
-            _close(conn, erasure, now, counts)
-        logger.info("erased scope %s: %d records", scope, sum(counts.values()))
-        return {name: n for name, n in counts.items() if n}
-
-    # -- the files --------------------------------------------------------------
+    def _set_context(
+        self, conn: Connection, scope: Scope, seq: int, content: str, old: str, new: str
+    ) -> None:
+        conn.execute(
+            "UPDATE memories SET search_context = ?, terms = ?::tsvector,"
+            " content_length = ?, context_length = ? WHERE seq = ?",
+            (new, *row_terms(content, new), seq),
+        )
 
     def scrub(self) -> tuple[bool, bool]:
         """Rewrite every table of the store (``VACUUM FULL``), then ``CHECKPOINT``
@@ -229,49 +89,3 @@ def scoped_tables(conn: Connection) -> list[str]:
         """
     ).fetchall()
     return sorted((str(row[0]) for row in rows), key=lambda t: t != "memories")
-
-
-def _memory_texts(conn: Connection, key: tuple[str, str]) -> Iterator[tuple[int, Sequence[object]]]:
-    """(memory seq, text values) of every row of ``MEMORY_TEXTS`` in the scope."""
-    for table, columns in MEMORY_TEXTS.items():
-        query = _MEMORY_QUERIES.get(table, f"SELECT seq, {{columns}} FROM {table} WHERE {_SCOPE}")
-        alias = "s." if table in _MEMORY_QUERIES else ""
-        listed = ", ".join(alias + column for column in columns)
-        for row in conn.execute(query.format(columns=listed), key).fetchall():
-            yield int(row[0]), row[1:]
-
-
-def _still_used(
-    conn: Connection, key: tuple[str, str], tokens_in: Callable[[str], Iterable[str]]
-) -> Iterator[set[str]]:
-    for _, values in _memory_texts(conn, key):
-        yield _tokens(tokens_in, values)
-    for table, (_, _, columns) in RECORD_TEXTS.items():
-        for row in conn.execute(
-            f"SELECT {', '.join(columns)} FROM {table} WHERE {_SCOPE}", key
-        ).fetchall():
-            yield _tokens(tokens_in, row)
-
-
-def _tokens(tokens_in: Callable[[str], Iterable[str]], values: Sequence[object]) -> set[str]:
-    return {t for v in values if isinstance(v, str) and "[" in v for t in tokens_in(v)}
-
-
-def _matches(matches: Callable[[str], bool], values: Sequence[object]) -> bool:
-    return any(isinstance(v, str) and v and matches(v) for v in values)
-
-
-def _open(conn: Connection, target: str, now: float) -> int:
-    row = one(
-        conn.execute(
-            "INSERT INTO erasures (target, started_at) VALUES (%s, %s) RETURNING id", (target, now)
-        )
-    )
-    return int(row[0])
-
-
-def _close(conn: Connection, erasure: int, now: float, counts: Counter[str]) -> None:
-    conn.execute(
-        "UPDATE erasures SET finished_at = %s, counts = %s WHERE id = %s",
-        (now, json.dumps(dict(sorted((k, v) for k, v in counts.items() if v))), erasure),
-    )

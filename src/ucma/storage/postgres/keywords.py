@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from ucma.storage.base import Bm25, ScoredId
 from ucma.storage.index.keyword_cache import analyze
-from ucma.storage.postgres.connection import Connection
+from ucma.storage.postgres.connection import PgConnection
 from ucma.types import Scope
 
 __all__ = ["MAX_LEXEME_BYTES", "keyword_search", "row_terms", "tsvector_literal"]
@@ -76,8 +76,8 @@ def row_terms(content: str, context: str) -> tuple[str, int, int]:
 
 _DOCUMENT_FREQUENCIES = """
 SELECT (SELECT count(*) FROM memories m
-        WHERE m.user_id = %s AND m.agent_id = %s AND m.terms @@ q.query::tsquery)
-FROM unnest(%s::text[]) WITH ORDINALITY AS q(query, n)
+        WHERE m.user_id = ? AND m.agent_id = ? AND m.terms @@ q.query::tsquery)
+FROM unnest(?::text[]) WITH ORDINALITY AS q(query, n)
 ORDER BY q.n
 """
 
@@ -85,31 +85,31 @@ _SEARCH = """
 WITH hits AS (
     SELECT m.seq, m.id, m.terms, m.content_length, m.context_length
     FROM memories m
-    WHERE m.user_id = %(user)s AND m.agent_id = %(agent)s AND m.terms @@ %(query)s::tsquery
+    WHERE m.user_id = :user AND m.agent_id = :agent AND m.terms @@ :query::tsquery
         {filters}
 ), scored AS (
-    SELECT h.seq, h.id, sum(f.idf * f.freq * (%(k1)s + 1.0) / (f.freq + %(k1)s)) AS score
+    SELECT h.seq, h.id, sum(f.idf * f.freq * (:k1 + 1.0) / (f.freq + :k1)) AS score
     FROM hits h
     CROSS JOIN LATERAL (
-        SELECT (%(idfs)s::float8[])[array_position(%(lexemes)s::text[], u.lexeme)] AS idf,
+        SELECT (:idfs::float8[])[array_position(:lexemes::text[], u.lexeme)] AS idf,
             coalesce(cardinality(array_positions(u.weights, 'A')), 0)
-                / (1.0 - %(b)s + %(b)s * h.content_length / %(avg_content)s)
-            + %(weight)s * coalesce(cardinality(array_positions(u.weights, 'B')), 0)
-                / (1.0 - %(b)s + %(b)s * h.context_length / %(avg_context)s) AS freq
+                / (1.0 - :b + :b * h.content_length / :avg_content)
+            + :weight * coalesce(cardinality(array_positions(u.weights, 'B')), 0)
+                / (1.0 - :b + :b * h.context_length / :avg_context) AS freq
         FROM unnest(h.terms) u
-        WHERE u.lexeme = ANY(%(lexemes)s::text[])
+        WHERE u.lexeme = ANY(:lexemes::text[])
     ) f
     WHERE f.freq > 0
     GROUP BY h.seq, h.id
 )
-SELECT id, score / %(most)s FROM scored WHERE score > 0
+SELECT id, score / :most FROM scored WHERE score > 0
 ORDER BY score DESC, seq
-LIMIT %(k)s
+LIMIT :k
 """
 
 
 def keyword_search(
-    conn: Connection,
+    conn: PgConnection,
     scope: Scope,
     terms: Sequence[str],
     k: int,
@@ -125,7 +125,7 @@ def keyword_search(
         return []
     stats = conn.execute(
         "SELECT rows, content_length, context_length FROM keyword_stats "
-        "WHERE user_id = %s AND agent_id = %s",
+        "WHERE user_id = ? AND agent_id = ?",
         (scope.user_id, scope.agent_id),
     ).fetchone()
     if stats is None or int(stats[0]) <= 0:

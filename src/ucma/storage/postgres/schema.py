@@ -1,7 +1,7 @@
 """The PostgreSQL schema, as migrations, with the record shapes of the SQLite one.
 
 Tables and columns are those of ``ucma.storage.sqlite.schema`` at its latest
-migration (so rows decode with the same code, ``ucma.storage.sqlite.codec``), with
+migration (so rows decode with the same code, ``ucma.storage.sql.codec``), with
 PostgreSQL types: ``REAL`` is ``double precision``, ``seq`` and ``position`` are
 identity columns, BLOBs are ``bytea``. Every text column compares bytewise
 (``COLLATE "C"``), as SQLite's BINARY collation does, whatever the database's locale.
@@ -15,7 +15,9 @@ What differs, and why:
   holding a term without touching another scope's.
 - ``keyword_stats`` keeps each scope's row count and field lengths, maintained by
   statement triggers on ``memories``: BM25's statistics are per scope, and
-  ``MemoryCatalog.scopes`` lists the scopes whose count is above zero.
+  ``MemoryCatalog.scopes`` lists the scopes whose count is above zero. Since
+  migration 2 it also keeps the scope's search version, which a process's
+  in-memory copy of the scope compares before it answers (search_cache.py).
 - ``event_streams`` holds each scope's last event ``seq``: appending an event
   increments it (``ucma_next_event_seq``), a row lock that orders concurrent
   writers of one scope, so ``seq`` is gap-free in commit order across processes.
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 import psycopg
 
 from ucma.errors import MigrationError
-from ucma.storage.postgres.connection import Connection
+from ucma.storage.postgres.connection import RawConnection as Connection
 
 __all__ = ["MIGRATIONS", "Migration", "apply_migrations", "applied_versions"]
 
@@ -642,6 +644,68 @@ _TABLES = (
 _WALL_CLOCK = "extract(epoch FROM clock_timestamp())::double precision"
 _OPEN_ERASURE = "EXISTS (SELECT 1 FROM erasures WHERE finished_at IS NULL)"
 
+
+def _stats_added(also: str = "") -> str:
+    """The trigger function adding inserted rows to ``keyword_stats`` (``also``: more
+    assignments to the scope's row)."""
+    return f"""ucma_keyword_stats_add() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO keyword_stats AS s (user_id, agent_id, rows, content_length, context_length)
+        SELECT user_id, agent_id, count(*), sum(content_length), sum(context_length)
+        FROM added GROUP BY user_id, agent_id
+        ON CONFLICT (user_id, agent_id) DO UPDATE SET
+            rows = s.rows + excluded.rows,
+            content_length = s.content_length + excluded.content_length,
+            context_length = s.context_length + excluded.context_length{also};
+        RETURN NULL;
+    END $$
+    """
+
+
+def _stats_removed(also: str = "") -> str:
+    """The trigger function taking deleted rows out of ``keyword_stats``."""
+    return f"""ucma_keyword_stats_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE keyword_stats AS s SET
+            rows = s.rows - r.rows,
+            content_length = s.content_length - r.content_length,
+            context_length = s.context_length - r.context_length{also}
+        FROM (
+            SELECT user_id, agent_id, count(*) AS rows, sum(content_length) AS content_length,
+                sum(context_length) AS context_length
+            FROM removed GROUP BY user_id, agent_id
+        ) r
+        WHERE s.user_id = r.user_id AND s.agent_id = r.agent_id;
+        RETURN NULL;
+    END $$
+    """
+
+
+_LENGTHS_CHANGED = "n.content_length <> o.content_length OR n.context_length <> o.context_length"
+
+
+def _stats_changed(also: str = "", counted: str = "", changed: str = _LENGTHS_CHANGED) -> str:
+    """The trigger function following updated rows' field lengths in ``keyword_stats``
+    (``counted``: more aggregates of the rows that ``changed`` selects)."""
+    return f"""ucma_keyword_stats_change() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE keyword_stats AS s SET
+            content_length = s.content_length + r.content_length,
+            context_length = s.context_length + r.context_length{also}
+        FROM (
+            SELECT n.user_id, n.agent_id,
+                sum(n.content_length - o.content_length) AS content_length,
+                sum(n.context_length - o.context_length) AS context_length{counted}
+            FROM changed n JOIN previous o ON o.seq = n.seq
+            WHERE {changed}
+            GROUP BY n.user_id, n.agent_id
+        ) r
+        WHERE s.user_id = r.user_id AND s.agent_id = r.agent_id;
+        RETURN NULL;
+    END $$
+    """
+
+
 _FUNCTIONS = (
     # A scope's next event seq: the row lock on its stream orders concurrent writers.
     """
@@ -718,53 +782,10 @@ _FUNCTIONS = (
     END $$
     """,
     # Per-scope keyword statistics, one update per statement and scope.
-    """
-    CREATE FUNCTION ucma_keyword_stats_add() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        INSERT INTO keyword_stats AS s (user_id, agent_id, rows, content_length, context_length)
-        SELECT user_id, agent_id, count(*), sum(content_length), sum(context_length)
-        FROM added GROUP BY user_id, agent_id
-        ON CONFLICT (user_id, agent_id) DO UPDATE SET
-            rows = s.rows + excluded.rows,
-            content_length = s.content_length + excluded.content_length,
-            context_length = s.context_length + excluded.context_length;
-        RETURN NULL;
-    END $$
-    """,
-    """
-    CREATE FUNCTION ucma_keyword_stats_remove() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        UPDATE keyword_stats AS s SET
-            rows = s.rows - r.rows,
-            content_length = s.content_length - r.content_length,
-            context_length = s.context_length - r.context_length
-        FROM (
-            SELECT user_id, agent_id, count(*) AS rows, sum(content_length) AS content_length,
-                sum(context_length) AS context_length
-            FROM removed GROUP BY user_id, agent_id
-        ) r
-        WHERE s.user_id = r.user_id AND s.agent_id = r.agent_id;
-        RETURN NULL;
-    END $$
-    """,
-    """
-    CREATE FUNCTION ucma_keyword_stats_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        UPDATE keyword_stats AS s SET
-            content_length = s.content_length + r.content_length,
-            context_length = s.context_length + r.context_length
-        FROM (
-            SELECT n.user_id, n.agent_id,
-                sum(n.content_length - o.content_length) AS content_length,
-                sum(n.context_length - o.context_length) AS context_length
-            FROM changed n JOIN previous o ON o.seq = n.seq
-            WHERE n.content_length <> o.content_length OR n.context_length <> o.context_length
-            GROUP BY n.user_id, n.agent_id
-        ) r
-        WHERE s.user_id = r.user_id AND s.agent_id = r.agent_id;
-        RETURN NULL;
-    END $$
-    """,
+    *(
+        f"CREATE FUNCTION {function}"
+        for function in (_stats_added(), _stats_removed(), _stats_changed())
+    ),
 )
 
 _TRIGGERS = (
@@ -826,7 +847,50 @@ class Migration:
     """Applies the migration, given the store's embedding dimension."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "create_schema", _create_schema),)
+# Migration 2: a per-scope search version in ``keyword_stats``, for processes that keep
+# a scope's rows in memory to search them (search_cache.py). ``version`` moves with every
+# statement that inserts, deletes, archives or restores a scope's rows or changes their
+# text, kind or vector; ``rewritten`` with every change of text or vector. Both are drawn
+# from one sequence, so no value repeats: not after a scope is erased and written again
+# (its keyword_stats row is deleted), and not in another scope.
+_NEXT_VERSION = ",\n            version = nextval('search_versions')"
+_REWRITTEN = (
+    "(n.content IS DISTINCT FROM o.content OR n.search_context IS DISTINCT FROM o.search_context"
+    " OR n.embedding IS DISTINCT FROM o.embedding)"
+)
+_SEARCH_VERSIONS = (
+    "CREATE SEQUENCE search_versions",
+    """
+    ALTER TABLE keyword_stats
+        ADD COLUMN version BIGINT NOT NULL DEFAULT nextval('search_versions'),
+        ADD COLUMN rewritten BIGINT NOT NULL DEFAULT nextval('search_versions')
+    """,
+    *(
+        f"CREATE OR REPLACE FUNCTION {function}"
+        for function in (
+            _stats_added(_NEXT_VERSION),
+            _stats_removed(_NEXT_VERSION),
+            _stats_changed(
+                f"{_NEXT_VERSION},\n            rewritten = CASE WHEN r.rewrites > 0"
+                " THEN nextval('search_versions') ELSE s.rewritten END",
+                f",\n                count(*) FILTER (WHERE {_REWRITTEN}) AS rewrites",
+                f"{_REWRITTEN} OR n.archived_at IS DISTINCT FROM o.archived_at"
+                " OR n.kind IS DISTINCT FROM o.kind",
+            ),
+        )
+    ),
+)
+
+
+def _add_search_versions(conn: Connection, dimension: int) -> None:
+    for statement in _SEARCH_VERSIONS:
+        conn.execute(statement)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "create_schema", _create_schema),
+    Migration(2, "search_versions", _add_search_versions),
+)
 
 _CREATE_TABLE = """
 CREATE TABLE IF NOT EXISTS migrations (

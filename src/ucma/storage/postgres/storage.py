@@ -3,52 +3,44 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
 
 import psycopg
 from pgvector.psycopg import register_vector
 
 from ucma.errors import StorageError, ValidationError
-from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.lru import SCOPES_IN_MEMORY
+from ucma.storage.base import DEFAULT_ANN, AnnSettings
 from ucma.storage.postgres.catalog import PostgresMemoryCatalog
-from ucma.storage.postgres.conflicts import PostgresConflictStore
-from ucma.storage.postgres.connection import Connection, Database, redact, translate_errors
-from ucma.storage.postgres.embedding_cache import PostgresEmbeddingCacheStore
-from ucma.storage.postgres.episodic import PostgresEpisodicStore
+from ucma.storage.postgres.connection import (
+    Database,
+    PgConnection,
+    RawConnection,
+    redact,
+    translate_errors,
+)
 from ucma.storage.postgres.erasure import PostgresErasureStore
-from ucma.storage.postgres.events import PostgresEventStore
-from ucma.storage.postgres.goals import PostgresGoalStore
-from ucma.storage.postgres.graph import PostgresGraphStore
-from ucma.storage.postgres.keys import PostgresKeyStore
-from ucma.storage.postgres.learning import PostgresLearningStore
-from ucma.storage.postgres.lifecycle import PostgresLifecycleStore
-from ucma.storage.postgres.memories import MemoryRows
-from ucma.storage.postgres.opinions import PostgresOpinionStore
-from ucma.storage.postgres.predictive import PostgresPredictiveStore
-from ucma.storage.postgres.procedural import PostgresProceduralStore
-from ucma.storage.postgres.retention import PostgresRetentionStore
+from ucma.storage.postgres.memories import PostgresMemoryRows
 from ucma.storage.postgres.schema import apply_migrations
-from ucma.storage.postgres.semantic import PostgresSemanticStore
-from ucma.storage.postgres.traces import PostgresTraceStore
-from ucma.storage.postgres.vault import PostgresVaultStore
+from ucma.storage.postgres.search_cache import SearchCaches
+from ucma.storage.sql.storage import SqlStorage, check_dimension
 
 __all__ = ["PostgresStorage"]
 
 logger = logging.getLogger(__name__)
 
-_DIMENSION_KEY = "embedding_dimension"
+# A scope's next event number: the row lock on its stream serialises writers (schema.py).
+_NEXT_EVENT_SEQ = "ucma_next_event_seq(?, ?)"
 _EXTENSIONS = ("vector", "btree_gin")
 DEFAULT_POOL_SIZE = 8
 """Connections per ``PostgresStorage`` (a process's concurrent storage calls)."""
 
 
-def _configure(conn: Connection) -> None:
+def _configure(conn: RawConnection) -> None:
     """Every pooled connection: numpy arrays as pgvector ``vector`` values."""
     register_vector(conn)
 
 
-class PostgresStorage(Storage):
+class PostgresStorage(SqlStorage):
     """Every UCMA store over one PostgreSQL database (``postgresql://`` URL).
 
     Opening creates the extensions it needs (pgvector, btree_gin) when missing and
@@ -57,7 +49,9 @@ class PostgresStorage(Storage):
     database was created for embeddings of ``dimension`` dimensions. Several
     processes may open the same database: each has a pool of ``pool_size``
     connections, and the database orders their writes (connection.py). The engine
-    runs up to ``pool_size`` calls at once (``Storage.concurrency``).
+    runs up to ``pool_size`` calls at once (``Storage.concurrency``). The rows of the
+    ``cached_scopes`` most recently searched scopes are kept in memory to search them,
+    checked against what every process committed before each search (search_cache.py).
     """
 
     def __init__(
@@ -67,6 +61,7 @@ class PostgresStorage(Storage):
         dimension: int,
         ann: AnnSettings = DEFAULT_ANN,
         pool_size: int = DEFAULT_POOL_SIZE,
+        cached_scopes: int = SCOPES_IN_MEMORY,
     ) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise ValidationError(f"dimension must be a positive integer, got {dimension!r}")
@@ -79,25 +74,14 @@ class PostgresStorage(Storage):
         # thread's transaction keeps one connection (connection.py).
         self.concurrency = max(1, pool_size)
         self.dimension = dimension
-        rows = MemoryRows(dimension)
-        self.memories = PostgresMemoryCatalog(self._db, dimension, ann)
-        self.episodes = PostgresEpisodicStore(self._db, rows)
-        self.facts = PostgresSemanticStore(self._db, rows)
-        self.procedures = PostgresProceduralStore(self._db, rows)
-        self.learnings = PostgresLearningStore(self._db, rows)
-        self.graph = PostgresGraphStore(self._db)
-        self.retention = PostgresRetentionStore(self._db)
-        self.embedding_cache = PostgresEmbeddingCacheStore(self._db)
-        self.conflicts = PostgresConflictStore(self._db)
-        self.traces = PostgresTraceStore(self._db)
-        self.events = PostgresEventStore(self._db)
-        self.keys = PostgresKeyStore(self._db)
-        self.lifecycle = PostgresLifecycleStore(self._db)
-        self.vault = PostgresVaultStore(self._db)
-        self.erasure = PostgresErasureStore(self._db)
-        self.opinions = PostgresOpinionStore(self._db)
-        self.predictive = PostgresPredictiveStore(self._db)
-        self.goals = PostgresGoalStore(self._db)
+        self._caches = SearchCaches(self._db, dimension, cached_scopes)
+        self._attach(
+            self._db,
+            rows=PostgresMemoryRows(dimension),
+            memories=PostgresMemoryCatalog(self._db, dimension, self._caches, ann),
+            erasure=PostgresErasureStore(self._db, self._caches),
+            next_event_seq=_NEXT_EVENT_SEQ,
+        )
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             redact(url),
@@ -118,35 +102,8 @@ class PostgresStorage(Storage):
             for extension in _EXTENSIONS:
                 conn.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
             applied = apply_migrations(conn, dimension)
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = %s", (_DIMENSION_KEY,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO settings (key, value) VALUES (%s, %s)",
-                    (_DIMENSION_KEY, str(dimension)),
-                )
-            elif int(row[0]) != dimension:
-                raise StorageError(
-                    f"{redact(url)} stores {row[0]}-dimensional embeddings but dimension="
-                    f"{dimension} was requested; open it with the embedding model it was "
-                    "created with, or use a new database"
-                )
+            check_dimension(PgConnection(conn), dimension, redact(url), "a new database")
         return applied
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._db.transaction():
-            yield
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """Group writes atomically; nested use joins the outer transaction.
-
-        An exception inside rolls everything back and propagates. A nested block
-        that fails dooms the whole transaction even if the exception is caught: the
-        outermost block then rolls back and raises ``StorageError``.
-        """
-        return self._transaction()
 
     def backup(self, target: str) -> int:
         raise StorageError(
@@ -157,6 +114,7 @@ class PostgresStorage(Storage):
     def close(self) -> None:
         """Close the pool (idempotent); later calls raise ``StorageError``."""
         self._db.close()
+        self._caches.clear()
 
     def __repr__(self) -> str:
         state = "closed" if self._db.closed else "open"

@@ -28,9 +28,18 @@ from pathlib import Path
 from typing import Protocol
 
 from ucma.errors import StorageError, ValidationError
+from ucma.storage.sql.codec import ids_param
+from ucma.storage.sql.dialect import Dialect
 from ucma.storage.sqlite.checkpoint import SAFETY_NET_PAGES, Checkpointer
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database", "TransactionListener", "translate_errors"]
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "SQLITE",
+    "Database",
+    "SQLiteConnection",
+    "TransactionListener",
+    "translate_errors",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +55,28 @@ _PRAGMAS = (
     "PRAGMA cache_size=-32768",
 )
 _BACKGROUND_CHECKPOINTS = f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}"
+
+SQLITE = Dialect(
+    name="sqlite",
+    elements=lambda kind: "value FROM json_each(?)",
+    among=lambda column, kind: f"{column} IN (SELECT value FROM json_each(?))",
+    bind_list=ids_param,
+    unindexed=lambda column: f"+{column}",
+    greatest="max",
+    least="min",
+    false="0",
+    row_order=lambda table: "rowid",
+    lock_rows="",
+    no_limit=-1,
+    integrity_error=(sqlite3.IntegrityError,),
+    unique_violation=(sqlite3.IntegrityError,),
+)
+
+
+class SQLiteConnection(sqlite3.Connection):
+    """A ``sqlite3`` connection that names its dialect (``ucma.storage.sql``)."""
+
+    dialect = SQLITE
 
 
 class TransactionListener(Protocol):
@@ -79,11 +110,12 @@ class Database:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
+        self.dialect = SQLITE
         self._lock = threading.RLock()
         self._depth = 0
         self._doomed = False
         self._listeners: list[TransactionListener] = []
-        self._conn: sqlite3.Connection | None = self._connect()
+        self._conn: SQLiteConnection | None = self._connect()
         self._checkpointer = Checkpointer(self.path) if self.on_disk else None
 
     @property
@@ -91,7 +123,7 @@ class Database:
         """A plain file path (not ``:memory:`` or a ``file:`` URI)."""
         return self.path != ":memory:" and not self.path.startswith("file:")
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> SQLiteConnection:
         if self.on_disk:
             parent = Path(self.path).absolute().parent
             if not parent.is_dir():
@@ -105,6 +137,7 @@ class Database:
                 check_same_thread=False,
                 isolation_level=None,
                 cached_statements=256,
+                factory=SQLiteConnection,
             )
         try:
             with translate_errors(f"configuring {self.path!r}"):
@@ -130,7 +163,7 @@ class Database:
     def add_listener(self, listener: TransactionListener) -> None:
         self._listeners.append(listener)
 
-    def _require_open(self) -> sqlite3.Connection:
+    def _require_open(self) -> SQLiteConnection:
         if self._conn is None:
             raise StorageError(f"the database {self.path!r} is closed")
         return self._conn
@@ -138,7 +171,7 @@ class Database:
     # -- access -------------------------------------------------------------
 
     @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[SQLiteConnection]:
         """The connection for reads, under the lock, with errors translated."""
         with self._lock:
             conn = self._require_open()
@@ -146,7 +179,7 @@ class Database:
                 yield conn
 
     @contextmanager
-    def exclusive(self) -> Iterator[sqlite3.Connection]:
+    def exclusive(self) -> Iterator[SQLiteConnection]:
         """``read()`` with the background checkpoints held off: for checkpointing
         and vacuuming the file from this connection."""
         if self._checkpointer is None:
@@ -157,13 +190,13 @@ class Database:
             yield conn
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[SQLiteConnection]:
         """The connection inside a transaction (joined if one is open)."""
         with self.transaction() as conn, translate_errors():
             yield conn
 
     @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[SQLiteConnection]:
         """Several reads that must see one committed state (a read transaction).
 
         Inside an open write transaction the reads already share one state.
@@ -185,7 +218,7 @@ class Database:
                         conn.execute("COMMIT")
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[SQLiteConnection]:
         """Group writes atomically; nested use joins the outer transaction."""
         with self._lock:
             conn = self._require_open()

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from ucma.errors import StorageError
 from ucma.events.log import Event
 from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
-from ucma.storage.sqlite.codec import key_of
+from ucma.storage.sql.codec import key_of
 from ucma.storage.sqlite.storage import SQLiteStorage
 from ucma.types import Scope
 

@@ -4,44 +4,32 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import ValidationError
 from ucma.lru import SCOPES_IN_MEMORY
-from ucma.storage.base import DEFAULT_ANN, AnnSettings, Storage
+from ucma.storage.base import DEFAULT_ANN, AnnSettings
+from ucma.storage.sql.storage import SqlStorage, check_dimension
 from ucma.storage.sqlite.backup import backup_database
 from ucma.storage.sqlite.catalog import SQLiteMemoryCatalog
-from ucma.storage.sqlite.conflicts import SQLiteConflictStore
 from ucma.storage.sqlite.connection import Database
-from ucma.storage.sqlite.embedding_cache import SQLiteEmbeddingCacheStore
-from ucma.storage.sqlite.episodic import SQLiteEpisodicStore
 from ucma.storage.sqlite.erasure import SQLiteErasureStore
-from ucma.storage.sqlite.events import SQLiteEventStore
-from ucma.storage.sqlite.goals import SQLiteGoalStore
-from ucma.storage.sqlite.graph import SQLiteGraphStore
-from ucma.storage.sqlite.keys import SQLiteKeyStore
-from ucma.storage.sqlite.learning import SQLiteLearningStore
-from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
-from ucma.storage.sqlite.memories import MemoryRows
-from ucma.storage.sqlite.opinions import SQLiteOpinionStore
-from ucma.storage.sqlite.predictive import SQLitePredictiveStore
-from ucma.storage.sqlite.procedural import SQLiteProceduralStore
-from ucma.storage.sqlite.retention import SQLiteRetentionStore
+from ucma.storage.sqlite.memories import SQLiteMemoryRows
 from ucma.storage.sqlite.schema import migrations
-from ucma.storage.sqlite.semantic import SQLiteSemanticStore
-from ucma.storage.sqlite.traces import SQLiteTraceStore
-from ucma.storage.sqlite.vault import SQLiteVaultStore
 from ucma.storage.sqlite.vectors import VectorIndex
 
 __all__ = ["SQLiteStorage"]
 
 logger = logging.getLogger(__name__)
 
-_DIMENSION_KEY = "embedding_dimension"
+# A scope's next event number: max + 1 inside the write transaction, which
+# BEGIN IMMEDIATE serialises across connections (sql/events.py).
+_NEXT_EVENT_SEQ = (
+    "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE user_id = ? AND agent_id = ?)"
+)
+_VECTOR_ORPHANS = ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)")
 
 
-class SQLiteStorage(Storage):
+class SQLiteStorage(SqlStorage):
     """Every UCMA store over one SQLite file (WAL mode).
 
     Opening applies pending schema migrations in one transaction and checks
@@ -75,25 +63,14 @@ class SQLiteStorage(Storage):
             raise
         self.dimension = dimension
         self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
-        rows = MemoryRows(self._index, dimension)
-        self.memories = SQLiteMemoryCatalog(self._db, self._index)
-        self.episodes = SQLiteEpisodicStore(self._db, rows)
-        self.facts = SQLiteSemanticStore(self._db, rows)
-        self.procedures = SQLiteProceduralStore(self._db, rows)
-        self.learnings = SQLiteLearningStore(self._db, rows)
-        self.graph = SQLiteGraphStore(self._db)
-        self.retention = SQLiteRetentionStore(self._db)
-        self.embedding_cache = SQLiteEmbeddingCacheStore(self._db)
-        self.conflicts = SQLiteConflictStore(self._db)
-        self.traces = SQLiteTraceStore(self._db)
-        self.events = SQLiteEventStore(self._db)
-        self.keys = SQLiteKeyStore(self._db)
-        self.lifecycle = SQLiteLifecycleStore(self._db)
-        self.vault = SQLiteVaultStore(self._db)
-        self.erasure = SQLiteErasureStore(self._db, self._index)
-        self.opinions = SQLiteOpinionStore(self._db)
-        self.predictive = SQLitePredictiveStore(self._db)
-        self.goals = SQLiteGoalStore(self._db)
+        self._attach(
+            self._db,
+            rows=SQLiteMemoryRows(self._index, dimension),
+            memories=SQLiteMemoryCatalog(self._db, self._index),
+            erasure=SQLiteErasureStore(self._db, self._index),
+            next_event_seq=_NEXT_EVENT_SEQ,
+            orphans=[_VECTOR_ORPHANS],
+        )
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
@@ -104,40 +81,12 @@ class SQLiteStorage(Storage):
     def _prepare(self, dimension: int) -> list[int]:
         with self._db.write() as conn:
             applied = migrations.apply(conn)
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = ?", (_DIMENSION_KEY,)
-            ).fetchone()
-            if row is None:
-                conn.execute(
-                    "INSERT INTO settings (key, value) VALUES (?, ?)",
-                    (_DIMENSION_KEY, str(dimension)),
-                )
-            elif int(row[0]) != dimension:
-                raise StorageError(
-                    f"{self._db.path!r} stores {row[0]}-dimensional embeddings but dimension="
-                    f"{dimension} was requested; open it with the embedding model it was created "
-                    "with, or use a new file"
-                )
+            check_dimension(conn, dimension, repr(self._db.path), "a new file")
         return applied
 
     @property
     def path(self) -> str:
         return self._db.path
-
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._db.transaction():
-            yield
-
-    def transaction(self) -> AbstractContextManager[None]:
-        """Group writes atomically; nested use joins the outer transaction.
-
-        An exception inside rolls everything back and propagates. A nested
-        block that fails dooms the whole transaction even if the exception
-        is caught: the outermost block then rolls back and raises
-        ``StorageError``.
-        """
-        return self._transaction()
 
     def backup(self, target: str) -> int:
         """Copy the store to ``target`` through SQLite's backup API (backup.py): a file

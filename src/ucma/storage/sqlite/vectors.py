@@ -31,27 +31,31 @@ Keeping the cache true:
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import StorageError
 from ucma.lru import SCOPES_IN_MEMORY, LruMap
 from ucma.storage.base import DEFAULT_ANN, AnnSettings, Bm25, ScoredId, SearchIndexStatus
 from ucma.storage.index.hnsw import HnswBuilder, HnswIndex, needs_build
-from ucma.storage.index.vector_cache import ScopeVectors
+from ucma.storage.index.vector_cache import (
+    KIND_CODE_BY_VALUE,
+    KIND_CODES,
+    ScopeVectors,
+    kind_filter,
+)
+from ucma.storage.sql.connection import Connection
+from ucma.storage.sql.memories import unit_query
 from ucma.storage.sqlite.connection import Database
 from ucma.types import MemoryKind, Scope
 
-__all__ = ["KIND_CODES", "VectorIndex"]
+__all__ = ["VectorIndex"]
 
 logger = logging.getLogger(__name__)
 
-KIND_CODES = {kind: code for code, kind in enumerate(MemoryKind)}
-_KIND_BY_VALUE = {kind.value: code for kind, code in KIND_CODES.items()}
 
 # A scope's first counter starts above the floor erasure leaves (erasure.py), so a scope
 # erased and written again never shows a version some cache holds from before.
@@ -138,7 +142,7 @@ class VectorIndex:
 
     # -- writes (inside the writing transaction) -------------------------------
 
-    def _bump(self, conn: sqlite3.Connection, scope: Scope) -> _Pending:
+    def _bump(self, conn: Connection, scope: Scope) -> _Pending:
         version = conn.execute(_BUMP_VERSION, (scope.user_id, scope.agent_id)).fetchone()[0]
         pending = self._pending.get(scope)
         if pending is None:
@@ -148,7 +152,7 @@ class VectorIndex:
 
     def added(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         scope: Scope,
         seqs: Sequence[int],
         ids: Sequence[str],
@@ -169,17 +173,15 @@ class VectorIndex:
             )
         )
 
-    def removed(self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int]) -> None:
+    def removed(self, conn: Connection, scope: Scope, seqs: Sequence[int]) -> None:
         self._bump(conn, scope).ops.append(("remove", list(seqs)))
 
-    def archived(
-        self, conn: sqlite3.Connection, scope: Scope, seqs: Sequence[int], archived: bool
-    ) -> None:
+    def archived(self, conn: Connection, scope: Scope, seqs: Sequence[int], archived: bool) -> None:
         self._bump(conn, scope).ops.append(("archive", list(seqs), archived))
 
     def retexted(
         self,
-        conn: sqlite3.Connection,
+        conn: Connection,
         scope: Scope,
         seq: int,
         old: tuple[str, str],
@@ -190,7 +192,7 @@ class VectorIndex:
         pending.rewrites = conn.execute(_BUMP_REWRITES, key).fetchone()[0]
         pending.ops.append(("retext", seq, old, new))
 
-    def revectored(self, conn: sqlite3.Connection, scope: Scope) -> None:
+    def revectored(self, conn: Connection, scope: Scope) -> None:
         """A stored vector of the scope was overwritten: which row is not tracked, so
         this process's cache and graph of the scope are dropped on commit, and other
         processes reload (the rewrite count moves)."""
@@ -260,8 +262,8 @@ class VectorIndex:
         kinds: Sequence[MemoryKind] | None,
         include_archived: bool,
     ) -> list[ScoredId]:
-        query = self._query(vector)
-        kind_codes = _kind_codes(kinds)
+        query = unit_query(vector, self._dimension)
+        kind_codes = kind_filter(kinds)
         if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
@@ -325,7 +327,7 @@ class VectorIndex:
         include_archived: bool,
         params: Bm25,
     ) -> list[ScoredId]:
-        kind_codes = _kind_codes(kinds)
+        kind_codes = kind_filter(kinds)
         if k <= 0 or not terms or (kind_codes is not None and kind_codes.size == 0):
             return []
         with self._db.read() as conn:
@@ -343,27 +345,16 @@ class VectorIndex:
         kinds: Sequence[MemoryKind] | None,
         min_score: float,
     ) -> list[list[ScoredId]]:
-        queries = np.stack([self._query(v) for v in np.asarray(vectors, dtype=np.float32)])
-        kind_codes = _kind_codes(kinds)
+        queries = np.stack(
+            [unit_query(v, self._dimension) for v in np.asarray(vectors, dtype=np.float32)]
+        )
+        kind_codes = kind_filter(kinds)
         with self._db.read() as conn:
             return self._current(conn, scope).search_latest(
                 queries, k, window, kind_codes, min_score
             )
 
-    def _query(self, vector: np.ndarray) -> np.ndarray:
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != self._dimension:
-            raise ValidationError(
-                f"query vector has {query.shape[0]} dimensions, the store holds {self._dimension}"
-            )
-        norm = float(np.linalg.norm(query))
-        if not np.isfinite(norm) or norm == 0.0:
-            raise ValidationError("query vector must be finite and non-zero")
-        return query / norm
-
-    def _current(
-        self, conn: sqlite3.Connection, scope: Scope, *, text: bool = False
-    ) -> ScopeVectors:
+    def _current(self, conn: Connection, scope: Scope, *, text: bool = False) -> ScopeVectors:
         """The scope's rows as ``conn`` sees them: inside a transaction that wrote
         to the scope, the transaction's own view (``_written``; uncommitted rows
         never enter the cache); otherwise the cache, brought up to date. ``text``:
@@ -374,7 +365,7 @@ class VectorIndex:
         return self._fresh(conn, scope)
 
     def _written(
-        self, conn: sqlite3.Connection, scope: Scope, pending: _Pending, text: bool
+        self, conn: Connection, scope: Scope, pending: _Pending, text: bool
     ) -> ScopeVectors:
         """What a transaction that wrote to ``scope`` searches: the committed cache
         forked (vectors only, ``ScopeVectors.fork``) with the transaction's changes
@@ -404,7 +395,7 @@ class VectorIndex:
         pending.view, pending.view_ops = view, len(pending.ops)
         return view
 
-    def _fresh(self, conn: sqlite3.Connection, scope: Scope) -> ScopeVectors:
+    def _fresh(self, conn: Connection, scope: Scope) -> ScopeVectors:
         cache = self._scopes.get(scope)
         if cache is not None and cache.version == self._version(conn, scope)[0]:
             return cache
@@ -425,13 +416,13 @@ class VectorIndex:
         return cache
 
     @staticmethod
-    def _version(conn: sqlite3.Connection, scope: Scope) -> tuple[int, int]:
+    def _version(conn: Connection, scope: Scope) -> tuple[int, int]:
         """The scope's change counter and, of those changes, the text rewrites."""
         row = conn.execute(_READ_VERSION, (scope.user_id, scope.agent_id)).fetchone()
         return (0, 0) if row is None else (int(row[0]), int(row[1]))
 
     @staticmethod
-    def _sync(conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
+    def _sync(conn: Connection, scope: Scope, cache: ScopeVectors) -> None:
         """Drop rows deleted since the cache was filled and refresh archived flags.
 
         Rows at or below ``max_seq`` can only disappear, never appear, so an
@@ -445,7 +436,7 @@ class VectorIndex:
         archived = np.fromiter((row[0] for row in conn.execute(_READ_ARCHIVED, params)), np.int64)
         cache.set_archived_exactly(archived)
 
-    def _load_new_rows(self, conn: sqlite3.Connection, scope: Scope, cache: ScopeVectors) -> None:
+    def _load_new_rows(self, conn: Connection, scope: Scope, cache: ScopeVectors) -> None:
         """Append the scope's rows newer than ``cache.max_seq``, streaming the
         blobs straight into one preallocated matrix."""
         params = (scope.user_id, scope.agent_id, cache.max_seq)
@@ -472,7 +463,7 @@ class VectorIndex:
             offset += row_bytes
             seqs.append(seq)
             ids.append(memory_id)
-            kinds.append(_KIND_BY_VALUE[kind])
+            kinds.append(KIND_CODE_BY_VALUE[kind])
             archived.append(is_archived)
             texts.append((content, context))
         i = len(ids)
@@ -505,9 +496,3 @@ def _replay(cache: ScopeVectors, ops: Sequence[tuple[Any, ...]]) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _kind_codes(kinds: Sequence[MemoryKind] | None) -> np.ndarray | None:
-    if kinds is None:
-        return None
-    return np.array(sorted({KIND_CODES[MemoryKind(kind)] for kind in kinds}), dtype=np.int8)
