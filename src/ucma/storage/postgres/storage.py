@@ -22,6 +22,7 @@ from ucma.storage.postgres.goals import PostgresGoalStore
 from ucma.storage.postgres.graph import PostgresGraphStore
 from ucma.storage.postgres.keys import PostgresKeyStore
 from ucma.storage.postgres.learning import PostgresLearningStore
+from ucma.storage.postgres.leases import PostgresLeaseStore
 from ucma.storage.postgres.lifecycle import PostgresLifecycleStore
 from ucma.storage.postgres.memories import MemoryRows
 from ucma.storage.postgres.opinions import PostgresOpinionStore
@@ -98,6 +99,7 @@ class PostgresStorage(Storage):
         self.opinions = PostgresOpinionStore(self._db)
         self.predictive = PostgresPredictiveStore(self._db)
         self.goals = PostgresGoalStore(self._db)
+        self.leases = PostgresLeaseStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             redact(url),

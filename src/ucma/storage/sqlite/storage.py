@@ -22,6 +22,7 @@ from ucma.storage.sqlite.goals import SQLiteGoalStore
 from ucma.storage.sqlite.graph import SQLiteGraphStore
 from ucma.storage.sqlite.keys import SQLiteKeyStore
 from ucma.storage.sqlite.learning import SQLiteLearningStore
+from ucma.storage.sqlite.leases import SQLiteLeaseStore
 from ucma.storage.sqlite.lifecycle import SQLiteLifecycleStore
 from ucma.storage.sqlite.memories import MemoryRows
 from ucma.storage.sqlite.opinions import SQLiteOpinionStore
@@ -94,6 +95,7 @@ class SQLiteStorage(Storage):
         self.opinions = SQLiteOpinionStore(self._db)
         self.predictive = SQLitePredictiveStore(self._db)
         self.goals = SQLiteGoalStore(self._db)
+        self.leases = SQLiteLeaseStore(self._db)
         logger.info(
             "opened %s (dimension %d, migrations applied: %s)",
             self.path,
