@@ -42,6 +42,7 @@ from ucma.engine.synthesis_cache import ScopeCache
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
+from ucma.lifecycle.leases import process_owner
 from ucma.lru import LruMap
 from ucma.memory.retention import initial_stability
 from ucma.memory.sensory import SensoryBuffer
@@ -120,7 +121,8 @@ class EngineBase:
         self._consolidations: dict[Scope, asyncio.Task[SleepReport | None]] = {}
         self._consolidate_again: set[Scope] = set()
         self._cycle_locks: dict[Scope, _ScopeLock] = {}
-        self._gardener_owner = _new_id("gardener")
+        # This engine's name in the database's locks and leases (gardener jobs, scopes).
+        self._gardener_owner = process_owner("engine")
         # Any object with model_id, dimension and embed() will do: a non-Embedder is
         # wrapped so its vectors get the same shape/NaN/zero checks (ucma.embeddings.base).
         self._inner_embedder = (
