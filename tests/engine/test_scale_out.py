@@ -35,7 +35,7 @@ def _config(database: str | Path) -> UCMAConfig:
     base = _engine_config(database) or UCMAConfig()
     return UCMAConfig(
         privacy=base.privacy,
-        consolidation=ConsolidationConfig(on_new_session="off", scope_lease_seconds=LEASE),
+        consolidation=ConsolidationConfig(on_new_session="off", lease_seconds=LEASE),
     )
 
 

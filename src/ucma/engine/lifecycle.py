@@ -21,7 +21,7 @@ from ucma.lifecycle.gardener import (
     GardenerReport,
     promote_identity_patterns,
 )
-from ucma.lifecycle.leases import Claim, Leases, scope_lease_name
+from ucma.lifecycle.leases import Claim, scope_lease_name
 from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
@@ -67,22 +67,15 @@ class Lifecycle(EngineBase):
 
     @contextlib.asynccontextmanager
     async def _scope_claim(
-        self, storage: Storage, scope: Scope, *, wait: bool, finished_before: float = math.inf
+        self, scope: Scope, *, wait: bool, finished_before: float = math.inf
     ) -> AsyncIterator[Claim | None]:
         """The scope's cycle lock in this process, then its consolidation lease in the
         database (``ucma.lifecycle.leases``), so no two processes on one database run
         a sleep cycle of the scope at once: None when another process holds it
         (without ``wait``) or finished it after ``finished_before``."""
-        leases = Leases(
-            storage=storage,
-            run=self._run,
-            clock=self.clock,
-            owner=self._gardener_owner,
-            lease_seconds=self.config.consolidation.scope_lease_seconds,
-        )
         async with (
             self._cycle_lock(scope),
-            leases.hold(
+            self._lease(
                 scope_lease_name(scope), wait=wait, finished_before=finished_before
             ) as claim,
         ):
@@ -127,7 +120,7 @@ class Lifecycle(EngineBase):
         failing phase is written."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        async with self._scope_claim(storage, scope, wait=True) as claim:
+        async with self._scope_claim(scope, wait=True) as claim:
             self._interrupt.clear()
             return await self._sleep_cycle(storage, progress, "request", claim).run(
                 scope, phases or PHASES
@@ -152,9 +145,7 @@ class Lifecycle(EngineBase):
         began = self.clock.now()
         reports = []
         for scope in await self._run(storage.memories.scopes):
-            async with self._scope_claim(
-                storage, scope, wait=False, finished_before=began
-            ) as claim:
+            async with self._scope_claim(scope, wait=False, finished_before=began) as claim:
                 if claim is None:
                     continue
                 report = await self._sleep_cycle(storage, progress, "all_scopes", claim).run(
@@ -185,7 +176,7 @@ class Lifecycle(EngineBase):
         storage = await self._ready()
         self._interrupt.clear()
         if mode == "sync":
-            async with self._scope_claim(storage, scope, wait=True) as claim:
+            async with self._scope_claim(scope, wait=True) as claim:
                 await self._sleep_cycle(storage, None, "new_session", claim).run(scope)
             return
         running = self._consolidations.get(scope)
@@ -209,7 +200,7 @@ class Lifecycle(EngineBase):
         another process runs for the scope finishes first (its lease)."""
         report = None
         while True:
-            async with self._scope_claim(storage, scope, wait=True) as claim:
+            async with self._scope_claim(scope, wait=True) as claim:
                 if self._closed:
                     break
                 self._consolidate_again.discard(scope)
@@ -280,7 +271,7 @@ class Lifecycle(EngineBase):
             return {"archived": len(report.archived)}
 
         async def consolidate(scope: Scope) -> dict[str, Any]:
-            async with self._scope_claim(storage, scope, wait=False) as claim:
+            async with self._scope_claim(scope, wait=False) as claim:
                 if claim is None:  # another process consolidates it right now
                     return {"episodes": 0, "facts": 0, "held_elsewhere": 1}
                 report = await self._sleep_cycle(storage, None, "gardener", claim).run(scope)

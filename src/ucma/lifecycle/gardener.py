@@ -275,15 +275,29 @@ async def maintain(memory: AsyncMemory) -> MaintenanceReport:
 
 
 async def maintenance_loop(
-    memory: AsyncMemory, stop: asyncio.Event, *, interval_seconds: float | None = None
-) -> None:
-    """The scheduler inside ``ucma serve``: every interval, ``maintain`` (the same calls
-    as ``ucma sleep`` and ``ucma gardener run``). Failures are logged and the loop goes
-    on, failed scopes included; ``stop`` ends it."""
+    memory: AsyncMemory,
+    stop: asyncio.Event,
+    *,
+    interval_seconds: float | None = None,
+    rounds: int | None = None,
+    on_round: Callable[[MaintenanceReport], None] | None = None,
+) -> int:
+    """The scheduler of ``ucma serve`` and ``ucma worker``: every interval, ``maintain``
+    (the same calls as ``ucma sleep`` and ``ucma gardener run``), each round's report
+    handed to ``on_round``. Failures are logged and the loop goes on, failed scopes
+    included; ``stop`` ends it, and so does the last of ``rounds`` (None: no end).
+    Returns the rounds run."""
     interval = interval_seconds or memory.config.consolidation.interval_seconds
-    while not stop.is_set():
-        await maintain(memory)
+    done = 0
+    while not stop.is_set() and (rounds is None or done < rounds):
+        report = await maintain(memory)
+        done += 1
+        if on_round is not None:
+            on_round(report)
+        if rounds is not None and done >= rounds:
+            break
         try:
             await asyncio.wait_for(stop.wait(), timeout=interval)
         except TimeoutError:
             continue
+    return done
