@@ -48,3 +48,38 @@ def test_bad_settings_are_refused() -> None:
     with pytest.raises(SystemExit):
         service_load.parse_args(["--seconds", "0"])
     assert service_load.parse_args(["--clients", "8,32"]).clients == [8, 32]
+
+
+def test_postgres_settings_and_setups() -> None:
+    with pytest.raises(SystemExit):
+        service_load.parse_args(["--database", "sqlite:///x.db"])
+    with pytest.raises(SystemExit):
+        service_load.parse_args(["--compare-sqlite"])  # nothing to compare with
+    with pytest.raises(SystemExit):
+        service_load.parse_args(["--processes", "0"])
+    args = service_load.parse_args(
+        ["--database", "postgresql://u@127.0.0.1:5/db", "--processes", "4", "--compare-sqlite"]
+    )
+    assert [setup.name for setup in service_load.setups_of(args)] == [
+        "sqlite, 1 process",
+        "postgresql, 4 processes",
+    ]
+    assert [s.name for s in service_load.setups_of(service_load.parse_args([]))] == [
+        "sqlite, 1 process"
+    ]
+
+
+def test_ratios_are_per_run_then_the_median() -> None:
+    def run(rate: float, p95: float) -> dict[str, object]:
+        latency = {"p50": p95 / 2, "p95": p95, "p99": p95 * 2}
+        figures = {"requests_per_s": rate, "server_cpu_ms_per_request": 10.0, "latency_ms": latency}
+        return {"clients": {"8": figures}}
+
+    setups = {
+        "one": {"runs": [run(40.0, 100.0), run(50.0, 100.0), run(60.0, 100.0)]},
+        "four": {"runs": [run(120.0, 50.0), run(100.0, 50.0), run(90.0, 100.0)]},
+    }
+    [figures] = service_load.ratios(setups, "one", "four").values()
+    # Per run 3.0, 2.0 and 1.5: the median ratio, not the ratio of the medians (100 / 50).
+    assert figures["requests_per_s"] == 2.0
+    assert figures["latency_p95"] == 0.5 and figures["server_cpu_ms_per_request"] == 1.0
