@@ -21,8 +21,10 @@ Measured per client count, in the same run:
 - ``server_cpu_cores``: the server processes' CPU seconds over the wall seconds of the
   counted window (2.0 is both cores of this machine), ``server_cpu_ms_per_request`` the same
   CPU time per request (what a request costs, whatever else runs on the machine), and
-  ``client_cpu_cores`` the clients' own (they share the machine with the server); the
-  PostgreSQL server's own processes are not counted;
+  ``client_cpu_cores`` the clients' own (they share the machine with the server); on
+  PostgreSQL, ``database_cpu_cores`` and ``database_cpu_ms_per_request`` the same for the
+  database server's processes (the postmaster and its children, found through its
+  ``postmaster.pid``: when the server runs on this machine and its files are readable);
 - ``rss_mb``: the server processes' resident memory (summed) at the start, middle and end
   of the counted window, and ``rss_growth_mb`` from start to end (memory flat: a growth
   near 0);
@@ -154,9 +156,7 @@ class Server:
         raise RuntimeError("no VmRSS in /proc status")
 
     def cpu_seconds(self) -> float:
-        stat = Path(f"/proc/{self.process.pid}/stat").read_text()
-        fields = stat[stat.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+        return process_cpu_seconds(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -183,6 +183,7 @@ class Service:
         self.servers = [
             Server(home, self.database, f"serve{i}", vault_key) for i in range(processes)
         ]
+        self.postmaster = postmaster_pid(database) if database is not None else None
 
     @property
     def bases(self) -> list[str]:
@@ -198,11 +199,55 @@ class Service:
     def cpu_seconds(self) -> float:
         return sum(server.cpu_seconds() for server in self.servers)
 
+    def database_cpu_seconds(self) -> float | None:
+        """The database server's CPU seconds so far: its postmaster's own and reaped
+        children's, and its live children's. None without a local PostgreSQL."""
+        if self.postmaster is None:
+            return None
+        total = process_cpu_seconds(self.postmaster, children=True)
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:  # gone meanwhile
+                    continue
+                if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.postmaster:
+                    total += process_cpu_seconds(int(entry.name))
+        return total
+
     def stop(self) -> None:
         for server in self.servers:
             server.stop()
         if self.admin is not None and self.database is not None:
             drop_database(self.admin, self.database)
+
+
+def process_cpu_seconds(pid: int, *, children: bool = False) -> float:
+    """utime + stime of a process from ``/proc`` (0 when it is gone), with ``children``
+    also those of its children it reaped (cutime + cstime)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / TICKS
+
+
+def postmaster_pid(admin: str) -> int | None:
+    """The pid of the PostgreSQL server the URL names, from its data directory's
+    ``postmaster.pid``; None when that file is not readable here (another machine)."""
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        row = conn.execute("SHOW data_directory").fetchone()
+    try:
+        first = (Path(str(row[0])) / "postmaster.pid").read_text().split("\n", 1)[0]
+    except (OSError, TypeError):
+        return None
+    return int(first) if first.strip().isdigit() else None
 
 
 def create_database(admin: str) -> str:
@@ -296,6 +341,7 @@ async def window(
         rss = [service.rss_mb()]
         load = [os.getloadavg()[0]]
         cpu_before = service.cpu_seconds()
+        database_before = service.database_cpu_seconds()
         client_before = time.process_time()
         started = time.perf_counter()
         until = time.monotonic() + seconds
@@ -318,12 +364,16 @@ async def window(
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
         cpu = service.cpu_seconds() - cpu_before
+        database_after = service.database_cpu_seconds()
         client_cpu = time.process_time() - client_before
         rss.append(service.rss_mb())
         load.append(os.getloadavg()[0])
     if samples is None:
         return None
-    return summarise(samples, elapsed, (cpu, client_cpu), rss, load)
+    database_cpu = None
+    if database_before is not None and database_after is not None:
+        database_cpu = database_after - database_before
+    return summarise(samples, elapsed, (cpu, client_cpu), rss, load, database_cpu)
 
 
 def latency_ms(latencies: list[float]) -> dict[str, float]:
@@ -341,9 +391,10 @@ def summarise(
     cpu: tuple[float, float],
     rss: list[float],
     load: list[float],
+    database_cpu: float | None = None,
 ) -> dict[str, Any]:
-    """Throughput, latency, errors, CPU (the server's, the clients') and memory of one
-    counted window."""
+    """Throughput, latency, errors, CPU (the servers', the clients', the database
+    server's when measured) and memory of one counted window."""
     server_cpu, client_cpu = cpu
     ok = [s for s in samples if s.status == -1]
     errors = Counter(str(s.status) for s in samples if s.status != -1)
@@ -354,6 +405,14 @@ def summarise(
         }
         for operation in OPERATIONS
     }
+    database = {}
+    if database_cpu is not None:
+        database = {
+            "database_cpu_cores": round(database_cpu / elapsed, 2),
+            "database_cpu_ms_per_request": round(1000 * database_cpu / max(1, len(samples)), 1),
+        }
+    # What a request costs the machine: the servers' CPU and the database server's.
+    total_cpu = server_cpu + (database_cpu or 0.0)
     return {
         "seconds": round(elapsed, 2),
         "requests": len(samples),
@@ -365,6 +424,8 @@ def summarise(
         "server_cpu_cores": round(server_cpu / elapsed, 2),
         "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(samples)), 1),
         "client_cpu_cores": round(client_cpu / elapsed, 2),
+        **database,
+        "total_cpu_ms_per_request": round(1000 * total_cpu / max(1, len(samples)), 1),
         "rss_mb": {"start": round(rss[0]), "middle": round(rss[1]), "end": round(rss[2])},
         "rss_growth_mb": round(rss[2] - rss[0], 1),
         "load_average": {"start": round(load[0], 2), "end": round(load[1], 2)},
@@ -465,13 +526,13 @@ async def one_run(
     }
 
 
-RATIO_FIGURES = ("requests_per_s", "server_cpu_ms_per_request")
+RATIO_FIGURES = ("requests_per_s", "server_cpu_ms_per_request", "total_cpu_ms_per_request")
 
 
 def ratios(setups: dict[str, dict[str, Any]], over: str, of: str) -> dict[str, Any]:
     """Per client count, the median over runs of each run's ratio ``of`` / ``over`` (same
-    run, same moment's load) of requests/s, latency p50 / p95 / p99 and server CPU per
-    request."""
+    run, same moment's load) of requests/s, latency p50 / p95 / p99, and CPU per request
+    (the servers', and theirs with the database server's)."""
     result: dict[str, Any] = {}
     for clients in setups[over]["runs"][0]["clients"]:
         pairs = zip(setups[of]["runs"], setups[over]["runs"], strict=True)

@@ -26,6 +26,11 @@ def test_a_window_counts_answers_errors_cpu_and_memory() -> None:
     assert figures["server_cpu_cores"] == 0.75 and figures["client_cpu_cores"] == 0.25
     assert figures["server_cpu_ms_per_request"] == pytest.approx(1000 * 1.5 / 21, abs=0.1)
     assert figures["rss_growth_mb"] == 12.0
+    assert "database_cpu_cores" not in figures  # SQLite: the database is the server process
+    assert figures["total_cpu_ms_per_request"] == figures["server_cpu_ms_per_request"]
+    on_postgres = service_load.summarise(samples, 2.0, (1.5, 0.5), [1.0] * 3, [1.0] * 2, 0.5)
+    assert on_postgres["database_cpu_cores"] == 0.25
+    assert on_postgres["total_cpu_ms_per_request"] == pytest.approx(1000 * 2.0 / 21, abs=0.1)
 
 
 def test_the_summary_of_runs_is_the_median_of_each_figure() -> None:
@@ -72,7 +77,12 @@ def test_postgres_settings_and_setups() -> None:
 def test_ratios_are_per_run_then_the_median() -> None:
     def run(rate: float, p95: float) -> dict[str, object]:
         latency = {"p50": p95 / 2, "p95": p95, "p99": p95 * 2}
-        figures = {"requests_per_s": rate, "server_cpu_ms_per_request": 10.0, "latency_ms": latency}
+        figures = {
+            "requests_per_s": rate,
+            "server_cpu_ms_per_request": 10.0,
+            "total_cpu_ms_per_request": 10.0,
+            "latency_ms": latency,
+        }
         return {"clients": {"8": figures}}
 
     setups = {
