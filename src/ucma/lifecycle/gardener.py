@@ -17,8 +17,8 @@ is computed from timestamps, so one run covers them all. ``begin_job`` takes
 the job's lock and re-checks that it is still due in one write transaction,
 so two gardeners (threads, engines or processes on the same file) started at
 once run each job exactly once; a lock whose holder died expires after the
-lease. ``ucma gardener run`` and the scheduler in ``ucma serve`` both call
-``AsyncMemory.run_gardener``, which uses this class.
+lease. ``ucma gardener run``, the scheduler in ``ucma serve`` and ``ucma worker``
+(``maintenance_loop``) call ``AsyncMemory.run_gardener``, which uses this class.
 """
 
 from __future__ import annotations
