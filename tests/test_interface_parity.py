@@ -173,6 +173,7 @@ OPERATIONS: list[Op] = [
     Op("replay", "GET /v1/events/replay", "replay", "replay"),
     Op("event_backlog", OPERATOR, OPERATOR, "events publish"),
     Op("acknowledge_events", OPERATOR, OPERATOR, "events publish"),
+    Op("publish_events", OPERATOR, OPERATOR, "events publish"),
     Op("extract_patterns", "GET /v1/patterns", "extract_patterns", "extract-patterns"),
     Op("share_patterns", ACROSS_USERS, ACROSS_USERS, "share-patterns"),
     # Banks and opinions (seed 000).
@@ -259,6 +260,7 @@ OPERATIONS: list[Op] = [
     Op("close", Absent("the process's end closes it"), SERVICE_ONLY, SERVICE_ONLY),
     Op(SERVICE_ONLY, "GET /v1/health", "health", Absent("ucma stats answers when it works")),
     Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "serve"),
+    Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "worker"),
     Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "mcp"),
     Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "demo"),
     Op(PROCESS_COMMAND, SERVICE_ONLY, SERVICE_ONLY, "bench"),

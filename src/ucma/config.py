@@ -132,6 +132,11 @@ class ConsolidationConfig:
     llm_classify_importance: bool = False
     # Gardener: a job's lock expires after this long (a crashed process cannot block it).
     gardener_lease_seconds: float = 3600.0
+    # The database's leases (ucma.lifecycle.leases): the process that runs a scope's
+    # sleep cycle, or forwards the event log, holds that work's lease for this long and
+    # renews it every third of it, so no two processes on one database do it at once,
+    # and a crashed one's work is taken over this long after its last renewal.
+    lease_seconds: float = 300.0
     # Monthly identity job: facts reinforced this often over at least this many days
     # move up one temporal level (preferences and identity predicates up to level 4).
     identity_min_reinforcements: int = 3
@@ -150,6 +155,8 @@ class ConsolidationConfig:
             )
         if self.llm_attempts < 1:
             raise ConfigError("ConsolidationConfig.llm_attempts must be at least 1")
+        if self.lease_seconds <= 0:
+            raise ConfigError("ConsolidationConfig.lease_seconds must be above 0")
         if not 0 < self.hebbian_max_weight <= 1:
             raise ConfigError("ConsolidationConfig.hebbian_max_weight must be in (0, 1]")
 

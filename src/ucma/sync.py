@@ -176,6 +176,7 @@ class Memory:
     extract_patterns = _blocking(AsyncMemory.extract_patterns)
     share_patterns = _blocking(AsyncMemory.share_patterns)
     event_backlog = _blocking(AsyncMemory.event_backlog)
+    publish_events = _blocking(AsyncMemory.publish_events)
     acknowledge_events = _blocking(AsyncMemory.acknowledge_events)
     import_lines = _blocking(AsyncMemory.import_lines)
     create_key = _blocking(AsyncMemory.create_key)

@@ -17,6 +17,7 @@ from ucma.serialization import iso_time
 
 COMMANDS = [
     "serve",
+    "worker",
     "mcp",
     "demo",
     "observe",

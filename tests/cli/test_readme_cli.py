@@ -14,8 +14,8 @@ from ucma.cli.main import app
 
 pytestmark = pytest.mark.integration
 
-# A service that runs until stopped, and benchmarks: tested elsewhere.
-NOT_RUN_HERE = {"serve", "bench"}
+# A service and a worker that run until stopped, and benchmarks: tested elsewhere.
+NOT_RUN_HERE = {"serve", "worker", "bench"}
 
 
 def _memory_id(runner: CliRunner, env: dict[str, str], text: str) -> str:

@@ -56,6 +56,8 @@ NOT_PERSONAL = {
     "settings": {"key", "value"},
     "migrations": {"name"},
     "gardener_jobs": {"job", "last_summary", "locked_by"},
+    # Work names (a scope's appears as a digest, never its ids) and process names.
+    "leases": {"name", "owner"},
     "event_cursors": {"name"},
     "vault_keys": {"fingerprint"},
     "erasures": {"target", "counts"},

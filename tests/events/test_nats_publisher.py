@@ -167,3 +167,44 @@ def test_cli_publishes_the_backlog_once(tmp_path: Path, local_embedder, nats_url
     assert f"published {expected} event" in result.stdout
     again = runner.invoke(app, args)
     assert "published 0 events" in again.stdout
+
+
+async def _drained(memory: AsyncMemory) -> None:
+    """Poll until every event was forwarded (60 s at most)."""
+    deadline = time.monotonic() + 60
+    while await memory.event_backlog("nats"):
+        assert time.monotonic() < deadline, "the events were not forwarded"
+        await asyncio.sleep(0.02)
+
+
+async def test_one_engine_of_a_database_forwards_at_a_time(
+    db_path: Path, local_embedder, nats_url: str
+) -> None:
+    """``publish_events`` holds the database's lease ``events:nats``: a second process's
+    ``once`` call forwards nothing while the first forwards; a waiting one takes over
+    when the first stops, and every event reaches the stream once."""
+    async with (
+        AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as first,
+        AsyncMemory(db_path, user_id="alice", embedder=local_embedder) as second,
+    ):
+        for i in range(3):
+            await first.observe(f"note {i} about the release train")
+        stop_first, stop_second = asyncio.Event(), asyncio.Event()
+        forwarding = asyncio.create_task(
+            first.publish_events(nats_url, poll_seconds=0.05, stop=stop_first)
+        )
+        await _drained(first)  # the first has forwarded the backlog
+        assert await second.publish_events(nats_url, once=True) == 0
+        standby = asyncio.create_task(
+            second.publish_events(nats_url, poll_seconds=0.05, stop=stop_second)
+        )
+        stop_first.set()
+        sent_first = await asyncio.wait_for(forwarding, timeout=60)
+        await second.observe("a note written after the first forwarder stopped")
+        await _drained(second)  # the standby took over
+        stop_second.set()
+        sent_second = await asyncio.wait_for(standby, timeout=60)
+        total = len(await first.events())
+        assert sent_first + sent_second == total and sent_second >= 1
+    received = await _consume_all(nats_url, "UCMA_EVENTS", total)
+    assert len({msg_id for msg_id, _ in received}) == total

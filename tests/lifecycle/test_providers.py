@@ -108,13 +108,18 @@ def test_registry_parses_provider_strings() -> None:
 
 
 def _dump(path: Path) -> list[str]:
-    """The file's contents, but for the log of sleep cycles (a failed one is recorded)."""
+    """The file's contents, but for the log of sleep cycles (a failed one is recorded)
+    and the scope's consolidation lease (claimed and released by every cycle)."""
     with closing(sqlite3.connect(path)) as conn:
         return [
             line
             for line in conn.iterdump()
             if not line.startswith(
-                ('INSERT INTO "sleep_runs"', "INSERT INTO \"sqlite_sequence\" VALUES('sleep_runs'")
+                (
+                    'INSERT INTO "sleep_runs"',
+                    "INSERT INTO \"sqlite_sequence\" VALUES('sleep_runs'",
+                    'INSERT INTO "leases"',
+                )
             )
         ]
 

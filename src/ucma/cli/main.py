@@ -66,6 +66,7 @@ from ucma.cli.review import register as register_review_commands
 from ucma.cli.strategies import register as register_strategy_commands
 from ucma.cli.synthesis import register as register_synthesis_commands
 from ucma.cli.transfer import export_command, import_command
+from ucma.cli.worker import worker_command
 from ucma.config import ServiceConfig
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ app = typer.Typer(
 )
 app.add_typer(keys_app)
 app.command("export")(export_command)
+app.command("worker")(worker_command)
 app.command("import")(import_command)
 app.command("forget-person")(forget_person_command)
 app.command("forget-scope")(forget_scope_command)
@@ -231,6 +233,16 @@ def serve(
         int,
         typer.Option(min=1, help="Most items in one batch observe (each is embedded)."),
     ] = DEFAULT_SERVICE_BATCH,
+    maintenance: Annotated[
+        bool,
+        typer.Option(
+            "--maintenance/--no-maintenance",
+            envvar="UCMA_MAINTENANCE",
+            help="Run the scheduled maintenance (sleep cycles for every scope, the "
+            "gardener's jobs) in this process; --no-maintenance leaves it to ucma worker "
+            "processes on the same database.",
+        ),
+    ] = True,
 ) -> None:
     """Run the memory service: REST under /v1 (docs at /docs), MCP at /mcp.
 
@@ -283,6 +295,8 @@ def serve(
         )
     for truth in truths:
         out.print(f"  source of truth  {truth.name}", markup=False)
+    if not maintenance:
+        out.print("  maintenance left to ucma worker processes (--no-maintenance)", markup=False)
     with reported_errors():
         config = engine_config()
         limits = ServiceConfig(
@@ -304,6 +318,7 @@ def serve(
             ),
             sources=truths,
             limits=limits,
+            maintenance=maintenance,
         )
         uvicorn.run(
             app_,
@@ -617,14 +632,12 @@ def events_publish(
     database: DatabaseOption = None,
 ) -> None:
     """Forward every scope's events to NATS JetStream, at least once; a durable
-    cursor in the database makes a restart resume where it stopped."""
-    from ucma.events.publisher import EventPublisher
+    cursor in the database makes a restart resume where it stopped. One process of the
+    database forwards at a time (a lease): another one waits and takes over when it
+    stops (with --once it returns at once)."""
 
     async def work(memory: AsyncMemory) -> int:
-        async with EventPublisher(memory, nats_url, stream=stream) as publisher:
-            if once:
-                return await publisher.publish_pending()
-            return await publisher.run(poll_interval=poll)
+        return await memory.publish_events(nats_url, stream=stream, once=once, poll_seconds=poll)
 
     count = with_memory(store_location(home, database), work)
     stdout().print(f"published {plural(count, 'event')} to {nats_url}", markup=False)

@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import math
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -42,6 +43,7 @@ from ucma.engine.synthesis_cache import ScopeCache
 from ucma.errors import ConfigError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
+from ucma.lifecycle.leases import Claim, Leases, process_owner
 from ucma.lru import LruMap
 from ucma.memory.retention import initial_stability
 from ucma.memory.sensory import SensoryBuffer
@@ -120,7 +122,8 @@ class EngineBase:
         self._consolidations: dict[Scope, asyncio.Task[SleepReport | None]] = {}
         self._consolidate_again: set[Scope] = set()
         self._cycle_locks: dict[Scope, _ScopeLock] = {}
-        self._gardener_owner = _new_id("gardener")
+        # This engine's name in the database's locks and leases (gardener jobs, scopes).
+        self._gardener_owner = process_owner("engine")
         # Any object with model_id, dimension and embed() will do: a non-Embedder is
         # wrapped so its vectors get the same shape/NaN/zero checks (ucma.embeddings.base).
         self._inner_embedder = (
@@ -252,6 +255,24 @@ class EngineBase:
             entry.users -= 1
             if entry.users == 0:
                 del self._cycle_locks[scope]
+
+    @contextlib.asynccontextmanager
+    async def _lease(
+        self, name: str, *, wait: bool, finished_before: float = math.inf
+    ) -> AsyncIterator[Claim | None]:
+        """Hold the database's lease ``name`` for the block (``ucma.lifecycle.leases``),
+        as this engine: None when another process holds it (without ``wait``) or
+        finished its work after ``finished_before``."""
+        storage = await self._ready()
+        leases = Leases(
+            storage=storage,
+            run=self._run,
+            clock=self.clock,
+            owner=self._gardener_owner,
+            lease_seconds=self.config.consolidation.lease_seconds,
+        )
+        async with leases.hold(name, wait=wait, finished_before=finished_before) as claim:
+            yield claim
 
     async def __aenter__(self) -> Self:
         return await self.open()

@@ -3,11 +3,12 @@ outcomes, traces, the event log and shared patterns."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -419,6 +420,61 @@ class LearningLoop(PrivacyGuard):
             raise ValidationError("position must be an integer >= 0")
         storage = await self._ready()
         await self._run(storage.events.set_cursor, name, position, self._clock())
+
+    async def publish_events(
+        self,
+        url: str,
+        *,
+        stream: str = "UCMA_EVENTS",
+        consumer: str = "nats",
+        once: bool = False,
+        poll_seconds: float = 1.0,
+        stop: asyncio.Event | None = None,
+    ) -> int:
+        """Forward every scope's events to NATS JetStream at ``url``, at least once
+        (``ucma.events.publisher``), until ``stop`` is set, or only the backlog with
+        ``once``; returns how many went out. One process of the database forwards a
+        consumer's events at a time: this call holds the database's lease
+        ``events:<consumer>`` while it forwards. Another process's call waits for that
+        lease and takes the forwarding over when the holder stops or dies; with
+        ``once`` it returns 0 at once instead."""
+        from ucma.engine import AsyncMemory
+        from ucma.events.publisher import EventPublisher
+
+        name = check_id(consumer, "consumer")
+        if (
+            isinstance(poll_seconds, bool)
+            or not isinstance(poll_seconds, int | float)
+            or not (0 < poll_seconds <= 3600)
+        ):
+            raise ValidationError("poll_seconds must be a number in (0, 3600]")
+        publisher = EventPublisher(cast(AsyncMemory, self), url, stream=stream, consumer=name)
+        stop = stop or asyncio.Event()
+        async with self._lease(f"events:{name}", wait=not once) as claim:
+            if claim is None:
+                logger.info("another process forwards the events of %s", name)
+                return 0
+            async with publisher:
+                if once:
+                    return await publisher.publish_pending()
+                ended = asyncio.Event()
+                watch = asyncio.create_task(_first_of(ended, stop, claim.lost))
+                try:
+                    return await publisher.run(poll_interval=poll_seconds, stop=ended)
+                finally:
+                    watch.cancel()
+                    await asyncio.gather(watch, return_exceptions=True)
+
+
+async def _first_of(target: asyncio.Event, *events: asyncio.Event) -> None:
+    """Set ``target`` as soon as any of ``events`` is set."""
+    waits = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    target.set()
 
 
 def _as_dicts(states: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -4,9 +4,11 @@ history, sources, duplicates and retention of a memory."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from ucma.engine.base import EngineBase
@@ -19,6 +21,7 @@ from ucma.lifecycle.gardener import (
     GardenerReport,
     promote_identity_patterns,
 )
+from ucma.lifecycle.leases import Claim, scope_lease_name
 from ucma.memory.retention import SECONDS_PER_DAY, retention
 from ucma.providers.base import Providers
 from ucma.providers.registry import providers_from_config
@@ -62,11 +65,28 @@ class Lifecycle(EngineBase):
             )
         return self._providers
 
+    @contextlib.asynccontextmanager
+    async def _scope_claim(
+        self, scope: Scope, *, wait: bool, finished_before: float = math.inf
+    ) -> AsyncIterator[Claim | None]:
+        """The scope's cycle lock in this process, then its consolidation lease in the
+        database (``ucma.lifecycle.leases``), so no two processes on one database run
+        a sleep cycle of the scope at once: None when another process holds it
+        (without ``wait``) or finished it after ``finished_before``."""
+        async with (
+            self._cycle_lock(scope),
+            self._lease(
+                scope_lease_name(scope), wait=wait, finished_before=finished_before
+            ) as claim,
+        ):
+            yield claim
+
     def _sleep_cycle(
         self,
         storage: Storage,
         progress: Callable[[str, int, int], None] | None,
         trigger: str,
+        claim: Claim | None,
     ) -> SleepCycle:
         return SleepCycle(
             storage=storage,
@@ -78,6 +98,7 @@ class Lifecycle(EngineBase):
             interrupt=self._interrupt,
             progress=progress,
             trigger=trigger,
+            lost=None if claim is None else claim.lost,
         )
 
     async def sleep(
@@ -92,14 +113,16 @@ class Lifecycle(EngineBase):
         (``ucma.lifecycle.consolidation``). ``progress(phase, number, total)`` is called
         as each phase starts; ``interrupt_consolidation()`` stops the cycle between
         phases. A background cycle of the same scope (``new_session``) finishes
-        first: two cycles of one scope never overlap. A provider failure raises
+        first, and so does one that another process on the database runs (the
+        scope's lease, ``ucma.lifecycle.leases``): two cycles of one scope never
+        overlap. A provider failure raises
         ``ProviderError``; the phases before it stay committed, nothing of the
         failing phase is written."""
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
-        async with self._cycle_lock(scope):  # after a background cycle of the scope
+        async with self._scope_claim(scope, wait=True) as claim:
             self._interrupt.clear()
-            return await self._sleep_cycle(storage, progress, "request").run(
+            return await self._sleep_cycle(storage, progress, "request", claim).run(
                 scope, phases or PHASES
             )
 
@@ -111,13 +134,21 @@ class Lifecycle(EngineBase):
         One scope's failure (a bad record, a provider error) does not stop the others: it
         is logged, its report carries ``error`` (the phases before the failure stay
         committed) and the next scope runs; the next call tries that scope again.
+
+        A scope that another process on the database is consolidating, or finished
+        consolidating since this call began, is left to it and has no report: several
+        ``ucma worker`` processes share the scopes of a database this way
+        (``ucma.lifecycle.leases``).
         """
         storage = await self._ready()
         self._interrupt.clear()
+        began = self.clock.now()
         reports = []
         for scope in await self._run(storage.memories.scopes):
-            async with self._cycle_lock(scope):
-                report = await self._sleep_cycle(storage, progress, "all_scopes").run(
+            async with self._scope_claim(scope, wait=False, finished_before=began) as claim:
+                if claim is None:
+                    continue
+                report = await self._sleep_cycle(storage, progress, "all_scopes", claim).run(
                     scope, isolate=True
                 )
             reports.append(report)
@@ -145,8 +176,8 @@ class Lifecycle(EngineBase):
         storage = await self._ready()
         self._interrupt.clear()
         if mode == "sync":
-            async with self._cycle_lock(scope):
-                await self._sleep_cycle(storage, None, "new_session").run(scope)
+            async with self._scope_claim(scope, wait=True) as claim:
+                await self._sleep_cycle(storage, None, "new_session", claim).run(scope)
             return
         running = self._consolidations.get(scope)
         if running is not None and not running.done():
@@ -165,14 +196,15 @@ class Lifecycle(EngineBase):
         self, storage: Storage, scope: Scope
     ) -> SleepReport | None:
         """Sleep cycles for ``scope`` until no new request arrived during the last.
-        Stops early when the engine closes or the cycle was interrupted."""
+        Stops early when the engine closes or the cycle was interrupted. A cycle that
+        another process runs for the scope finishes first (its lease)."""
         report = None
         while True:
-            async with self._cycle_lock(scope):
+            async with self._scope_claim(scope, wait=True) as claim:
                 if self._closed:
                     break
                 self._consolidate_again.discard(scope)
-                report = await self._sleep_cycle(storage, None, "new_session").run(scope)
+                report = await self._sleep_cycle(storage, None, "new_session", claim).run(scope)
             if report.interrupted or scope not in self._consolidate_again:
                 break
         self._consolidate_again.discard(scope)
@@ -239,8 +271,10 @@ class Lifecycle(EngineBase):
             return {"archived": len(report.archived)}
 
         async def consolidate(scope: Scope) -> dict[str, Any]:
-            async with self._cycle_lock(scope):
-                report = await self._sleep_cycle(storage, None, "gardener").run(scope)
+            async with self._scope_claim(scope, wait=False) as claim:
+                if claim is None:  # another process consolidates it right now
+                    return {"episodes": 0, "facts": 0, "held_elsewhere": 1}
+                report = await self._sleep_cycle(storage, None, "gardener", claim).run(scope)
             return {
                 "episodes": report.episodes_processed,
                 "facts": report.abstract.get("facts_new", 0),

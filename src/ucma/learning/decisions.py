@@ -169,9 +169,7 @@ def observe_outcome(
         age_days = (now - trace.created_at) / _DAY
         if age_days > config.outcome_window_days:
             raise OutcomeWindowClosed(trace_id, age_days, config.outcome_window_days)
-        storage.traces.set_outcome(
-            scope, trace_id, quality=quality, signal=signal, feedback=feedback, observed_at=now
-        )
+        _claim_outcome(storage, scope, trace_id, quality, signal, feedback, now)
         record(
             storage,
             scope,
@@ -207,6 +205,31 @@ def observe_outcome(
         transitions=[transition.id] if transition else [],
         competences=[competence.id] if competence else [],
     )
+
+
+def _claim_outcome(
+    storage: Storage,
+    scope: Scope,
+    trace_id: str,
+    quality: float,
+    signal: OutcomeSignal,
+    feedback: str | None,
+    now: float,
+) -> None:
+    """Fill in the trace's outcome before anything follows from it. The write is
+    conditional (only a trace without an outcome takes one), so of two requests that
+    both read the trace without one, in two processes or threads, the second finds it
+    taken here (on PostgreSQL once the first commits) and its transaction, and every
+    change it would make, rolls back with ``OutcomeAlreadyRecorded``."""
+    try:
+        storage.traces.set_outcome(
+            scope, trace_id, quality=quality, signal=signal, feedback=feedback, observed_at=now
+        )
+    except ValidationError:
+        current = storage.traces.get(scope, trace_id)
+        if current is not None and current.outcome_observed:
+            raise OutcomeAlreadyRecorded(trace_id) from None
+        raise
 
 
 def _salience_updates(

@@ -142,8 +142,10 @@ class SleepCycle:
 
     ``run`` executes a function on the storage thread (``AsyncMemory._run``);
     ``embed`` computes unit vectors. ``interrupt`` (an ``asyncio.Event``) stops
-    the cycle between phases. Every cycle is recorded (``LifecycleStore.sleep_runs``)
-    with ``trigger``, why it ran, failed and interrupted ones too.
+    the cycle between phases, and so does ``lost`` (set when the process lost its
+    claim on the scope's lease, ``ucma.lifecycle.leases``). Every cycle is recorded
+    (``LifecycleStore.sleep_runs``) with ``trigger``, why it ran, failed and
+    interrupted ones too.
     """
 
     def __init__(
@@ -158,6 +160,7 @@ class SleepCycle:
         interrupt: asyncio.Event | None = None,
         progress: Progress | None = None,
         trigger: str = "request",
+        lost: asyncio.Event | None = None,
     ) -> None:
         self._storage = storage
         self._run = run
@@ -167,7 +170,7 @@ class SleepCycle:
         self._calls = CheckedProviders(providers)
         self._config = config
         self._clock = clock
-        self._interrupt = interrupt
+        self._stops = tuple(event for event in (interrupt, lost) if event is not None)
         self._progress = progress
         self._trigger = trigger
 
@@ -186,7 +189,7 @@ class SleepCycle:
         started = time.perf_counter()
         todo = [p for p in PHASES if p in phases]
         for number, phase in enumerate(todo, start=1):
-            if self._interrupt is not None and self._interrupt.is_set():
+            if any(event.is_set() for event in self._stops):
                 report.interrupted = True
                 logger.info("sleep %s interrupted before %s", scope.user_id, phase)
                 break

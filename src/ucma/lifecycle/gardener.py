@@ -17,8 +17,8 @@ is computed from timestamps, so one run covers them all. ``begin_job`` takes
 the job's lock and re-checks that it is still due in one write transaction,
 so two gardeners (threads, engines or processes on the same file) started at
 once run each job exactly once; a lock whose holder died expires after the
-lease. ``ucma gardener run`` and the scheduler in ``ucma serve`` both call
-``AsyncMemory.run_gardener``, which uses this class.
+lease. ``ucma gardener run``, the scheduler in ``ucma serve`` and ``ucma worker``
+(``maintenance_loop``) call ``AsyncMemory.run_gardener``, which uses this class.
 """
 
 from __future__ import annotations
@@ -275,15 +275,29 @@ async def maintain(memory: AsyncMemory) -> MaintenanceReport:
 
 
 async def maintenance_loop(
-    memory: AsyncMemory, stop: asyncio.Event, *, interval_seconds: float | None = None
-) -> None:
-    """The scheduler inside ``ucma serve``: every interval, ``maintain`` (the same calls
-    as ``ucma sleep`` and ``ucma gardener run``). Failures are logged and the loop goes
-    on, failed scopes included; ``stop`` ends it."""
+    memory: AsyncMemory,
+    stop: asyncio.Event,
+    *,
+    interval_seconds: float | None = None,
+    rounds: int | None = None,
+    on_round: Callable[[MaintenanceReport], None] | None = None,
+) -> int:
+    """The scheduler of ``ucma serve`` and ``ucma worker``: every interval, ``maintain``
+    (the same calls as ``ucma sleep`` and ``ucma gardener run``), each round's report
+    handed to ``on_round``. Failures are logged and the loop goes on, failed scopes
+    included; ``stop`` ends it, and so does the last of ``rounds`` (None: no end).
+    Returns the rounds run."""
     interval = interval_seconds or memory.config.consolidation.interval_seconds
-    while not stop.is_set():
-        await maintain(memory)
+    done = 0
+    while not stop.is_set() and (rounds is None or done < rounds):
+        report = await maintain(memory)
+        done += 1
+        if on_round is not None:
+            on_round(report)
+        if rounds is not None and done >= rounds:
+            break
         try:
             await asyncio.wait_for(stop.wait(), timeout=interval)
         except TimeoutError:
             continue
+    return done

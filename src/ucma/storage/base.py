@@ -27,7 +27,7 @@ What a new backend implements (a package ``ucma.storage.<name>``, opened through
 
 - ``Storage`` with its three abstract methods (``transaction``, ``close``,
   ``backup``) and one object per store attribute (``memories`` ... ``goals``).
-- Every ``@abstractmethod`` of the store ABCs below: 133 in all, listed by
+- Every ``@abstractmethod`` of the store ABCs below: 137 in all, listed by
   ``Cls.__abstractmethods__``; the conformance suite (tests/conformance) checks
   them on every backend.
 - Nothing else is required. These methods have generic defaults written over the
@@ -46,6 +46,7 @@ What a new backend implements (a package ``ucma.storage.<name>``, opened through
 from __future__ import annotations
 
 import builtins
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -101,6 +102,8 @@ __all__ = [
     "GraphStore",
     "KeyStore",
     "LearningStore",
+    "LeaseRecord",
+    "LeaseStore",
     "LifecycleStore",
     "MemoryCatalog",
     "OpinionStore",
@@ -115,6 +118,8 @@ __all__ = [
     "TraceStore",
     "VaultEntry",
     "VaultStore",
+    "check_lease",
+    "lease_expiry",
 ]
 
 ScoredId = tuple[str, float]
@@ -1247,6 +1252,95 @@ class GoalStore(ABC):
         return _paged_count(lambda offset: self.list(scope, limit=_PAGE, offset=offset))
 
 
+@dataclass(frozen=True, slots=True)
+class LeaseRecord:
+    """A named lease as stored: its ``owner`` while held (None once released),
+    until when the holder's claim runs (``expires_at``), when it was last
+    claimed and last released after finished work (``finished_at``; None
+    before), and how many claims it has seen in all."""
+
+    name: str
+    owner: str | None
+    expires_at: float
+    claimed_at: float | None
+    finished_at: float | None
+    claims: int
+
+
+class LeaseStore(ABC):
+    """Named leases shared by every process that opens the database: who may do
+    one piece of work (consolidate one scope, forward the event log) right now.
+
+    A claim holds until ``expires_at``; its holder renews it while it works and
+    releases it when done, so a holder that died without releasing loses its
+    claim when it expires and another process takes the work over. Every call
+    commits on its own, outside any transaction of the caller's. Database-wide,
+    like the gardener's jobs: a lease names its scope in its name.
+    """
+
+    @abstractmethod
+    def claim(
+        self,
+        name: str,
+        owner: str,
+        now: float,
+        *,
+        lease_seconds: float,
+        finished_before: float = math.inf,
+    ) -> bool:
+        """Take the lease for ``owner`` until ``now + lease_seconds``, atomically,
+        if no other owner holds an unexpired claim and the work was not finished
+        after ``finished_before`` (finished at or before it, or never, counts as
+        to do). An owner that holds it renews it. False, without waiting, if the
+        lease is held, done or being claimed by another process at this moment."""
+
+    @abstractmethod
+    def renew(self, name: str, owner: str, now: float, *, lease_seconds: float) -> bool:
+        """Extend ``owner``'s claim to ``now + lease_seconds``. False if ``owner`` no
+        longer holds it (released, or taken over by another owner after it expired;
+        an expired claim nobody took over is still the owner's)."""
+
+    @abstractmethod
+    def release(self, name: str, owner: str, now: float, *, finished: bool) -> None:
+        """Give up ``owner``'s claim (nothing if another owner holds it); with
+        ``finished``, record ``now`` as when the work was last done."""
+
+    @abstractmethod
+    def list(self, prefix: str = "") -> builtins.list[LeaseRecord]:
+        """Every lease whose name starts with ``prefix``, by name."""
+
+
+def check_lease(name: str, owner: str, now: float) -> float:
+    """Check a lease call's name, owner and moment (every backend's ``LeaseStore``);
+    returns ``now`` as a float."""
+    if not isinstance(name, str) or not name or not isinstance(owner, str) or not owner:
+        raise ValidationError("a lease needs a non-empty name and owner")
+    if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
+        raise ValidationError(f"a lease needs a finite now, got {now!r}")
+    return float(now)
+
+
+def lease_expiry(
+    name: str, owner: str, now: float, lease_seconds: float, finished_before: float = math.inf
+) -> float:
+    """Check a claim's terms and return when it runs out: ``now + lease_seconds``."""
+    start = check_lease(name, owner, now)
+    if (
+        isinstance(finished_before, bool)
+        or not isinstance(finished_before, int | float)
+        or math.isnan(finished_before)
+    ):
+        raise ValidationError(f"finished_before must be a number, got {finished_before!r}")
+    if (
+        isinstance(lease_seconds, bool)
+        or not isinstance(lease_seconds, int | float)
+        or not math.isfinite(lease_seconds)
+        or lease_seconds <= 0
+    ):
+        raise ValidationError(f"lease_seconds must be a finite number > 0, got {lease_seconds!r}")
+    return start + float(lease_seconds)
+
+
 class Storage(ABC):
     """A backend: the stores above over one database, plus transactions."""
 
@@ -1268,6 +1362,7 @@ class Storage(ABC):
     opinions: OpinionStore
     predictive: PredictiveStore
     goals: GoalStore
+    leases: LeaseStore
 
     concurrency: int = 1
     """How many of its calls the engine may run at once, each on a thread of its own.

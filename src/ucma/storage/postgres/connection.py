@@ -70,6 +70,7 @@ POSTGRES = Dialect(
     false="false",
     row_order=lambda table: "edge_seq" if table == "graph_edges" else "row_seq",
     lock_rows=" FOR UPDATE",
+    skip_locked=" FOR UPDATE SKIP LOCKED",
     no_limit=None,
     integrity_error=(psycopg.errors.IntegrityError,),
     unique_violation=(psycopg.errors.UniqueViolation,),

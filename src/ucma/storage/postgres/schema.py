@@ -839,6 +839,26 @@ def _create_schema(conn: Connection, dimension: int) -> None:
         conn.execute(statement)
 
 
+def _add_leases(conn: Connection, dimension: int) -> None:
+    """Named leases every process of the database shares (issue 17, ``ucma worker``):
+    who consolidates a scope or forwards the event log right now, until when, and
+    when that work was last finished. Claimed with ``FOR UPDATE SKIP LOCKED``."""
+    conn.execute(
+        _bytewise(
+            """
+            CREATE TABLE leases (
+                name TEXT PRIMARY KEY,
+                owner TEXT,
+                expires_at DOUBLE PRECISION NOT NULL,
+                claimed_at DOUBLE PRECISION,
+                finished_at DOUBLE PRECISION,
+                claims BIGINT NOT NULL DEFAULT 0 CHECK (claims >= 0)
+            )
+            """
+        )
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     version: int
@@ -890,6 +910,7 @@ def _add_search_versions(conn: Connection, dimension: int) -> None:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "create_schema", _create_schema),
     Migration(2, "search_versions", _add_search_versions),
+    Migration(3, "add_leases", _add_leases),
 )
 
 _CREATE_TABLE = """

@@ -6,7 +6,7 @@ psycopg's (``ucma.storage.postgres.connection``). What else differs is asked of
 the ``Dialect`` of the store's database: a list of ids bound as one parameter
 (a JSON array read with ``json_each`` on SQLite, a ``text[]`` on PostgreSQL), the
 two-argument ``max``/``min``, the boolean false, the row id that orders rows of
-equal time, a row lock, and which driver exception is a constraint violation.
+equal time, row locks, and which driver exception is a constraint violation.
 """
 
 from __future__ import annotations
@@ -46,6 +46,9 @@ class Dialect:
     lock_rows: str
     """Appended to a SELECT whose rows the transaction will update (``FOR UPDATE``);
     empty on SQLite, where the write transaction already holds the file."""
+    skip_locked: str
+    """As ``lock_rows``, passing over rows another transaction holds (``FOR UPDATE
+    SKIP LOCKED``): a claim that finds its row taken moves on instead of waiting."""
     no_limit: int | None
     """The ``LIMIT`` value that means none: ``-1`` on SQLite, ``NULL`` on PostgreSQL."""
     integrity_error: tuple[type[Exception], ...]

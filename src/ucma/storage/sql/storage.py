@@ -23,6 +23,7 @@ from ucma.storage.sql.goals import SqlGoalStore
 from ucma.storage.sql.graph import SqlGraphStore
 from ucma.storage.sql.keys import SqlKeyStore
 from ucma.storage.sql.learning import SqlLearningStore
+from ucma.storage.sql.leases import SqlLeaseStore
 from ucma.storage.sql.lifecycle import ORPHANS, SqlLifecycleStore
 from ucma.storage.sql.memories import MemoryRows
 from ucma.storage.sql.opinions import SqlOpinionStore
@@ -86,6 +87,7 @@ class SqlStorage(Storage):
         self.opinions = SqlOpinionStore(db)
         self.predictive = SqlPredictiveStore(db)
         self.goals = SqlGoalStore(db)
+        self.leases = SqlLeaseStore(db)
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -67,6 +67,7 @@ SQLITE = Dialect(
     false="0",
     row_order=lambda table: "rowid",
     lock_rows="",
+    skip_locked="",
     no_limit=-1,
     integrity_error=(sqlite3.IntegrityError,),
     unique_violation=(sqlite3.IntegrityError,),

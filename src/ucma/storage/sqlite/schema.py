@@ -1022,3 +1022,22 @@ def add_sleep_runs(conn: sqlite3.Connection) -> None:
         """
     )
     conn.execute("CREATE INDEX sleep_runs_scope ON sleep_runs (user_id, agent_id, id)")
+
+
+@migrations.migration(17)
+def add_leases(conn: sqlite3.Connection) -> None:
+    """Named leases every process of the database shares (issue 17, ``ucma worker``):
+    who consolidates a scope or forwards the event log right now, until when, and
+    when that work was last finished."""
+    conn.execute(
+        """
+        CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            owner TEXT,
+            expires_at REAL NOT NULL,
+            claimed_at REAL,
+            finished_at REAL,
+            claims INTEGER NOT NULL DEFAULT 0 CHECK (claims >= 0)
+        )
+        """
+    )
