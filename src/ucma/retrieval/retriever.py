@@ -510,6 +510,8 @@ class Retriever:
             cand = candidates[memory_id]
             listener = named and _said_to_another(record, asked_about)
             elsewhere = about_asker and about_someone_else(record.content)
+            # A short line saying nothing lasting, for a question about how things are.
+            passing = asks_state and _says_nothing_lasting(record.content)
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -523,7 +525,7 @@ class Retriever:
                 off_subject=(named and ("entity" not in cand.channels or listener))
                 or (bool(heard) and not any(p.search(record.content) for p in heard)),
                 unheard=unheard,
-                passing=asks_state and _says_nothing_lasting(record.content),
+                passing=passing,
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -563,7 +565,7 @@ class Retriever:
                 score *= cfg.retrieval.other_person_factor
             if heard_people and not any(p.search(record.content) for p in heard_people):
                 score *= cfg.retrieval.unmentioned_factor
-            if asks_state and _says_nothing_lasting(record.content):
+            if passing:
                 score *= cfg.retrieval.event_factor
             hits.append(
                 Hit(
