@@ -1,6 +1,6 @@
 """What ``ucma.storage.migrate`` needs of a PostgreSQL store beyond the storage
-interfaces: events written as they are, with the lifecycle triggers held off while
-records are copied in, and the publishers' cursors read by name.
+interfaces and what both backends share (``ucma.storage.sql.copying``): events written
+as they are, with the lifecycle triggers held off while records are copied in.
 
 Copied records would otherwise log themselves again (``memory.stored`` and
 ``memory.archived``): the triggers are disabled inside the caller's transaction
@@ -17,19 +17,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from ucma.events.log import Event
-from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
+from ucma.storage.migrate import EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
 from ucma.storage.postgres.storage import PostgresStorage
-from ucma.storage.sql.codec import key_of
-from ucma.types import Scope
+from ucma.storage.sql.copying import SqlCopying
 
 __all__ = ["PostgresCopying", "copying"]
 
 
-class PostgresCopying:
+class PostgresCopying(SqlCopying):
     """``ucma.storage.migrate.Copying`` over one PostgreSQL store."""
 
     def __init__(self, storage: PostgresStorage) -> None:
-        self._db = storage._db
+        super().__init__(storage._db)
 
     @contextmanager
     def unlogged(self) -> Iterator[None]:
@@ -62,18 +61,6 @@ class PostgresCopying:
             conn.execute(
                 "SELECT setval(pg_get_serial_sequence('events', 'position'), "
                 "GREATEST((SELECT max(position) FROM events), 1))"
-            )
-
-    def cursors(self) -> list[tuple[str, int, float]]:
-        with self._db.read() as conn:
-            return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
-
-    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
-        with self._db.write() as conn:
-            conn.executemany(
-                "INSERT INTO known_participants (user_id, agent_id, name_key, name) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                [(scope.user_id, scope.agent_id, key_of(n), n.strip()) for n in names if n.strip()],
             )
 
 

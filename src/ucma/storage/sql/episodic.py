@@ -46,7 +46,7 @@ UPDATE episodes SET session_id = ?, timestamp = ?, bucket = ?, source = ?, parti
     tags = ?, summary = ?, tier = ?
 WHERE seq = ?
 """
-_INSERT_PARTICIPANT = """
+INSERT_PARTICIPANT = """
 INSERT INTO known_participants (user_id, agent_id, name_key, name) VALUES (?, ?, ?, ?)
 ON CONFLICT DO NOTHING
 """
@@ -155,7 +155,7 @@ class SqlEpisodicStore(EpisodicStore):
             seqs = self._rows.insert(conn, episodes, matrix, contexts)
             conn.executemany(_INSERT, [(seq, *row) for seq, row in zip(seqs, typed, strict=True)])
             conn.executemany(
-                _INSERT_PARTICIPANT,
+                INSERT_PARTICIPANT,
                 (
                     (e.user_id, e.agent_id, key_of(name), name.strip())
                     for e in episodes

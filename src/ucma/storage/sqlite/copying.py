@@ -1,6 +1,6 @@
-"""What ``ucma.storage.migrate`` needs of a SQLite store beyond the storage interfaces:
-events written as they are, with the lifecycle triggers held off while records are
-copied in, and the publishers' cursors read by name.
+"""What ``ucma.storage.migrate`` needs of a SQLite store beyond the storage interfaces
+and what both backends share (``ucma.storage.sql.copying``): events written as they
+are, with the lifecycle triggers held off while records are copied in.
 
 Copied records would otherwise log themselves again (``memory.stored`` and
 ``memory.archived``, migration 6): the triggers are dropped inside the caller's
@@ -16,19 +16,18 @@ from contextlib import contextmanager
 
 from ucma.errors import StorageError
 from ucma.events.log import Event
-from ucma.storage.migrate import CURSORS_SQL, EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
-from ucma.storage.sql.codec import key_of
+from ucma.storage.migrate import EVENT_COLUMNS, LIFECYCLE_TRIGGERS, event_row
+from ucma.storage.sql.copying import SqlCopying
 from ucma.storage.sqlite.storage import SQLiteStorage
-from ucma.types import Scope
 
 __all__ = ["SQLiteCopying", "copying"]
 
 
-class SQLiteCopying:
+class SQLiteCopying(SqlCopying):
     """``ucma.storage.migrate.Copying`` over one SQLite store."""
 
     def __init__(self, storage: SQLiteStorage) -> None:
-        self._db = storage._db
+        super().__init__(storage._db)
 
     @contextmanager
     def unlogged(self) -> Iterator[None]:
@@ -50,18 +49,6 @@ class SQLiteCopying:
             conn.executemany(
                 f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [event_row(e) for e in events],
-            )
-
-    def cursors(self) -> list[tuple[str, int, float]]:
-        with self._db.read() as conn:
-            return [(str(n), int(p), float(t)) for n, p, t in conn.execute(CURSORS_SQL)]
-
-    def put_participants(self, scope: Scope, names: Sequence[str]) -> None:
-        with self._db.write() as conn:
-            conn.executemany(
-                "INSERT OR IGNORE INTO known_participants (user_id, agent_id, name_key, name) "
-                "VALUES (?, ?, ?, ?)",
-                [(scope.user_id, scope.agent_id, key_of(n), n.strip()) for n in names if n.strip()],
             )
 
 
