@@ -182,6 +182,10 @@ class EmbeddingConfig:
     model: str = "local"
     batch_size: int = 64
     lru_size: int = 256
+    # Vectors of texts derived from memories (a memory's text without the names a
+    # query asks about, retrieval/name_free.py) kept in memory, whatever lru_size:
+    # recall reads the same memories about a person question after question.
+    derived_lru_size: int = 4096
     persistent_cache: bool = True
     # New query vectors are written to the persistent cache this many at a time
     # (and on close), not one write per query.
@@ -195,6 +199,8 @@ class EmbeddingConfig:
             raise ConfigError("EmbeddingConfig.batch_size must be at least 1")
         if self.persistent_cache_batch < 1:
             raise ConfigError("EmbeddingConfig.persistent_cache_batch must be at least 1")
+        if self.lru_size < 0 or self.derived_lru_size < 0:
+            raise ConfigError("EmbeddingConfig.lru_size and derived_lru_size must be 0 or more")
 
 
 _RETRIEVAL_CHANNELS = ("dense", "keyword", "entity", "temporal", "tags")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = [
     "about_someone_else",
@@ -80,20 +81,29 @@ def known_people(texts: Iterable[str]) -> set[str]:
     full names ("Chris Tanaka runs"), a possessive at the start ("Aisha's cat")."""
     found: set[str] = set()
     for text in texts:
-        for sentence in _SENTENCE.split(text):
-            sentence = _LABEL.sub("", sentence.strip())
-            for pattern in (
-                _AFTER_RELATION,
-                _FULL_NAME,
-                _POSSESSIVE_NAME,
-                _POSSESSIVE_START,
-                _NAME_START,
-            ):
-                for match in pattern.finditer(sentence):
-                    name = re.sub(r"['’]s$", "", match.group("name"))
-                    if name.split()[0].lower() not in _NOT_NAMES:
-                        found.add(name)
+        found |= _people_in(text)
     return found
+
+
+@lru_cache(maxsize=16384)
+def _people_in(text: str) -> frozenset[str]:
+    """``known_people`` of one text; kept per text, as recall reads the same
+    memories' texts query after query."""
+    found: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        sentence = _LABEL.sub("", sentence.strip())
+        for pattern in (
+            _AFTER_RELATION,
+            _FULL_NAME,
+            _POSSESSIVE_NAME,
+            _POSSESSIVE_START,
+            _NAME_START,
+        ):
+            for match in pattern.finditer(sentence):
+                name = re.sub(r"['’]s$", "", match.group("name"))
+                if name.split()[0].lower() not in _NOT_NAMES:
+                    found.add(name)
+    return frozenset(found)
 
 
 _MY_RELATION = re.compile(
@@ -154,6 +164,7 @@ def first_name_regex(name: str) -> str:
     return rf"(?-i:{re.escape(name)}(?!\s+[A-Z]))"
 
 
+@lru_cache(maxsize=16384)
 def speaks_to_listener(text: str) -> bool:
     """Whether ``text`` is about the one it is said to rather than its speaker:
     it says "you" at least as often as "I" ("Wow, congrats on the deals! You're

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -75,6 +77,28 @@ def test_order_is_restored_across_small_sorted_batches(embedder: LocalEmbedder) 
     np.testing.assert_allclose(small_batches, embedder.embed_sync(texts), atol=1e-5)
     for i, text in enumerate(texts):
         assert float(small_batches[i] @ embedder.embed_sync([text])[0]) > 0.9999
+
+
+def test_batches_stay_within_the_token_bound_and_vectors_do_not_change(
+    embedder: LocalEmbedder,
+) -> None:
+    texts = [f"{'very ' * (i * 5 % 13)}memory number {i} about topic {i % 4}" for i in range(24)]
+    narrow = LocalEmbedder(batch_tokens=40)
+    shapes: list[tuple[int, ...]] = []
+    runtime = narrow._loaded()
+    session = runtime.session
+
+    class Recording:
+        def run(self, outputs: list[str], feeds: dict[str, np.ndarray]) -> Any:
+            shapes.append(feeds["input_ids"].shape)
+            return session.run(outputs, feeds)
+
+    narrow._runtime = dataclasses.replace(runtime, session=Recording())
+    np.testing.assert_allclose(narrow.embed_sync(texts), embedder.embed_sync(texts), atol=1e-5)
+    assert sum(rows for rows, _ in shapes) == len(texts)
+    # Each batch within 40 padded tokens unless it is a single window.
+    assert all(rows * width <= 40 or rows == 1 for rows, width in shapes)
+    assert len(shapes) > 2
 
 
 def test_by_default_a_long_text_is_truncated_to_one_window(embedder: LocalEmbedder) -> None:
@@ -163,6 +187,7 @@ async def test_async_invalid_input_raises_validation_error(embedder: LocalEmbedd
     "kwargs",
     [
         {"batch_size": 0},
+        {"batch_tokens": 0},
         {"intra_op_threads": 0},
         {"max_tokens": 2},
         {"max_tokens": 513},

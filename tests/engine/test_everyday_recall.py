@@ -6,10 +6,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from ucma.config import RetrievalConfig, UCMAConfig
-from ucma.embeddings import LocalEmbedder
+from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig
+from ucma.embeddings import Embedder, LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.errors import ConfigError
 
@@ -154,6 +155,45 @@ async def test_what_is_asked_about_a_person_outranks_lines_that_only_name_them(
     allergy = await memory.observe("Sofia is allergic to bee stings.")
     result = await memory.recall("What gives my landlord Sofia a bad reaction?")
     assert result.hits[0].id == allergy.id
+
+
+class _Counting(Embedder):
+    """The packaged model, counting the texts it is given."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.texts: list[str] = []
+
+    async def _embed_texts(self, texts: list[str]) -> np.ndarray:
+        self.texts += texts
+        return await self.inner.embed(texts)
+
+
+async def test_memories_read_without_a_name_are_embedded_once(
+    tmp_path: Path, local_embedder: LocalEmbedder
+):
+    # No query caches: only the derived vectors of memories are kept.
+    config = UCMAConfig(embedding=EmbeddingConfig(lru_size=0, persistent_cache=False))
+    counting = _Counting(local_embedder)
+    async with AsyncMemory(
+        tmp_path / "m.db", user_id="u", embedder=counting, config=config
+    ) as memory:
+        for text in (
+            "Had lunch with my landlord Sofia near the harbour wall.",
+            "My landlord Sofia's dog is named Clementine.",
+            "Sofia is allergic to bee stings.",
+        ):
+            await memory.observe(text)
+        first = await memory.recall("What gives my landlord Sofia a bad reaction?")
+        asked = len(counting.texts)
+        second = await memory.recall("What gives my landlord Sofia a bad reaction?")
+        again = counting.texts[asked:]
+    assert [h.id for h in second.hits] == [h.id for h in first.hits]
+    # The query twice (with and without the name), no memory again.
+    assert len(again) == 2
+    assert not any("Clementine" in text or "bee stings" in text for text in again)
 
 
 async def test_a_first_name_is_compared_without_it_like_the_full_name(memory: AsyncMemory):
@@ -344,3 +384,9 @@ async def test_a_question_about_how_someone_is_prefers_a_statement_to_an_outing(
 def test_event_factor_above_one_is_refused() -> None:
     with pytest.raises(ConfigError):
         RetrievalConfig(event_factor=1.5)
+
+
+@pytest.mark.parametrize("field", ["lru_size", "derived_lru_size"])
+def test_a_negative_cache_size_is_refused(field: str) -> None:
+    with pytest.raises(ConfigError):
+        EmbeddingConfig(**{field: -1})

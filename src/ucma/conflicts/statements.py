@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from ucma.people import known_people, subjects_in, without_relations
 from ucma.providers.rule_facts import GENERIC_SPEAKERS
@@ -225,6 +226,7 @@ def marks_change(text: str) -> bool:
     return _CUE.search(text) is not None
 
 
+@lru_cache(maxsize=16384)
 def short_statement(text: str) -> bool:
     """Whether ``text`` states something in at most ``MAX_WORDS`` content words:
     a statement of one value, not a document or an explanation."""
@@ -383,7 +385,12 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     bee stings"; ``people`` are names known besides those the text shows). A
     sentence that marks a change states the new value, however it tells what
     happened ("Tariq sold the Volvo, he gets around on an e-bike these days")."""
-    names = known_people([text]) | set(people)
+    return _states_lasting(text, frozenset(people))
+
+
+@lru_cache(maxsize=16384)
+def _states_lasting(text: str, people: frozenset[str]) -> bool:
+    names = known_people([text]) | people
     return any(
         (marks_change(sentence) or not is_event(sentence))
         and (

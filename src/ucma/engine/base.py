@@ -133,6 +133,7 @@ class EngineBase:
         self._storage: Storage | None = storage
         self._batched: Embedder | None = None
         self._embedder: Embedder | None = None
+        self._derived_embedder: Embedder | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._threads = 1
         self._queued: set[asyncio.Future[None]] = set()
@@ -196,6 +197,9 @@ class EngineBase:
                 if self.config.embedding.persistent_cache
                 else None,
                 write_batch=self.config.embedding.persistent_cache_batch,
+            )
+            self._derived_embedder = CachedEmbedder(
+                self._batched, max_size=self.config.embedding.derived_lru_size
             )
             logger.info("opened %s (embedder %s)", self.location, self._inner_embedder.model_id)
         return self
@@ -333,6 +337,14 @@ class EngineBase:
         await self._ready()
         assert self._embedder is not None
         vectors: np.ndarray = await self._embedder.embed(texts)
+        return vectors
+
+    async def _embed_derived(self, texts: list[str]) -> np.ndarray:
+        """Vectors of texts derived from memories (``EmbeddingConfig.derived_lru_size``
+        of them kept in memory)."""
+        await self._ready()
+        assert self._derived_embedder is not None
+        vectors: np.ndarray = await self._derived_embedder.embed(texts)
         return vectors
 
     def _scope(self, user_id: str | None, agent_id: str | None) -> Scope:

@@ -260,9 +260,11 @@ class Retrieval(EngineBase):
         )
         if not contents:
             return {}
-        texts = [without_people(plan.embedded_text, persons, first_names)]
-        texts += [without_people(c, persons, first_names) for c in contents.values()]
-        query, *memories = await self._embed_queries(texts)
+        query_text = without_people(plan.embedded_text, persons, first_names)
+        texts = [without_people(c, persons, first_names) for c in contents.values()]
+        (query,), memories = await asyncio.gather(
+            self._embed_queries([query_text]), self._embed_derived(texts)
+        )
         return {
             memory_id: float(np.dot(memory, query))
             for memory_id, memory in zip(contents, memories, strict=True)

@@ -24,6 +24,7 @@ import numpy as np
 from ucma.people import first_name_regex, known_people
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.terms import keyword_terms
+from ucma.retrieval.timeparse import CALENDAR_NAMES
 from ucma.storage.base import Storage
 from ucma.types import Scope
 
@@ -50,7 +51,9 @@ def naming(
     A name counts as a person's when the query or one of those memories uses it
     as people's names are used (``ucma.people.known_people``: "my landlord
     Sofia", "Mei Lopez's colleague", "Bruno runs ..."): a place the query names
-    ("Which city in Portugal ...") is what is asked, not who."""
+    ("Which city in Portugal ...") is what is asked, not who. A month or a day of
+    the week ("on May 3") is no one's name here."""
+    names = [n for n in names if not CALENDAR_NAMES.issuperset(keyword_terms(n))]
     terms = [term for name in names for term in keyword_terms(name)]
     if not terms:
         return [], [], {}

@@ -138,7 +138,10 @@ class Retriever:
         only the other channels' candidates (a full scan only if they found
         none): for probes whose words name what they look for. ``deep`` is the
         cascade's second look: archived memories too, three times the candidates
-        per channel and graph neighbours two hops away. Superseded and expired
+        per channel and graph neighbours two hops away; it ranks a pool of ``limit``
+        (the cascade asks for three times its k already), not ``rank_pool_factor``
+        times that: on LoCoMo dev the same results and confidences, a third of
+        the records read and ranked. Superseded and expired
         memories are left out unless ``include_superseded``."""
         cfg = self._config.retrieval
         kinds = _kinds(plan, layer)
@@ -205,7 +208,7 @@ class Retriever:
             relevance = {
                 i: r for i, r in relevance.items() if i in banked and banked[i].bank in plan.banks
             }
-        pool = max(limit * cfg.rank_pool_factor, _MIN_POOL)
+        pool = max(limit * (1 if deep else cfg.rank_pool_factor), _MIN_POOL)
         relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
         if include_graph_neighbors and cfg.graph_expansion:
             hops = 2 if layer is Layer.GRAPH or deep else 1
