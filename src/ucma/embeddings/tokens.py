@@ -18,6 +18,7 @@ from tokenizers import Tokenizer
 
 from ucma.embeddings.base import read_verified
 from ucma.errors import EmbeddingError, ValidationError
+from ucma.lru import LruMap
 
 __all__ = ["TOKENIZER_SHA256", "TokenCounter", "load_tokenizer"]
 
@@ -52,21 +53,28 @@ class TokenCounter:
     """Counts WordPiece tokens of a text: no special tokens, no truncation, no network.
 
     ``count("hello world") == 2``; the empty string counts 0. The tokenizer is loaded on first
-    use (about 0.1 s) and shared by all threads; counting is thread-safe. Raises
+    use (about 0.1 s) and shared by all threads; counting is thread-safe. The counts of the
+    last ``cached`` texts are kept: working memory counts every memory a recall returns,
+    and the same memories come back request after request. Raises
     :class:`ValidationError` for a non-``str`` or non-encodable input and
     :class:`EmbeddingError` if the packaged tokenizer is missing or altered.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cached: int = 8192) -> None:
         self._tokenizer: Tokenizer | None = None
         self._lock = threading.Lock()
+        self._counts: LruMap[str, int] = LruMap(max(cached, 1))
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text``."""
         _check_text(text, 0)
         if not text:
             return 0
-        return len(self._loaded().encode(text, add_special_tokens=False).ids)
+        known = self._counts.get(text)
+        if known is None:
+            known = len(self._loaded().encode(text, add_special_tokens=False).ids)
+            self._counts[text] = known
+        return known
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Number of tokens in each of ``texts``, in order; faster than :meth:`count` in a loop."""
