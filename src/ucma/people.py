@@ -62,6 +62,15 @@ _NAME_START = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
 # The speaker as the one something holds of ("my" also introduces other people).
 _SPEAKER = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|myself)\b", re.IGNORECASE)
+# A name the line calls its listener by: at its start or after a greeting or an
+# exclamation, before a comma or an exclamation mark ("Wow, John!", "Maria, since
+# we talked"), or at the end of a clause after a comma ("Glad to hear it, Jon.").
+_VOCATIVE = re.compile(
+    r"(?:^|[.!?]\s+|\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Ww]ow|[Tt]hanks|[Cc]ongrats|[Oo]h|[Aa]ww|[Yy]eah|"
+    r"[Ss]orry|[Nn]ice one|[Gg]reat job|[Gg]ood job|[Ww]ell done)[,!]?\s+)[A-Z][a-z]+(?:\s*[,!])"
+    r"|,\s+[A-Z][a-z]+[.!?]"
+)
+_LISTENER_FIRST = 1
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|d|ll))\b", re.IGNORECASE)
 _NOT_NAMES = frozenset(
     str.split(
@@ -168,9 +177,16 @@ def first_name_regex(name: str) -> str:
 def speaks_to_listener(text: str) -> bool:
     """Whether ``text`` is about the one it is said to rather than its speaker:
     it says "you" at least as often as "I" ("Wow, congrats on the deals! You're
-    killing it!"), and at least once."""
+    killing it!"), and at least once; or it calls the listener by name and asks
+    them something, saying at most once what holds of the speaker ("The kids look
+    so cute, Mel! I bet they bring lots of joy. How did they handle the
+    accident?"), where "Maria, since we talked, it's been tough. My old area was
+    hit by a flood" tells of its speaker."""
     second = len(_SECOND_PERSON.findall(text))
-    return second > 0 and second >= len(_FIRST_PERSON.findall(text))
+    first = len(_FIRST_PERSON.findall(text))
+    if second > 0 and second >= first:
+        return True
+    return "?" in text and first <= _LISTENER_FIRST and _VOCATIVE.search(text) is not None
 
 
 def addresses_listener(text: str) -> bool:

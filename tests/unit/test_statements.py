@@ -80,6 +80,12 @@ def test_a_line_about_its_listener() -> None:
     assert speaks_to_listener("I'm so happy for you.")
     assert not speaks_to_listener("I took this picture last summer, thanks for asking.")
     assert not speaks_to_listener("The race raised money for a shelter.")
+    # Called by name and asked something, saying little of the speaker.
+    assert speaks_to_listener("Wow, John! Congrats on the promotion! What's the story?")
+    assert speaks_to_listener("The kids look so cute, Mel! I bet they bring joy. How are they?")
+    assert not speaks_to_listener("Maria, since we talked, it's been tough. My old area flooded.")
+    assert not speaks_to_listener("Hey Mel! I got back from my trip, my week was great. And yours?")
+    assert not speaks_to_listener("How was the trip to Lisbon?")
 
 
 def test_a_named_relation_is_its_own_subject() -> None:
