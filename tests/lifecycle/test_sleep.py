@@ -78,6 +78,8 @@ async def test_sleep_compresses_abstracts_and_reinforces(
         assert noise.stored is False
         clock.advance(hours=49)
         fresh = await memory.observe("I prefer aisle seats on long flights.")
+        # Two memories about Dana found together: the pair reinforce links.
+        await memory.observe("Dana cycles to the Northwind office most days.")
         await memory.remember("Dana Northwind", limit=3)
         report = await memory.sleep()
         assert report.phases == ["compress", "abstract", "reinforce", "prune", "clean"]

@@ -73,7 +73,16 @@ def test_a_fork_changes_without_touching_what_it_was_forked_from() -> None:
     assert cache.search(rows[0], 1, None, False)[0][0] == "m1"
     assert cache.search(rows[1], 1, None, False)[0][0] == "m2"
     assert cache.search(more[0], 1, None, False)[0][0] != f"m{BLOCK_ROWS + 6}"
-    append(cache, unit_rows(rng, 2), BLOCK_ROWS + 6)  # the same seqs, its own rows
+    own = unit_rows(rng, 2)
+    append(cache, own, BLOCK_ROWS + 6)  # the same seqs, its own rows
     assert cache.n == BLOCK_ROWS + 7
+    # Each keeps its own rows past the shared ones (the tail is shared, not copied).
+    for i, row in enumerate(more):
+        assert view.search(row, 1, None, False)[0][0] == f"m{BLOCK_ROWS + 6 + i}"
+        assert np.allclose(view.scores(row)[BLOCK_ROWS + 5 + i], 1.0, atol=1e-5)
+    for i, row in enumerate(own):
+        assert np.allclose(cache.scores(row)[BLOCK_ROWS + 5 + i], 1.0, atol=1e-5)
+    assert np.allclose(cache.scores(rows[-1])[: BLOCK_ROWS + 5], rows @ rows[-1], atol=1e-6)
+    assert np.allclose(view.scores(rows[-1])[: BLOCK_ROWS + 5], rows @ rows[-1], atol=1e-6)
     with pytest.raises(RuntimeError):
         view.keyword_search(["text"], 1, None, False, Bm25())

@@ -116,12 +116,13 @@ class ScopeVectors:
         """Room in the tail for ``count`` (< ``BLOCK_ROWS``) more rows. A first tail
         starts at ``FIRST_TAIL_ROWS`` and doubles up to a block, so a small scope
         costs kilobytes rather than a whole block (6 MB at 384 dimensions): each
-        tenant's scope has a cache of its own. A full block-sized tail becomes a block."""
+        tenant's scope has a cache of its own (and a fork's tail, its transaction's
+        rows). A full block-sized tail becomes a block."""
         needed = self._tail_n + count
         capacity = len(self._tail)
         if needed <= capacity:
             return
-        if needed <= BLOCK_ROWS and not self._blocks:
+        if needed <= BLOCK_ROWS and capacity < BLOCK_ROWS:
             grown = np.empty(
                 (min(BLOCK_ROWS, max(needed, 2 * capacity, FIRST_TAIL_ROWS)), self.dimension),
                 dtype=np.float32,
@@ -172,16 +173,21 @@ class ScopeVectors:
 
     def fork(self) -> ScopeVectors:
         """A vector-only copy to change without touching this one (a writing
-        transaction's view of its own rows): the sealed blocks are shared (rows held
-        are never written again), the rest copied; the text postings are left out,
-        so ``keyword_search`` on it raises. Costs the ids and flags, not the matrix."""
+        transaction's view of its own rows): the rows held are shared, the tail's as
+        one more block (rows held are never written again; this cache appends past
+        them), and the copy appends to a small tail of its own; the text postings are
+        left out, so ``keyword_search`` on it raises. Costs the ids and flags, not the
+        matrix: copying the tail (up to 6 MB) was most of an observation's search for
+        the statements it revises."""
         view = ScopeVectors(self.dimension)
         view.version, view.rewrites = self.version, self.rewrites
         view.n, view.dead = self.n, self.dead
         view.ids = list(self.ids)
-        view._blocks = list(self._blocks)
-        view._tail = self._tail[: self._tail_n].copy()
-        view._tail_n = self._tail_n
+        view._blocks = (
+            [*self._blocks, self._tail[: self._tail_n]] if self._tail_n else list(self._blocks)
+        )
+        view._tail = np.empty((FIRST_TAIL_ROWS, self.dimension), dtype=np.float32)
+        view._tail_n = 0
         for name in ("seqs", "kinds", "archived", "alive"):
             setattr(view, name, getattr(self, name)[: self.n].copy())
         view.terms = None
