@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import functools
 import math
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -143,9 +142,15 @@ def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
 _PLAIN = (str, int, float, type(None))
 
 
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(cls))
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    """A dataclass's field names, in order (kept per class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))
+    return names
 
 
 def _copied(value: Any) -> Any:
