@@ -296,12 +296,6 @@ class LocalEmbedder(Embedder):
             options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
             options.intra_op_num_threads = self.intra_op_threads
             options.inter_op_num_threads = 1
-            # The pool's threads wait for work asleep, not spinning: a spinning thread
-            # holds a core the process's Python threads (the event loop, the storage
-            # thread) need between model calls. Two threads, one short query at a time
-            # between Python work, load average 9 on two cores: 13.8 ms of CPU an
-            # iteration spinning, 7.5 not (wall p50 14.0 -> 7.9 ms). One thread has no pool.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             # No CPU memory arena: the arena keeps the peak of every tensor shape it has
             # seen for the life of the process. Measured on 64 texts of 256 tokens after
