@@ -244,11 +244,9 @@ def _names(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w'’]){re.escape(name)}(?!\w)", text) is not None
 
 
-@lru_cache(maxsize=16384)
-def _words(text: str) -> frozenset[str]:
-    """Content words, folded and lightly stemmed (trailing "s" of longer words).
-    Kept per text: each observation compares itself with the same latest statements."""
-    return frozenset(_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _FUNCTION)
+def _words(text: str) -> set[str]:
+    """Content words, folded and lightly stemmed (trailing "s" of longer words)."""
+    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _FUNCTION}
 
 
 def _stem(word: str) -> str:
@@ -323,7 +321,7 @@ def _sentences(text: str) -> list[str]:
 
 
 def _split(
-    old: str, new_words: AbstractSet[str], retired: Sequence[str], subject: AbstractSet[str]
+    old: str, new_words: set[str], retired: Sequence[str], subject: set[str]
 ) -> tuple[str, str | None] | None:
     """The part of ``old`` the new statement is about, and the rest that stays
     current (None: nothing stays). A part the new statement says nothing about
@@ -357,23 +355,18 @@ def _with_unsaid(text: str, stated: Sequence[str], rest: str | None) -> str | No
     return kept or None
 
 
-def _said(text: str, addressed: AbstractSet[str]) -> list[str]:
+def _said(text: str, addressed: set[str]) -> list[str]:
     """The sentences of ``text`` that state something: not questions or
     exclamations ("That bowl is gorgeous!"), not requests or plans ("Remind me
     to ...", "I'll ..."), not greetings or thanks that only address someone
     ("Thanks, Gina.")."""
-    return [s for s, words in _statements(text) if len(words - addressed) >= 2]
-
-
-@lru_cache(maxsize=16384)
-def _statements(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """The sentences of ``text`` that are no question, exclamation, request or plan,
-    with their words (``_said`` before whom it addresses; kept per text)."""
-    return tuple(
-        (s, _words(s))
+    return [
+        s
         for s in _sentences(text)
-        if not s.rstrip().endswith(("?", "!")) and not _REQUEST.search(s)
-    )
+        if not s.rstrip().endswith(("?", "!"))
+        and not _REQUEST.search(s)
+        and len(_words(s) - addressed) >= 2
+    ]
 
 
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours)\b", re.IGNORECASE)
@@ -529,7 +522,7 @@ def _unnamed_close(old: Candidate) -> bool:
 
 
 def _one_value(
-    found: Sequence[Candidate], mine: AbstractSet[str], margin: float
+    found: Sequence[Candidate], mine: set[str], margin: float
 ) -> tuple[list[Candidate], list[Candidate]]:
     """The closest older statement with those restating its value, and the ones
     holding another value within ``margin`` of its cosine (rivals: ambiguous)."""
