@@ -360,6 +360,11 @@ class RetrievalConfig:
     # length bound long messages telling events lost (LoCoMo hit@1 0.483);
     # 0.85 and 0.95 gave 81.7 and 80.5 % top-1. 1 turns it off.
     event_factor: float = 0.9
+    # A question about how things are that asks for a time or a quantity ranks a
+    # memory holding none at this share of its score (retrieval/answer_kinds.py):
+    # "When should I wish Mateo many happy returns?" is answered by "... Mateo's
+    # birthday, October 23", not by "My teammate Mateo is engaged". 1 turns it off.
+    missing_kind_factor: float = 0.8
     reply_prompt_cosine: float = 0.4
     # A keyword match counts by how related the memory is by meaning: its keyword
     # score enters fusion times 0 at a cosine (the dense score, name-free blend
@@ -418,9 +423,15 @@ class RetrievalConfig:
             )
         if self.fusion not in ("score", "rrf"):
             raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
-        if self.event_factor > 1 or self.other_person_factor > 1 or self.unmentioned_factor > 1:
+        if (
+            self.event_factor > 1
+            or self.missing_kind_factor > 1
+            or self.other_person_factor > 1
+            or self.unmentioned_factor > 1
+        ):
             raise ConfigError(
-                "RetrievalConfig.event_factor, other_person_factor and unmentioned_factor "
+                "RetrievalConfig.event_factor, missing_kind_factor, other_person_factor and "
+                "unmentioned_factor "
                 "must be <= 1"
             )
         if self.keyword_cosine_ramp is not None:
@@ -486,6 +497,7 @@ class RetrievalConfig:
             "changes_window": 0,
             "changes_demote_window": 0,
             "event_factor": 1.0,
+            "missing_kind_factor": 1.0,
             "keyword_cosine_ramp": None,
         }
         if name == "keyword":
@@ -873,6 +885,11 @@ class CascadeConfig:
     # BEAM's first ten conversations 0.860 / - / 0.859 / -; recall's ranks
     # unchanged at 0.7 (LoCoMo R@10 0.797, BEAM 0.600, everyday top-1 84.7 %).
     passing_line_factor: float = 0.7
+    # For a question about how things are that asks for a time or a quantity
+    # ("When should I wish Omar many happy returns?", "How tall is Rafael?"), a
+    # memory holding none ("Had lunch with Rafael near the river") keeps this share
+    # of its relevance (retrieval/answer_kinds.py).
+    missing_kind_factor: float = 0.6
     # A query naming someone or something the scope has never mentioned (a
     # capitalised word after a sentence's first that no memory holds: "When is
     # Kofi's pottery?" where no one is called Kofi) is about nothing memory holds:
@@ -887,14 +904,17 @@ class CascadeConfig:
         if (
             self.off_subject_factor > 1
             or self.passing_line_factor > 1
+            or self.missing_kind_factor > 1
             or self.unheard_name_factor > 1
             or self.relevance_gate > 1
             or self.confidence_rank_discount > 1
         ):
             raise ConfigError(
-                "CascadeConfig.off_subject_factor, passing_line_factor, unheard_name_factor, "
-                "relevance_gate and confidence_rank_discount must be <= 1"
+                "CascadeConfig.off_subject_factor, passing_line_factor, missing_kind_factor, "
+                "unheard_name_factor, relevance_gate and confidence_rank_discount must be <= 1"
             )
+        if self.missing_kind_factor <= 0:
+            raise ConfigError("CascadeConfig.missing_kind_factor must be above 0")
 
 
 @dataclass(frozen=True, kw_only=True)

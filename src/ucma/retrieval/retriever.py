@@ -48,6 +48,7 @@ from ucma.people import (
     speaks_to_listener,
     subjects_in,
 )
+from ucma.retrieval.answer_kinds import asked_kind, offers
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
@@ -502,6 +503,8 @@ class Retriever:
         relevant = False
         # A question about how things are, not about what happened.
         asks_state = cfg.retrieval.event_factor < 1 and not is_event(plan.text)
+        # What kind of answer it asks for, when its form says (a time, a quantity).
+        wanted = asked_kind(plan.text) if not is_event(plan.text) else None
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -515,6 +518,7 @@ class Retriever:
             elsewhere = about_asker and about_someone_else(record.content)
             # A short line saying nothing lasting, for a question about how things are.
             passing = asks_state and _says_nothing_lasting(record.content)
+            missing = wanted is not None and not offers(record.content, wanted)
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -526,9 +530,11 @@ class Retriever:
                 config=cfg.cascade,
                 in_doubt=stale,
                 off_subject=(named and ("entity" not in cand.channels or listener))
-                or (bool(heard) and not any(p.search(record.content) for p in heard)),
+                or (bool(heard) and not any(p.search(record.content) for p in heard))
+                or elsewhere,
                 unheard=unheard,
                 passing=passing,
+                missing_kind=missing,
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -541,7 +547,12 @@ class Retriever:
             # nothing; a neighbour inherits its relevance from the hit it follows
             # (and goes with it when no hit passes on its own).
             inherited = cand.source in _INHERITED
-            if conf.semantic_relevance < cfg.retrieval.min_relevance:
+            # Holding no answer of the kind asked for makes a memory less sure, not
+            # less related: the floor reads its relevance before that factor.
+            related = conf.semantic_relevance
+            if missing:
+                related /= cfg.cascade.missing_kind_factor
+            if related < cfg.retrieval.min_relevance:
                 if not inherited:
                     continue
             elif not inherited:
@@ -570,6 +581,8 @@ class Retriever:
                 score *= cfg.retrieval.unmentioned_factor
             if passing:
                 score *= cfg.retrieval.event_factor
+            if missing:
+                score *= cfg.retrieval.missing_kind_factor
             hits.append(
                 Hit(
                     memory=record,
