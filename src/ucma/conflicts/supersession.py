@@ -67,7 +67,7 @@ MIN_COSINE = 0.2
 ECHO_COSINE = 0.4
 """How close the assistant's reply to a replaced statement must be to go with it."""
 
-_CANDIDATES = 12
+_CANDIDATES = 24
 _WINDOW = 2_000
 
 
@@ -104,6 +104,8 @@ class ObservedStatement:
     partial: list[PartialReplacement] = field(default_factory=list)
     unnamed: dict[str, float] = field(default_factory=dict)
     """Older statements' cosines to this one without the person both name."""
+    parts: dict[str, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    """Of older messages compared sentence by sentence, each sentence's cosine."""
 
 
 def identify(subject: str, known: Sequence[str]) -> tuple[str, tuple[str, ...]]:
@@ -249,6 +251,7 @@ def _replace_statements(
             older.timestamp,
             score,
             statement.unnamed.get(older.id),
+            statement.parts.get(older.id, ()),
         )
         for older, score in earlier
         if older.id != new.id
