@@ -60,6 +60,7 @@ __all__ = [
     "echoes",
     "is_event",
     "marks_change",
+    "other_values",
     "replacements",
     "retired_words",
     "same_frame",
@@ -67,6 +68,7 @@ __all__ = [
     "short_statement",
     "stated_sentences",
     "states_lasting",
+    "states_one_value",
 ]
 
 CUED_COSINE = 0.40
@@ -242,6 +244,24 @@ def stated_sentences(text: str) -> list[str]:
     """The sentences of ``text`` that state something (no questions, requests,
     plans or greetings)."""
     return _said(text, set())
+
+
+def states_one_value(text: str) -> bool:
+    """Whether ``text`` states how someone is in one short simple sentence (at
+    most ``CLOSE_WORDS`` content words; no event, request or question)."""
+    return _one_value_stated(_said(text, set()))
+
+
+def other_values(text: str, other: str, query: str, people: Iterable[str] = ()) -> bool:
+    """Whether two statements give different values for what ``query`` asks: beyond
+    the query's words, the people named and the relations they are named by
+    ("my teammate Bruno"), they share no content word ("My teammate Bruno is really
+    into afrobeat" / "Bruno listens to jazz nonstop"; not "Zara's roommate majored in
+    statistics" / "Zara's roommate took a night class in statistics")."""
+    known = _words(query) | _words(" ".join(people))
+    mine = _words(without_relations(text)) - known
+    theirs = _words(without_relations(other)) - known
+    return bool(mine) and bool(theirs) and not mine & theirs
 
 
 def marks_change(text: str) -> bool:
