@@ -440,3 +440,23 @@ async def test_a_change_finds_its_old_value_among_many_lines_about_the_person(
         result = await mem.recall("What does Tariq drink in the morning?")
         assert new.id in [h.id for h in result.hits[:3]]
         assert not any("cortado" in h.content for h in result.hits)
+
+
+async def test_a_replaced_fact_takes_only_its_sentence_of_an_older_message(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # The extractor reads "lives in" from both; the older message says one more
+    # thing, which stays current as its own memory.
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("Jordan lives in Lisbon. Also: Jordan plays chess on Sundays.")
+        clock.now += 12 * DAY
+        new = await mem.observe("Jordan has a place in Denver.")
+        assert old.id in await superseded(mem, [old.id])
+        homes = [f.object for f in await mem.facts_about("Jordan") if f.predicate == "lives_in"]
+        assert homes == ["Denver"]
+        home = await mem.recall("Where does Jordan live?")
+        assert home.hits[0].id == new.id
+        assert not any("Lisbon" in h.content for h in home.hits)
+        chess = await mem.recall("What does Jordan do on Sundays?")
+        assert chess.hits[0].content == "Jordan plays chess on Sundays."

@@ -69,6 +69,7 @@ __all__ = [
     "stated_sentences",
     "states_lasting",
     "states_one_value",
+    "without_value",
 ]
 
 CUED_COSINE = 0.40
@@ -262,6 +263,18 @@ def other_values(text: str, other: str, query: str, people: Iterable[str] = ()) 
     mine = _words(without_relations(text)) - known
     theirs = _words(without_relations(other)) - known
     return bool(mine) and bool(theirs) and not mine & theirs
+
+
+def without_value(text: str, value: str) -> str | None:
+    """``text`` without its sentences that name ``value`` (verbatim, lead-in labels
+    such as "Also:" dropped), or None when every sentence or none names it."""
+    sentences = _sentences(text)
+    pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+    kept = [s for s in sentences if not pattern.search(s)]
+    if not kept or len(kept) == len(sentences):
+        return None
+    rest = " ".join(_UNLABEL.sub("", s, count=1) for s in kept)
+    return rest[:1].upper() + rest[1:]
 
 
 def marks_change(text: str) -> bool:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.conflicts.resolver import ConflictResolver
-from ucma.conflicts.statements import Candidate, echoes, replacements
+from ucma.conflicts.statements import Candidate, echoes, replacements, without_value
 from ucma.memory.levels import select_temporal_level
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
@@ -226,7 +226,49 @@ def apply_observed(
                     aliases=claim.aliases,
                 )
         conflicts.extend(_replace_statements(resolver, storage, scope, statement, speakers, now))
+        _replace_read_from(storage, scope, statement, conflicts, now)
     return conflicts
+
+
+def _replace_read_from(
+    storage: Storage,
+    scope: Scope,
+    statement: ObservedStatement,
+    conflicts: Sequence[Conflict],
+    now: float,
+) -> None:
+    """The older messages that a fact the new statement's claims replaced was read
+    from, where other sentences still say something current ("My neighbour Jordan
+    lives in Lisbon. Also: My neighbour Jordan listens to flamenco nonstop." after
+    "Jordan has a place in Denver"): the resolver leaves such a message standing,
+    so it is replaced in part, its sentences naming the replaced value becoming
+    history (``statement.partial``, for ``replace_in_part``)."""
+    new = statement.episode
+    done = {item.old.id for item in statement.partial}
+    for conflict in conflicts:
+        if conflict.new_fact_id is None:
+            continue
+        found = storage.memories.get_many(scope, [conflict.existing_fact_id, conflict.new_fact_id])
+        loser, winner = found.get(conflict.existing_fact_id), found.get(conflict.new_fact_id)
+        if not isinstance(loser, Fact) or not isinstance(winner, Fact):
+            continue
+        if loser.is_current or not winner.is_current or new.id not in winner.source_episode_ids:
+            continue
+        sources = [i for i in loser.source_episode_ids if i != new.id and i not in done]
+        gone = storage.conflicts.superseded(scope, sources, at=now)
+        olds = storage.memories.get_many(scope, [i for i in sources if i not in gone])
+        for old in olds.values():
+            if not isinstance(old, Episode) or old.timestamp > new.timestamp:
+                continue
+            rest = without_value(old.content, loser.object)
+            if rest is None:
+                continue
+            reason = (
+                f"a later statement replaces '{loser.subject} {loser.predicate} {loser.object}' "
+                f"in it (fact {conflict.id})"
+            )
+            statement.partial.append(PartialReplacement(old, new, rest, reason))
+            done.add(old.id)
 
 
 def _replace_statements(
