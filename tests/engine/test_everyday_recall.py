@@ -438,3 +438,27 @@ def test_a_negative_cache_size_is_refused(field: str) -> None:
 def test_a_missing_kind_factor_outside_its_range_is_refused(factor: float) -> None:
     with pytest.raises(ConfigError):
         CascadeConfig(missing_kind_factor=factor)
+
+
+async def test_a_later_value_said_without_a_cue_comes_first_when_the_query_cannot_tell(
+    memory: AsyncMemory,
+):
+    # Two statements of the day the speaker does yoga, weeks apart, both answering
+    # the question about as well: the later one is the current value.
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    old = await memory.observe("My yoga class is on Fridays.", timestamp=now - 30 * DAY)
+    await memory.observe("I run 12 km every morning.", timestamp=now - 20 * DAY)
+    new = await memory.observe("Wednesday evenings are for yoga.", timestamp=now - 2 * DAY)
+    result = await memory.recall("Which day of the week is my yoga?")
+    ids = [h.id for h in result.hits]
+    assert ids[0] == new.id
+    assert ids.index(old.id) > ids.index(new.id)
+
+
+async def test_two_lines_on_one_value_keep_the_order_meaning_gives(memory: AsyncMemory):
+    # "statistics" in both: two things about one subject, not two values of one.
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    major = await memory.observe("My brother Ian majored in statistics.", timestamp=now - 30 * DAY)
+    await memory.observe("My brother Ian took a night class in statistics.", timestamp=now - DAY)
+    result = await memory.recall("What did Ian major in?")
+    assert result.hits[0].id == major.id
