@@ -68,6 +68,7 @@ from ucma.config import (  # noqa: E402
 from ucma.embeddings import Embedder, LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
 from ucma.storage.location import StorageLocation, parse_location  # noqa: E402
+from vector_cache import DiskVectors  # noqa: E402
 
 KS = (1, 5, 10, 20)
 CATEGORIES = ("1", "2", "3", "4")
@@ -85,22 +86,31 @@ SYSTEMS: dict[str, RetrievalConfig] = {
 
 class MemoEmbedder(Embedder):
     """Reuses document vectors across systems so each conversation is embedded
-    once per run; questions are never memoised, so latencies stay honest."""
+    once per run; questions are never memoised, so latencies stay honest.
 
-    def __init__(self, inner: LocalEmbedder) -> None:
+    With ``disk`` (bench/vector_cache.py), vectors are also looked up in and
+    written to that file, so a later run embeds only texts it has not seen."""
+
+    def __init__(self, inner: LocalEmbedder, disk: DiskVectors | None = None) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         self.dimension = inner.dimension
         self.documents: dict[str, np.ndarray] = {}
         self.memoise = True
+        self.disk = disk
 
     async def _embed_texts(self, texts: list[str]) -> np.ndarray:
         if not self.memoise:
             return await self.inner.embed(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in self.documents]
+        if missing and self.disk is not None:
+            self.documents.update(self.disk.get(self.model_id, missing, self.dimension))
+            missing = [t for t in missing if t not in self.documents]
         if missing:
-            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
-                self.documents[text] = vector
+            computed = dict(zip(missing, await self.inner.embed(missing), strict=True))
+            self.documents.update(computed)
+            if self.disk is not None:
+                self.disk.put(self.model_id, computed)
         return np.stack([self.documents[t] for t in texts])
 
 
