@@ -30,8 +30,13 @@ Store: a new SQLite file in a temporary folder, unless ``--database`` names anot
 memories yet (the figures are then of this run's turns alone); the run's result names
 the backend. A store without a local file gets a vault key made for the run.
 
+Document vectors are kept on disk between runs (bench/vector_cache.py,
+``--no-vector-cache`` to embed afresh); questions are embedded during the timed
+recall every time, so latencies still include the query embedding.
+
 Usage: ``python bench/locomo.py --data ../shared/data/locomo/locomo_dev.json
-[--out bench/results/locomo.json] [--systems ucma keyword dense rrf] [--database URL]``
+[--out bench/results/locomo.json] [--systems ucma keyword dense rrf] [--database URL]
+[--no-vector-cache]``
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ from ucma.config import (  # noqa: E402
 from ucma.embeddings import Embedder, LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
 from ucma.storage.location import StorageLocation, parse_location  # noqa: E402
-from vector_cache import DiskVectors  # noqa: E402
+from vector_cache import DEFAULT_PATH, DiskVectors  # noqa: E402
 
 KS = (1, 5, 10, 20)
 CATEGORIES = ("1", "2", "3", "4")
@@ -378,10 +383,15 @@ async def main() -> None:
         help="the store to ingest into, a path or URL holding no memories yet "
         "(default: a new SQLite file in a temporary folder)",
     )
+    parser.add_argument(
+        "--vector-cache", type=Path, default=DEFAULT_PATH, help="document vectors kept between runs"
+    )
+    parser.add_argument("--no-vector-cache", action="store_true", help="embed every text afresh")
     args = parser.parse_args()
 
     data = json.loads(args.data.read_text())
-    embedder = MemoEmbedder(LocalEmbedder())
+    disk = None if args.no_vector_cache else DiskVectors(args.vector_cache)
+    embedder = MemoEmbedder(LocalEmbedder(), disk)
     with bench_store(args.database) as location:
         results: dict[str, Any] = {
             "data": str(args.data),
