@@ -34,11 +34,14 @@ confidence), and the ablations ``keyword`` (BM25 only) and ``dense`` (vectors
 only). Every system starts from a copy of the same ingested store, so a
 system's recalls (which reinforce what they return) never affect another's.
 Document and question vectors are memoised, so each text is embedded once per
-run; latency is not measured here (see bench/locomo.py).
+run, and kept on disk between runs (bench/vector_cache.py; ``--vector-cache``,
+default ``.artifacts/bench_vectors.sqlite``, ``--no-vector-cache`` to embed
+afresh), so a repeated run pays only for the engine's own work; latency is not
+measured here (see bench/locomo.py).
 
 Usage: ``python bench/beam.py --data ../shared/data/beam/beam_100k.json
 [--out bench/results/beam.json] [--systems ucma remember keyword dense]
-[--conversations N] [--foreign 20] [--sleep]``
+[--conversations N] [--foreign 20] [--sleep] [--details PATH] [--no-vector-cache]``
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig  # noqa: E4
 from ucma.embeddings import LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
 from ucma.errors import UCMAError  # noqa: E402
+from vector_cache import DEFAULT_PATH, DiskVectors  # noqa: E402
 
 KS = (1, 5, 10, 20)
 LIMIT = max(KS)
@@ -503,13 +507,18 @@ async def main() -> None:
     parser.add_argument("--details", type=Path, help="write per-question top-10s here (JSON)")
     parser.add_argument("--code-version", help="recorded as the commit (default: git describe)")
     parser.add_argument("--sleep", action="store_true", help="also evaluate after one sleep()")
+    parser.add_argument(
+        "--vector-cache", type=Path, default=DEFAULT_PATH, help="vectors kept between runs"
+    )
+    parser.add_argument("--no-vector-cache", action="store_true", help="embed every text afresh")
     args = parser.parse_args()
     # Working memory logs a warning for every long message it cannot stage; the
     # benchmark's output is its table, so only errors are shown.
     logging.getLogger("ucma").setLevel(logging.ERROR)
 
     data = json.loads(args.data.read_text())[: args.conversations]
-    embedder = MemoEmbedder(LocalEmbedder())
+    disk = None if args.no_vector_cache else DiskVectors(args.vector_cache)
+    embedder = MemoEmbedder(LocalEmbedder(), disk)
     results: dict[str, Any] = {
         "data": str(args.data),
         "date": time.strftime("%Y-%m-%d"),

@@ -30,8 +30,13 @@ Store: a new SQLite file in a temporary folder, unless ``--database`` names anot
 memories yet (the figures are then of this run's turns alone); the run's result names
 the backend. A store without a local file gets a vault key made for the run.
 
+Document vectors are kept on disk between runs (bench/vector_cache.py,
+``--no-vector-cache`` to embed afresh); questions are embedded during the timed
+recall every time, so latencies still include the query embedding.
+
 Usage: ``python bench/locomo.py --data ../shared/data/locomo/locomo_dev.json
-[--out bench/results/locomo.json] [--systems ucma keyword dense rrf] [--database URL]``
+[--out bench/results/locomo.json] [--systems ucma keyword dense rrf] [--database URL]
+[--no-vector-cache]``
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ from ucma.config import (  # noqa: E402
 from ucma.embeddings import Embedder, LocalEmbedder  # noqa: E402
 from ucma.engine import AsyncMemory  # noqa: E402
 from ucma.storage.location import StorageLocation, parse_location  # noqa: E402
+from vector_cache import DEFAULT_PATH, DiskVectors  # noqa: E402
 
 KS = (1, 5, 10, 20)
 CATEGORIES = ("1", "2", "3", "4")
@@ -85,22 +91,31 @@ SYSTEMS: dict[str, RetrievalConfig] = {
 
 class MemoEmbedder(Embedder):
     """Reuses document vectors across systems so each conversation is embedded
-    once per run; questions are never memoised, so latencies stay honest."""
+    once per run; questions are never memoised, so latencies stay honest.
 
-    def __init__(self, inner: LocalEmbedder) -> None:
+    With ``disk`` (bench/vector_cache.py), vectors are also looked up in and
+    written to that file, so a later run embeds only texts it has not seen."""
+
+    def __init__(self, inner: LocalEmbedder, disk: DiskVectors | None = None) -> None:
         self.inner = inner
         self.model_id = inner.model_id
         self.dimension = inner.dimension
         self.documents: dict[str, np.ndarray] = {}
         self.memoise = True
+        self.disk = disk
 
     async def _embed_texts(self, texts: list[str]) -> np.ndarray:
         if not self.memoise:
             return await self.inner.embed(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in self.documents]
+        if missing and self.disk is not None:
+            self.documents.update(self.disk.get(self.model_id, missing, self.dimension))
+            missing = [t for t in missing if t not in self.documents]
         if missing:
-            for text, vector in zip(missing, await self.inner.embed(missing), strict=True):
-                self.documents[text] = vector
+            computed = dict(zip(missing, await self.inner.embed(missing), strict=True))
+            self.documents.update(computed)
+            if self.disk is not None:
+                self.disk.put(self.model_id, computed)
         return np.stack([self.documents[t] for t in texts])
 
 
@@ -368,10 +383,15 @@ async def main() -> None:
         help="the store to ingest into, a path or URL holding no memories yet "
         "(default: a new SQLite file in a temporary folder)",
     )
+    parser.add_argument(
+        "--vector-cache", type=Path, default=DEFAULT_PATH, help="document vectors kept between runs"
+    )
+    parser.add_argument("--no-vector-cache", action="store_true", help="embed every text afresh")
     args = parser.parse_args()
 
     data = json.loads(args.data.read_text())
-    embedder = MemoEmbedder(LocalEmbedder())
+    disk = None if args.no_vector_cache else DiskVectors(args.vector_cache)
+    embedder = MemoEmbedder(LocalEmbedder(), disk)
     with bench_store(args.database) as location:
         results: dict[str, Any] = {
             "data": str(args.data),

@@ -234,8 +234,10 @@ class RetrievalConfig:
     semantic_min_similarity: float = 0.0
     # A hit whose relevance (confidence's first factor: cosine and keyword match,
     # see retrieval/confidence.py) is below this is not returned, so a query about
-    # nothing the scope holds finds nothing; neighbours of a hit are exempt.
-    min_relevance: float = 0.05
+    # nothing the scope holds finds nothing; neighbours of a hit are exempt. 0.04 on
+    # the cosine scale of CascadeConfig (0.20 to 0.65) is about the cosine 0.05 was on
+    # the earlier 0.20 to 0.60 (0.22; 0.12 for a query embedded without its names).
+    min_relevance: float = 0.04
     # Seed 003: memories below this effective salience are not retrieved.
     min_salience: float = 0.05
     # Keyword scoring: BM25 saturation and length normalisation, and the weight
@@ -338,6 +340,18 @@ class RetrievalConfig:
     changes_window: int = 3
     changes_margin: float = 0.05
     changes_min_cosine: float = 0.25
+    # A later statement that marks no change goes above an earlier one the same
+    # way when both state one value in one short sentence, share no content word
+    # beyond the query's and the people's (two values, not two words on one:
+    # "My yoga class is on Fridays" / "Wednesday evenings are for yoga") and the
+    # later answers the query at most changes_uncued_margin less well: when the
+    # query cannot tell them apart, the later value is the current one. The one
+    # passed keeps its place below (demoting it below the top 5 as for cued
+    # changes cost paraphrase R@5 0.978 -> 0.961: its distractors are
+    # neighbouring attributes of the same person). Everyday (no sleep) top-1
+    # 84.9 -> 85.7 %, change top-1 73.8 -> 76.9 %, current above stale 86.2 ->
+    # 87.5 % (margin 0.03: 76.2 % and 86.9 %). 0 turns it off.
+    changes_uncued_margin: float = 0.05
     # The earlier short statements about the same people that a later change
     # among the best changes_demote_window hits answers the query as well as
     # (cosines without shared names within changes_demote_gap) and says much
@@ -360,6 +374,11 @@ class RetrievalConfig:
     # length bound long messages telling events lost (LoCoMo hit@1 0.483);
     # 0.85 and 0.95 gave 81.7 and 80.5 % top-1. 1 turns it off.
     event_factor: float = 0.9
+    # A question about how things are that asks for a time or a quantity ranks a
+    # memory holding none at this share of its score (retrieval/answer_kinds.py):
+    # "When should I wish Mateo many happy returns?" is answered by "... Mateo's
+    # birthday, October 23", not by "My teammate Mateo is engaged". 1 turns it off.
+    missing_kind_factor: float = 0.8
     reply_prompt_cosine: float = 0.4
     # A keyword match counts by how related the memory is by meaning: its keyword
     # score enters fusion times 0 at a cosine (the dense score, name-free blend
@@ -418,9 +437,15 @@ class RetrievalConfig:
             )
         if self.fusion not in ("score", "rrf"):
             raise ConfigError("RetrievalConfig.fusion must be 'score' or 'rrf'")
-        if self.event_factor > 1 or self.other_person_factor > 1 or self.unmentioned_factor > 1:
+        if (
+            self.event_factor > 1
+            or self.missing_kind_factor > 1
+            or self.other_person_factor > 1
+            or self.unmentioned_factor > 1
+        ):
             raise ConfigError(
-                "RetrievalConfig.event_factor, other_person_factor and unmentioned_factor "
+                "RetrievalConfig.event_factor, missing_kind_factor, other_person_factor and "
+                "unmentioned_factor "
                 "must be <= 1"
             )
         if self.keyword_cosine_ramp is not None:
@@ -486,6 +511,7 @@ class RetrievalConfig:
             "changes_window": 0,
             "changes_demote_window": 0,
             "event_factor": 1.0,
+            "missing_kind_factor": 1.0,
             "keyword_cosine_ramp": None,
         }
         if name == "keyword":
@@ -841,8 +867,14 @@ class CascadeConfig:
     # relevance_floor_cosine counts 0 (unrelated text scores about that with the
     # packaged MiniLM), at relevance_full_cosine 1; combined with the share of
     # the query's keyword information the memory matches.
+    # relevance_full_cosine 0.60 -> 0.65 with relevance_gate 0.5 -> 0.42 (below): a
+    # generic reply such as "Aww, childhood memories can be so powerful!" reached full
+    # relevance on LoCoMo's category-5 questions. LoCoMo confidence AUC 0.849 -> 0.855
+    # (hit@10 0.859 -> 0.857), everyday low_confidence on answerable 20.7 -> 19.9 %
+    # at 88.7 % of unanswerable (AUC 0.911 -> 0.907); 0.70 with a gate of 0.40 gave
+    # LoCoMo 0.859 and everyday 22.3 %, 0.70 alone 0.857 and 30.3 %.
     relevance_floor_cosine: float = 0.20
-    relevance_full_cosine: float = 0.60
+    relevance_full_cosine: float = 0.65
     # Both ends of that scale move down by unnamed_cosine_shift for a query
     # embedded without its names (router.QueryPlan.semantic_text): it shares no
     # name with what it matches, so its cosines run lower. They move up by
@@ -853,7 +885,7 @@ class CascadeConfig:
     shared_name_cosine_shift: float = 0.15
     # The weighted sum is scaled by min(1, relevance / relevance_gate): without a
     # match, no confidence (0 turns the gate off: the seed's plain sum).
-    relevance_gate: float = 0.5
+    relevance_gate: float = 0.42
     # A memory not involving the person the query names keeps this share of its
     # relevance; a line the named person says to someone else ("you're killing it!")
     # involves its listener, not them. LoCoMo confidence AUC 0.730 at 0.7, 0.745 at
@@ -873,6 +905,11 @@ class CascadeConfig:
     # BEAM's first ten conversations 0.860 / - / 0.859 / -; recall's ranks
     # unchanged at 0.7 (LoCoMo R@10 0.797, BEAM 0.600, everyday top-1 84.7 %).
     passing_line_factor: float = 0.7
+    # For a question about how things are that asks for a time or a quantity
+    # ("When should I wish Omar many happy returns?", "How tall is Rafael?"), a
+    # memory holding none ("Had lunch with Rafael near the river") keeps this share
+    # of its relevance (retrieval/answer_kinds.py).
+    missing_kind_factor: float = 0.6
     # A query naming someone or something the scope has never mentioned (a
     # capitalised word after a sentence's first that no memory holds: "When is
     # Kofi's pottery?" where no one is called Kofi) is about nothing memory holds:
@@ -887,14 +924,17 @@ class CascadeConfig:
         if (
             self.off_subject_factor > 1
             or self.passing_line_factor > 1
+            or self.missing_kind_factor > 1
             or self.unheard_name_factor > 1
             or self.relevance_gate > 1
             or self.confidence_rank_discount > 1
         ):
             raise ConfigError(
-                "CascadeConfig.off_subject_factor, passing_line_factor, unheard_name_factor, "
-                "relevance_gate and confidence_rank_discount must be <= 1"
+                "CascadeConfig.off_subject_factor, passing_line_factor, missing_kind_factor, "
+                "unheard_name_factor, relevance_gate and confidence_rank_discount must be <= 1"
             )
+        if self.missing_kind_factor <= 0:
+            raise ConfigError("CascadeConfig.missing_kind_factor must be above 0")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig
+from ucma.config import CascadeConfig, EmbeddingConfig, RetrievalConfig, UCMAConfig
 from ucma.embeddings import Embedder, LocalEmbedder
 from ucma.engine import AsyncMemory
 from ucma.errors import ConfigError
@@ -381,6 +381,48 @@ async def test_a_question_about_how_someone_is_prefers_a_statement_to_an_outing(
     assert result.hits[0].content == lunch
 
 
+async def test_a_question_asking_for_a_quantity_is_unsure_of_lines_holding_none(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """ "How old is Rafael?" is not answered by a line with no number in it, however
+    close its words; "How far does Greta jog?" is by one with a distance."""
+
+    def config(factor: float) -> UCMAConfig:
+        return UCMAConfig(cascade=dataclasses.replace(CascadeConfig(), missing_kind_factor=factor))
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for text in (
+            "Had lunch with Rafael near the river.",
+            "Rafael has pottery every Wednesday.",
+            "My coworker Rafael is really into jazz.",
+            "My landlord Greta runs 5 km most mornings.",
+        ):
+            await mem.observe(text)
+    async with AsyncMemory(
+        db_path, user_id="u", embedder=local_embedder, config=config(1.0)
+    ) as mem:
+        assert not (await mem.recall("How old is Rafael?")).low_confidence
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        assert (await mem.recall("How old is Rafael?")).low_confidence
+        jog = await mem.recall("How far does Greta jog?")
+        assert not jog.low_confidence
+        assert jog.hits[0].content == "My landlord Greta runs 5 km most mornings."
+
+
+async def test_a_line_about_someone_else_does_not_answer_for_the_asker(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """ "How far do I run?" is not answered by what the user said of their boss."""
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe("My flatmate Sofia always orders a cortado.")
+        await mem.observe("My boss Aisha runs 21 km most days.")
+        mine = await mem.recall("How far do I run?")
+        assert mine.hits[0].content == "My boss Aisha runs 21 km most days."
+        assert mine.low_confidence
+        hers = await mem.recall("How far does Aisha run?")
+        assert not hers.low_confidence
+
+
 def test_event_factor_above_one_is_refused() -> None:
     with pytest.raises(ConfigError):
         RetrievalConfig(event_factor=1.5)
@@ -390,3 +432,33 @@ def test_event_factor_above_one_is_refused() -> None:
 def test_a_negative_cache_size_is_refused(field: str) -> None:
     with pytest.raises(ConfigError):
         EmbeddingConfig(**{field: -1})
+
+
+@pytest.mark.parametrize("factor", [0.0, 1.2])
+def test_a_missing_kind_factor_outside_its_range_is_refused(factor: float) -> None:
+    with pytest.raises(ConfigError):
+        CascadeConfig(missing_kind_factor=factor)
+
+
+async def test_a_later_value_said_without_a_cue_comes_first_when_the_query_cannot_tell(
+    memory: AsyncMemory,
+):
+    # Two statements of the day the speaker does yoga, weeks apart, both answering
+    # the question about as well: the later one is the current value.
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    old = await memory.observe("My yoga class is on Fridays.", timestamp=now - 30 * DAY)
+    await memory.observe("I run 12 km every morning.", timestamp=now - 20 * DAY)
+    new = await memory.observe("Wednesday evenings are for yoga.", timestamp=now - 2 * DAY)
+    result = await memory.recall("Which day of the week is my yoga?")
+    ids = [h.id for h in result.hits]
+    assert ids[0] == new.id
+    assert ids.index(old.id) > ids.index(new.id)
+
+
+async def test_two_lines_on_one_value_keep_the_order_meaning_gives(memory: AsyncMemory):
+    # "statistics" in both: two things about one subject, not two values of one.
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    major = await memory.observe("My brother Ian majored in statistics.", timestamp=now - 30 * DAY)
+    await memory.observe("My brother Ian took a night class in statistics.", timestamp=now - DAY)
+    result = await memory.recall("What did Ian major in?")
+    assert result.hits[0].id == major.id

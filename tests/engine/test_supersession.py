@@ -381,3 +381,82 @@ async def test_the_assistants_echo_of_a_replaced_value_goes_with_it(
         result = await mem.recall("What day of the week do I do climbing?")
     assert [hit.id for hit in result.hits][:1] == [change.id]
     assert all("Thursday" not in hit.content for hit in result.hits)
+
+
+async def test_a_change_replaces_the_one_sentence_of_an_older_message_it_is_about(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # The new car shares no word with "Lena drives a Volvo estate": compared sentence
+    # by sentence without her name, it is about that sentence, not the piano lessons.
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe(
+            "My sister Lena teaches piano on weekends. Also: Lena drives a Volvo."
+        )
+        clock.now += 9 * DAY
+        new = await mem.observe("Lena got a new Subaru now.")
+        assert old.id in await superseded(mem, [old.id])
+        car = await mem.recall("What car does my sister Lena have?")
+        assert car.hits[0].id == new.id
+        assert not any("Volvo" in h.content for h in car.hits)
+        piano = await mem.recall("What does Lena teach on weekends?")
+        assert piano.hits[0].content == "My sister Lena teaches piano on weekends."
+
+
+async def test_the_speakers_short_change_replaces_their_closest_value(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # No name to leave out: the plain cosine says how close the two values are.
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("I prefer high-contrast mode in every app.")
+        await mem.observe("I run 12 km every morning.")
+        clock.now += 20 * DAY
+        new = await mem.observe("Dark mode from now on, please.")
+        assert old.id in await superseded(mem, [old.id])
+        result = await mem.recall("Which colour scheme should my screens use?")
+        assert result.hits[0].id == new.id
+        assert not any("high-contrast" in h.content for h in result.hits)
+
+
+async def test_a_change_finds_its_old_value_among_many_lines_about_the_person(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # Lines naming Tariq are all close to one another by his name alone; the line the
+    # change revises is found among them however many there are.
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("My friend Tariq drinks a cortado every morning.")
+        for place in ("the river", "the market", "the station", "the old mill", "the pier"):
+            clock.now += DAY
+            await mem.observe(f"Had lunch with my friend Tariq near {place}.")
+            await mem.observe(f"Went for a walk along {place} with Tariq.")
+            await mem.observe(f"Tariq and I finally finished a puzzle of {place}.")
+        clock.now += DAY
+        await mem.observe("Remind me to send Tariq the photos of the pier.")
+        clock.now += DAY
+        new = await mem.observe("My friend Tariq switched to a matcha latte.")
+        assert old.id in await superseded(mem, [old.id])
+        result = await mem.recall("What does Tariq drink in the morning?")
+        assert new.id in [h.id for h in result.hits[:3]]
+        assert not any("cortado" in h.content for h in result.hits)
+
+
+async def test_a_replaced_fact_takes_only_its_sentence_of_an_older_message(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # The extractor reads "lives in" from both; the older message says one more
+    # thing, which stays current as its own memory.
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("Jordan lives in Lisbon. Also: Jordan plays chess on Sundays.")
+        clock.now += 12 * DAY
+        new = await mem.observe("Jordan has a place in Denver.")
+        assert old.id in await superseded(mem, [old.id])
+        homes = [f.object for f in await mem.facts_about("Jordan") if f.predicate == "lives_in"]
+        assert homes == ["Denver"]
+        home = await mem.recall("Where does Jordan live?")
+        assert home.hits[0].id == new.id
+        assert not any("Lisbon" in h.content for h in home.hits)
+        chess = await mem.recall("What does Jordan do on Sundays?")
+        assert chess.hits[0].content == "Jordan plays chess on Sundays."

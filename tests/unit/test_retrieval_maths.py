@@ -107,8 +107,8 @@ def test_five_factor_confidence_uses_the_seed_weights():
     cfg = CascadeConfig()
     now = 100 * DAY
     ep = _episode(1, now - 3 * DAY, source="user", participants=["user"], metadata={"k": 1})
-    conf = confidence(ep, cosine=0.52, layer="episodic", reference_time=now, config=cfg)
-    # Relevance: cosine 0.20 -> 0 ... 0.60 -> 1, so 0.52 -> 0.8; no keyword match.
+    conf = confidence(ep, cosine=0.56, layer="episodic", reference_time=now, config=cfg)
+    # Relevance: cosine 0.20 -> 0 ... 0.65 -> 1, so 0.56 -> 0.8; no keyword match.
     assert conf.semantic_relevance == pytest.approx(0.8)
     assert conf.source_quality == pytest.approx(0.85)
     assert conf.recency == pytest.approx(0.92, abs=0.01)  # seed 004: three days -> 0.92
@@ -134,11 +134,19 @@ def test_relevance_gates_confidence_whatever_the_age_and_source():
     unrelated = confidence(fresh, cosine=0.12, layer="episodic", reference_time=now, config=cfg)
     assert unrelated.semantic_relevance == 0.0 and unrelated.overall == 0.0
     assert unrelated.level == "low"
+    low, full = cfg.relevance_floor_cosine, cfg.relevance_full_cosine
+
+    def cosine_for(relevance: float) -> float:
+        return low + relevance * (full - low)
+
     # Half the gate's relevance: half the seed's weighted sum.
-    weak = confidence(fresh, cosine=0.30, layer="episodic", reference_time=now, config=cfg)
-    assert weak.semantic_relevance == pytest.approx(0.25)
+    half = cfg.relevance_gate / 2
+    weak = confidence(
+        fresh, cosine=cosine_for(half), layer="episodic", reference_time=now, config=cfg
+    )
+    assert weak.semantic_relevance == pytest.approx(half)
     plain = (
-        0.35 * 0.25
+        0.35 * half
         + 0.25 * weak.source_quality
         + 0.15 * weak.recency
         + 0.15
@@ -151,13 +159,13 @@ def test_relevance_gates_confidence_whatever_the_age_and_source():
     )
     assert worded.semantic_relevance == pytest.approx(0.6)
     both = confidence(
-        fresh, cosine=0.4, keyword=0.6, layer="episodic", reference_time=now, config=cfg
+        fresh, cosine=cosine_for(0.5), keyword=0.6, layer="episodic", reference_time=now, config=cfg
     )
     assert both.semantic_relevance == pytest.approx(1 - 0.5 * 0.4)
     # Not about the person asked about: a share of the relevance.
     other = confidence(
         fresh,
-        cosine=0.4,
+        cosine=cosine_for(0.5),
         keyword=0.6,
         layer="episodic",
         reference_time=now,
@@ -167,7 +175,7 @@ def test_relevance_gates_confidence_whatever_the_age_and_source():
     assert other.semantic_relevance == pytest.approx(0.8 * cfg.off_subject_factor)
     passing = confidence(
         fresh,
-        cosine=0.4,
+        cosine=cosine_for(0.5),
         keyword=0.6,
         layer="episodic",
         reference_time=now,
@@ -349,18 +357,25 @@ def test_cascade_stops_once_confident_and_can_be_disabled():
 def test_a_shared_name_raises_the_bar_for_relevance():
     cfg = CascadeConfig()
     memory = _episode(1, 0.0, source="user", participants=["user"], metadata={"k": 1})
-    plain = confidence(memory, cosine=0.48, layer="episodic", reference_time=0.0, config=cfg)
+    # Relevance 0.7 on the plain scale; the shared name's shift moves both ends up.
+    cosine = cfg.relevance_floor_cosine + 0.7 * (
+        cfg.relevance_full_cosine - cfg.relevance_floor_cosine
+    )
+    plain = confidence(memory, cosine=cosine, layer="episodic", reference_time=0.0, config=cfg)
     shared = confidence(
         memory,
-        cosine=0.48,
+        cosine=cosine,
         layer="episodic",
         reference_time=0.0,
         config=cfg,
         cosine_shift=cfg.shared_name_cosine_shift,
     )
     assert plain.semantic_relevance == pytest.approx(0.7)
-    assert shared.semantic_relevance == pytest.approx(0.325)
-    assert shared.level == "low" and plain.level != "low"
+    assert shared.semantic_relevance == pytest.approx(
+        0.7
+        - cfg.shared_name_cosine_shift / (cfg.relevance_full_cosine - cfg.relevance_floor_cosine)
+    )
+    assert shared.overall < plain.overall - 0.1
 
 
 def test_the_query_words_that_say_what_is_asked():

@@ -34,6 +34,13 @@ def claims(text: str, speaker: str = "user") -> set[tuple[str, str, str, bool, b
         ("I don't drink coffee anymore.", ("user", "drinks", "coffee", True, True)),
         ("Dana left Acme.", ("Dana", "works_at", "Acme", True, True)),
         ("Dana is married to Sam.", ("Dana", "married_to", "Sam", False, False)),
+        ("Also: Rosa has a place in Porto.", ("Rosa", "lives_in", "Porto", False, False)),
+        # Ways to say who employs someone, without the team they are in.
+        ("Hana has a job at Meridian Pharma in the finance team.",
+         ("Hana", "works_at", "Meridian Pharma", False, False)),
+        ("Priya is a nurse at St Mary Hospital.",
+         ("Priya", "works_at", "St Mary Hospital", False, False)),
+        ("Maya is an engineer over at Kestrel.", ("Maya", "works_at", "Kestrel", False, False)),
     ],
 )  # fmt: skip
 def test_claims(text: str, expected: tuple[str, str, str, bool, bool]) -> None:
@@ -127,3 +134,7 @@ def test_a_new_home_somewhere_says_where_the_speaker_lives_now() -> None:
             city,
             True,
         )
+
+
+def test_a_regular_at_a_place_is_not_employed_there() -> None:
+    assert not any(c[1] == "works_at" for c in claims("Dana is a regular at the Blue Bar."))

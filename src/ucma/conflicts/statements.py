@@ -60,12 +60,16 @@ __all__ = [
     "echoes",
     "is_event",
     "marks_change",
+    "other_values",
     "replacements",
     "retired_words",
     "same_frame",
     "shared_people",
     "short_statement",
+    "stated_sentences",
     "states_lasting",
+    "states_one_value",
+    "without_value",
 ]
 
 CUED_COSINE = 0.40
@@ -87,6 +91,10 @@ UNNAMED_COSINE = 0.35
 for a cued change to be about the same attribute whatever words it uses (on the
 everyday set's changes: 82% of the statements a change replaces, 4% of the same
 person's other statements; 0.40: 75% and 2%)."""
+
+PART_MARGIN = 0.10
+"""How much closer one sentence of an older message must be than its others for a
+change to be about that sentence alone."""
 
 RETIRED_COSINE = 0.20
 """The floor for a change that names the old value it retires."""
@@ -202,12 +210,24 @@ class Candidate:
     timestamp: float
     cosine: float
     unnamed_cosine: float | None = None
-    """The cosine with the person both name put as a pronoun in both (None: not compared)."""
+    """The cosine with the person both name put as a pronoun in both (None: not compared);
+    for an older message of several sentences, that of its closest sentence."""
+    parts: tuple[tuple[str, float], ...] = ()
+    """The older message's sentences that state something, each with its cosine to the
+    new statement read the same way (empty: not compared sentence by sentence)."""
 
     @property
     def closeness(self) -> float:
         """How close in meaning: without the shared name when known."""
         return self.cosine if self.unnamed_cosine is None else self.unnamed_cosine
+
+    def closest_part(self) -> str | None:
+        """The sentence of a message of several that the new statement is closest to,
+        when it is clearly closer than the others (``PART_MARGIN``)."""
+        if len(self.parts) < 2:
+            return None
+        ranked = sorted(self.parts, key=lambda part: -part[1])
+        return ranked[0][0] if ranked[0][1] - ranked[1][1] >= PART_MARGIN else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +239,42 @@ class Replacement:
     candidate: Candidate
     evidence: str
     rest: str | None = None
+
+
+def stated_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` that state something (no questions, requests,
+    plans or greetings)."""
+    return _said(text, set())
+
+
+def states_one_value(text: str) -> bool:
+    """Whether ``text`` states how someone is in one short simple sentence (at
+    most ``CLOSE_WORDS`` content words; no event, request or question)."""
+    return _one_value_stated(_said(text, set()))
+
+
+def other_values(text: str, other: str, query: str, people: Iterable[str] = ()) -> bool:
+    """Whether two statements give different values for what ``query`` asks: beyond
+    the query's words, the people named and the relations they are named by
+    ("my teammate Bruno"), they share no content word ("My teammate Bruno is really
+    into afrobeat" / "Bruno listens to jazz nonstop"; not "Zara's roommate majored in
+    statistics" / "Zara's roommate took a night class in statistics")."""
+    known = _words(query) | _words(" ".join(people))
+    mine = _words(without_relations(text)) - known
+    theirs = _words(without_relations(other)) - known
+    return bool(mine) and bool(theirs) and not mine & theirs
+
+
+def without_value(text: str, value: str) -> str | None:
+    """``text`` without its sentences that name ``value`` (verbatim, lead-in labels
+    such as "Also:" dropped), or None when every sentence or none names it."""
+    sentences = _sentences(text)
+    pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+    kept = [s for s in sentences if not pattern.search(s)]
+    if not kept or len(kept) == len(sentences):
+        return None
+    rest = " ".join(_UNLABEL.sub("", s, count=1) for s in kept)
+    return rest[:1].upper() + rest[1:]
 
 
 def marks_change(text: str) -> bool:
@@ -439,7 +495,7 @@ def replacements(
     name_words = _words(" ".join(subject))
     mine = _words(said)
     retired = [v for v in retired_words(said) if v not in people_words]
-    cued_words = _words(" ".join(s for s in new_sentences if marks_change(s)))
+    cued_words = _words(without_relations(" ".join(s for s in new_sentences if marks_change(s))))
     strong: list[Replacement] = []
     weak: list[Candidate] = []
     rests: dict[str, str | None] = {}
@@ -450,8 +506,11 @@ def replacements(
             continue
         stated = _said(old.text, addressed)
         split = _split(" ".join(stated), mine, retired, name_words)
-        if split is None and cued_words and _unnamed_close(old) and _simple(stated):
-            split = stated[0], None  # one simple sentence, close in meaning without the name
+        # Compared without the people both name; the speaker's statements name no
+        # one to leave out, so their cosine is that.
+        closeness = old.closeness if old.unnamed_cosine is not None or not subject else None
+        if split is None and cued_words and closeness is not None:
+            split = _closest_split(old, stated, closeness)
         if split is None:
             continue
         about, rest = split
@@ -471,12 +530,25 @@ def replacements(
         ):
             strong.append(Replacement(old, "reframed", rests[old.id]))
             continue
-        # The attribute: a good share of what the older statement is about.
-        attribute = len((cued_words & theirs) - name_words) >= SHARED_SHARE * len(
-            theirs - name_words
-        )
+        # The attribute: a good share of what the older statement is about (the
+        # relation a person is named by, "my friend Tariq", says who, not what).
+        what = _words(without_relations(about)) - name_words
+        attribute = bool(what) and len(cued_words & what) >= SHARED_SHARE * len(what)
         close = old.cosine >= CLOSE_COSINE and len(theirs - name_words) <= CLOSE_WORDS
-        unnamed = _unnamed_close(old)
+        # Close in meaning without the name; for the speaker (no name to leave
+        # out), only between two statements of one short value each.
+        # An event told ("Had lunch with Tariq near the pier") stays what happened.
+        unnamed = (
+            closeness is not None
+            and closeness >= UNNAMED_COSINE
+            and (marks_change(about) or not is_event(about))
+            and (
+                bool(subject)
+                or len(new_sentences) == 1
+                and len(mine) <= CLOSE_WORDS
+                and _one_value_stated([about])
+            )
+        )
         # A change that names the value it ends replaces only what holds that value.
         if (
             cued_words
@@ -498,6 +570,37 @@ def replacements(
     return [Replacement(c, "cued", rests[c.id]) for c in chosen], []
 
 
+def _one_value_stated(sentences: Sequence[str]) -> bool:
+    """Whether ``sentences`` are one simple sentence stating how someone is (no
+    event, request or question: see ``_said``) in at most ``CLOSE_WORDS`` content
+    words."""
+    if len(sentences) != 1 or len(_sentences(sentences[0])) != 1:
+        return False
+    return (
+        _simple(sentences)
+        and not is_event(sentences[0])
+        and len(_words(sentences[0])) <= CLOSE_WORDS
+    )
+
+
+def _closest_split(
+    old: Candidate, stated: Sequence[str], closeness: float
+) -> tuple[str, str | None] | None:
+    """The part of an older statement a change is about when no word of it says
+    so: its one simple sentence, or the sentence of several that is clearly the
+    closest, close enough (``closeness``, read without the people both name, at
+    least ``UNNAMED_COSINE``); the other sentences stay current."""
+    if closeness < UNNAMED_COSINE:
+        return None
+    if len(stated) == 1:
+        return (stated[0], None) if _simple(stated) else None
+    part = old.closest_part()
+    if part is None or part not in stated or not _simple([part]):
+        return None
+    rest = " ".join(_UNLABEL.sub("", s, count=1) for s in stated if s != part)
+    return part, (rest[:1].upper() + rest[1:]) if rest else None
+
+
 def echoes(reply: str, old: str, new: str) -> bool:
     """Whether ``reply``, the assistant's turn right after ``old``, repeats the value
     ``new`` replaced in it: it names a content word of ``old`` that ``new`` does not
@@ -515,10 +618,6 @@ def echoes(reply: str, old: str, new: str) -> bool:
 def _simple(sentences: Sequence[str]) -> bool:
     """One sentence of one clause ("Dana lives in Boston and works at Acme" is two)."""
     return len(sentences) == 1 and len(_CLAUSE.split(sentences[0])) == 1
-
-
-def _unnamed_close(old: Candidate) -> bool:
-    return old.unnamed_cosine is not None and old.unnamed_cosine >= UNNAMED_COSINE
 
 
 def _one_value(

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.conflicts.resolver import ConflictResolver
-from ucma.conflicts.statements import Candidate, echoes, replacements
+from ucma.conflicts.statements import Candidate, echoes, replacements, without_value
 from ucma.memory.levels import select_temporal_level
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
@@ -67,7 +67,7 @@ MIN_COSINE = 0.2
 ECHO_COSINE = 0.4
 """How close the assistant's reply to a replaced statement must be to go with it."""
 
-_CANDIDATES = 12
+_CANDIDATES = 24
 _WINDOW = 2_000
 
 
@@ -104,6 +104,8 @@ class ObservedStatement:
     partial: list[PartialReplacement] = field(default_factory=list)
     unnamed: dict[str, float] = field(default_factory=dict)
     """Older statements' cosines to this one without the person both name."""
+    parts: dict[str, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    """Of older messages compared sentence by sentence, each sentence's cosine."""
 
 
 def identify(subject: str, known: Sequence[str]) -> tuple[str, tuple[str, ...]]:
@@ -224,7 +226,49 @@ def apply_observed(
                     aliases=claim.aliases,
                 )
         conflicts.extend(_replace_statements(resolver, storage, scope, statement, speakers, now))
+        _replace_read_from(storage, scope, statement, conflicts, now)
     return conflicts
+
+
+def _replace_read_from(
+    storage: Storage,
+    scope: Scope,
+    statement: ObservedStatement,
+    conflicts: Sequence[Conflict],
+    now: float,
+) -> None:
+    """The older messages that a fact the new statement's claims replaced was read
+    from, where other sentences still say something current ("My neighbour Jordan
+    lives in Lisbon. Also: My neighbour Jordan listens to flamenco nonstop." after
+    "Jordan has a place in Denver"): the resolver leaves such a message standing,
+    so it is replaced in part, its sentences naming the replaced value becoming
+    history (``statement.partial``, for ``replace_in_part``)."""
+    new = statement.episode
+    done = {item.old.id for item in statement.partial}
+    for conflict in conflicts:
+        if conflict.new_fact_id is None:
+            continue
+        found = storage.memories.get_many(scope, [conflict.existing_fact_id, conflict.new_fact_id])
+        loser, winner = found.get(conflict.existing_fact_id), found.get(conflict.new_fact_id)
+        if not isinstance(loser, Fact) or not isinstance(winner, Fact):
+            continue
+        if loser.is_current or not winner.is_current or new.id not in winner.source_episode_ids:
+            continue
+        sources = [i for i in loser.source_episode_ids if i != new.id and i not in done]
+        gone = storage.conflicts.superseded(scope, sources, at=now)
+        olds = storage.memories.get_many(scope, [i for i in sources if i not in gone])
+        for old in olds.values():
+            if not isinstance(old, Episode) or old.timestamp > new.timestamp:
+                continue
+            rest = without_value(old.content, loser.object)
+            if rest is None:
+                continue
+            reason = (
+                f"a later statement replaces '{loser.subject} {loser.predicate} {loser.object}' "
+                f"in it (fact {conflict.id})"
+            )
+            statement.partial.append(PartialReplacement(old, new, rest, reason))
+            done.add(old.id)
 
 
 def _replace_statements(
@@ -249,6 +293,7 @@ def _replace_statements(
             older.timestamp,
             score,
             statement.unnamed.get(older.id),
+            statement.parts.get(older.id, ()),
         )
         for older, score in earlier
         if older.id != new.id

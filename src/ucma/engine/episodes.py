@@ -9,7 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from ucma.conflicts.statements import marks_change, shared_people, states_lasting
+from ucma.conflicts.statements import (
+    marks_change,
+    shared_people,
+    stated_sentences,
+    states_lasting,
+)
 from ucma.conflicts.supersession import (
     ObservedClaim,
     ObservedStatement,
@@ -92,7 +97,8 @@ _RULES = RuleFactExtractor()
 class _Prepared:
     """A validated observation waiting to be embedded and written; ``claims`` are
     the facts it asserts or retracts, ``aliases`` their subjects' other names;
-    ``unnamed`` older statements' cosines to it without a person both name."""
+    ``unnamed`` older statements' cosines to it without a person both name, and
+    ``parts`` those of each sentence of an older message of several."""
 
     __slots__ = tuple(
         dict.fromkeys(
@@ -103,6 +109,7 @@ class _Prepared:
                 "claims",
                 "facts",
                 "unnamed",
+                "parts",
                 "level_given",
                 "salience_given",
                 "bank_given",
@@ -330,32 +337,43 @@ class EpisodeWrites(EngineBase):
     ) -> None:
         """For each observation that marks a change, its cosines to the older
         statements it will be compared with (``earlier_statements``) with the
-        people both name put as a pronoun (``ucma.conflicts.statements``):
-        "Greta switched to a Moto Edge 40" against "Greta uses an iPhone 13"
-        says what changed better without the name they share. Sets ``unnamed``."""
-        cued = [i for i, p in enumerate(batch) if marks_change(p.content)]
-        if not cued:
+        people both name put as a pronoun
+        (``ucma.conflicts.statements``): "Greta switched to a Moto Edge 40"
+        against "Greta uses an iPhone 13" says what changed better without the
+        name they share. An older message of several sentences is compared
+        sentence by sentence ("Mateo got a new OnePlus 11" is about "Mateo has an
+        iPhone 15", not "My boss Mateo runs 21 km most days"). Sets ``unnamed``
+        (the closest sentence's cosine) and ``parts``."""
+        compared = [i for i, p in enumerate(batch) if marks_change(p.content)]
+        if not compared:
             return
         earlier = await self._run(
-            lambda: [earlier_statements(storage, scope, vectors[i], now) for i in cued]
+            lambda: [earlier_statements(storage, scope, vectors[i], now) for i in compared]
         )
-        pairs: list[tuple[_Prepared, str, str, str]] = []
-        for i, found in zip(cued, earlier, strict=True):
+        pairs: list[tuple[_Prepared, str, str, list[str], list[str]]] = []
+        for i, found in zip(compared, earlier, strict=True):
             p = batch[i]
             named = _named(p)
             for older, _ in found:
                 names = shared_people(p.content, older.content, named)
-                if names:
-                    new_text = without_people(p.content, names)
-                    old_text = without_people(older.content, names)
-                    pairs.append((p, older.id, new_text, old_text))
+                sentences = stated_sentences(older.content)
+                if not names and (len(sentences) < 2 or known_people([older.content])):
+                    # The plain cosine says it already, or they are about different people.
+                    continue
+                if not sentences:
+                    sentences = [older.content]
+                new_text = without_people(p.content, names) if names else p.content
+                old_texts = [without_people(s, names) if names else s for s in sentences]
+                pairs.append((p, older.id, new_text, sentences, old_texts))
         if not pairs:
             return
         assert self._embedder is not None
-        texts = list(dict.fromkeys(t for _, _, new, old in pairs for t in (new, old)))
+        texts = list(dict.fromkeys(t for _, _, new, _, olds in pairs for t in (new, *olds)))
         embedded = dict(zip(texts, await self._embedder.embed(texts), strict=True))
-        for p, older_id, new, old in pairs:
-            p.unnamed[older_id] = float(np.dot(embedded[new], embedded[old]))
+        for p, older_id, new, sentences, olds in pairs:
+            cosines = [float(np.dot(embedded[new], embedded[old])) for old in olds]
+            p.unnamed[older_id] = max(cosines)
+            p.parts[older_id] = tuple(zip(sentences, cosines, strict=True))
 
     async def _read_claims(
         self, storage: Storage, scope: Scope, batch: Sequence[_Prepared], now: float
@@ -460,6 +478,7 @@ class EpisodeWrites(EngineBase):
             claims=[],
             facts=[],
             unnamed={},
+            parts={},
             level_given=given_level is not None or content_type is not None,
             salience_given=given_salience is not None,
             bank_given=bank is not None,
@@ -648,7 +667,11 @@ class EpisodeWrites(EngineBase):
             ]
             statements.append(
                 ObservedStatement(
-                    self._episode(scope, p, now), vectors[i], claims, unnamed=p.unnamed
+                    self._episode(scope, p, now),
+                    vectors[i],
+                    claims,
+                    unnamed=p.unnamed,
+                    parts=p.parts,
                 )
             )
         return statements

@@ -122,7 +122,8 @@ _TRAILING = re.compile(
     r"|for\s+(?:about\s+|over\s+|almost\s+|nearly\s+|the\s+(?:last|past)\s+)?"
     r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|several|many|a\s+few|some)"
     r"\s+(?:years?|months?|weeks?|days?|decades?)\b"
-    r"|in\s+(?:19|20)\d{2}\b).*$",
+    r"|in\s+(?:19|20)\d{2}\b"
+    r"|in\s+(?:the|a|an|her|his|their|my|our)\s+[\w-]+\s+(?:team|department|division|group)\b).*$",
     re.IGNORECASE,
 )
 _LEADING = re.compile(r"^(?:(?:now|currently|still|also|just|the|an?)\s+)+", re.IGNORECASE)
@@ -160,7 +161,9 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
     ("works", re.compile(
         rf"^{_SUBJECT}\s+(?:works?|worked|is\s+working|has\s+(?:been\s+)?work(?:ed|ing)|"
         r"started\s+(?:working|a\s+(?:new\s+)?job)|began\s+working|took\s+a\s+(?:new\s+)?job|"
-        r"got\s+a\s+(?:new\s+)?job|is\s+employed|is\s+now\s+employed)\s+"
+        r"(?:got|has|had|took)\s+a\s+(?:new\s+)?job|is\s+employed|is\s+now\s+employed|"
+        r"(?:is|was)\s+an?\s+(?!(?:regular|member|guest|student|patient|customer|fan|visitor)\b)"
+        r"[a-z]+(?:\s+[a-z]+)?(?:\s+over)?(?=\s+at\b))\s+"
         rf"(?P<p>at|for|by|with)\s+{_OBJECT}{_END}"), 0.6),
     ("joined", re.compile(rf"^{_SUBJECT}\s+(?:has\s+)?joined\s+(?P<object>[A-Z][^.;!?]*?){_END}"),
      0.6),

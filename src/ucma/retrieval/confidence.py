@@ -9,7 +9,8 @@
   the query names counts ``off_subject_factor`` of that, and every memory
   ``unheard_name_factor`` when the query names someone the scope never mentions,
   and a short line saying nothing lasting ``passing_line_factor`` of it when the
-  query asks how things are;
+  query asks how things are, and one holding no answer of the kind the query asks
+  for (a time, a quantity: ``answer_kinds.py``) ``missing_kind_factor`` of it;
 - source_quality: the layer's base quality times the memory's own evidence of
   reliability: provenance (observed 1.0, user-stated 1.0, inferred 0.8,
   generated 0.6) and, where the kind has one, its track record (a fact's
@@ -182,6 +183,7 @@ def confidence(
     off_subject: bool = False,
     unheard: bool = False,
     passing: bool = False,
+    missing_kind: bool = False,
     cosine_shift: float = 0.0,
 ) -> Confidence:
     """The five factors and their gated overall score, each in [0, 1].
@@ -189,7 +191,8 @@ def confidence(
     ``off_subject`` says the query names someone the memory does not involve,
     ``unheard`` that it names someone no memory of the scope mentions,
     ``passing`` that the query asks how things are and the memory is a short
-    line saying nothing lasting;
+    line saying nothing lasting, ``missing_kind`` that the query asks for a time
+    or a quantity and the memory holds none;
     ``cosine_shift`` moves the cosine scale of relevance (``evidence``)."""
     relevance = evidence(cosine, keyword, config, shift=cosine_shift)
     if off_subject:
@@ -198,6 +201,8 @@ def confidence(
         relevance *= config.unheard_name_factor
     if passing:
         relevance *= config.passing_line_factor
+    if missing_kind:
+        relevance *= config.missing_kind_factor
     # Written out (not source_reliability) to keep the product's rounding as it was.
     quality = (
         LAYER_QUALITY.get(layer, 0.7)

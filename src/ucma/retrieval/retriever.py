@@ -36,7 +36,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ucma.config import UCMAConfig
-from ucma.conflicts.statements import is_event, marks_change, short_statement, states_lasting
+from ucma.conflicts.statements import (
+    is_event,
+    marks_change,
+    other_values,
+    short_statement,
+    states_lasting,
+    states_one_value,
+)
 from ucma.identifiers import identifiers
 from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
@@ -48,6 +55,7 @@ from ucma.people import (
     speaks_to_listener,
     subjects_in,
 )
+from ucma.retrieval.answer_kinds import asked_kind, offers
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
@@ -507,6 +515,8 @@ class Retriever:
         relevant = False
         # A question about how things are, not about what happened.
         asks_state = cfg.retrieval.event_factor < 1 and not is_event(plan.text)
+        # What kind of answer it asks for, when its form says (a time, a quantity).
+        wanted = asked_kind(plan.text) if not is_event(plan.text) else None
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
@@ -520,6 +530,7 @@ class Retriever:
             elsewhere = about_asker and about_someone_else(record.content)
             # A short line saying nothing lasting, for a question about how things are.
             passing = asks_state and _says_nothing_lasting(record.content)
+            missing = wanted is not None and not offers(record.content, wanted)
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -531,9 +542,11 @@ class Retriever:
                 config=cfg.cascade,
                 in_doubt=stale,
                 off_subject=(named and ("entity" not in cand.channels or listener))
-                or (bool(heard) and not any(p.search(record.content) for p in heard)),
+                or (bool(heard) and not any(p.search(record.content) for p in heard))
+                or elsewhere,
                 unheard=unheard,
                 passing=passing,
+                missing_kind=missing,
                 cosine_shift=(
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
@@ -546,7 +559,12 @@ class Retriever:
             # nothing; a neighbour inherits its relevance from the hit it follows
             # (and goes with it when no hit passes on its own).
             inherited = cand.source in _INHERITED
-            if conf.semantic_relevance < cfg.retrieval.min_relevance:
+            # Holding no answer of the kind asked for makes a memory less sure, not
+            # less related: the floor reads its relevance before that factor.
+            related = conf.semantic_relevance
+            if missing:
+                related /= cfg.cascade.missing_kind_factor
+            if related < cfg.retrieval.min_relevance:
                 if not inherited:
                     continue
             elif not inherited:
@@ -575,6 +593,8 @@ class Retriever:
                 score *= cfg.retrieval.unmentioned_factor
             if passing:
                 score *= cfg.retrieval.event_factor
+            if missing:
+                score *= cfg.retrieval.missing_kind_factor
             hits.append(
                 Hit(
                     memory=record,
@@ -592,10 +612,10 @@ class Retriever:
             return []
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
-        hits = self._changes_before_old_values(scope, hits)
+        hits = self._changes_before_old_values(scope, hits, plan.text)
         return self._said_before_replies(scope, hits, plan.text)
 
-    def _changes_before_old_values(self, scope: Scope, hits: list[Hit]) -> list[Hit]:
+    def _changes_before_old_values(self, scope: Scope, hits: list[Hit], query: str) -> list[Hit]:
         """A later statement marking a change ("Omar switched to Northwind Freight
         recently") placed above an earlier statement about the same people (or the
         speaker) among the best ``changes_window`` hits, when it answers the query
@@ -605,8 +625,11 @@ class Retriever:
         it passes, and those a change replaces for this query
         (``_replaced_for_query``), then go below the best
         ``changes_demote_window`` hits. Only short statements take
-        part; a long message mentioning "now" is no change of one value. Scores
-        stay in place, so they still descend."""
+        part; a long message mentioning "now" is no change of one value. A
+        later statement that marks no change passes an earlier one only when both
+        state one value for what ``query`` asks (``other_values``) and it answers
+        about as well (``changes_uncued_margin``); those it passes keep their
+        place below it. Scores stay in place, so they still descend."""
         cfg = self._config.retrieval
         if len(hits) < 2:
             return hits
@@ -616,11 +639,13 @@ class Retriever:
         moved: set[str] = set()
         for position in range(1, min(cfg.changes_window, len(hits))):
             later = order[position]
-            if not self._states_change(later):
+            cued = self._states_change(later)
+            if not cued and not self._states_value(later):
                 continue
             subject = subjects_in(later.content, names)
             # The earlier one may answer better by at most the margin.
-            ceiling = self._closeness(later) + cfg.changes_margin
+            margin = cfg.changes_margin if cued else cfg.changes_uncued_margin
+            ceiling = self._closeness(later) + margin
             for above in range(position):
                 earlier = order[above]
                 if (
@@ -628,9 +653,15 @@ class Retriever:
                     and subjects_in(earlier.content, names) == subject
                     and self._closeness(earlier) <= ceiling
                     and short_statement(earlier.content)
+                    and (
+                        cued
+                        or states_one_value(earlier.content)
+                        and other_values(earlier.content, later.content, query, subject)
+                    )
                 ):
                     order.insert(above, order.pop(position))
-                    moved.add(earlier.id)
+                    if cued:
+                        moved.add(earlier.id)
                     break
         replaced = self._replaced_for_query(scope, order[: cfg.changes_demote_window], names)
         if cfg.changes_demote_window > 0:
@@ -649,6 +680,15 @@ class Retriever:
             self._closeness(hit) >= self._config.retrieval.changes_min_cosine
             and marks_change(hit.content)
             and short_statement(hit.content)
+        )
+
+    def _states_value(self, hit: Hit) -> bool:
+        """A statement of one value in one short sentence that answers the query at
+        least ``changes_min_cosine`` by meaning (uncued: ``changes_uncued_margin``)."""
+        return (
+            self._config.retrieval.changes_uncued_margin > 0
+            and self._closeness(hit) >= self._config.retrieval.changes_min_cosine
+            and states_one_value(hit.content)
         )
 
     def _replaced_for_query(
