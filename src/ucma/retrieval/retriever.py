@@ -513,10 +513,11 @@ class Retriever:
         # Sofia listens to baroque nonstop").
         about_asker = not plan.entities and not plan.names and asks_about_speaker(plan.text)
         relevant = False
-        # A question about how things are, not about what happened.
-        asks_state = cfg.retrieval.event_factor < 1 and not is_event(plan.text)
-        # What kind of answer it asks for, when its form says (a time, a quantity).
-        wanted = asked_kind(plan.text) if not is_event(plan.text) else None
+        # A question about how things are, not about what happened, and the kind of
+        # answer it asks for when its form says (a time, a quantity).
+        about_state = not is_event(plan.text)
+        asks_state = cfg.retrieval.event_factor < 1 and about_state
+        wanted = asked_kind(plan.text) if about_state else None
         hits: list[Hit] = []
         for memory_id, rel in relevance.items():
             record = records[memory_id]
