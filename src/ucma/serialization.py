@@ -12,6 +12,7 @@ Exports keep the plain ``record_to_dict`` form, which ``record_from_dict`` reads
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from datetime import UTC, datetime
@@ -121,14 +122,51 @@ _STATUS_ENUM: dict[type[MemoryRecord], type[ProcedureStatus] | type[FactStatus]]
 
 
 def record_to_dict(record: MemoryRecord) -> dict[str, Any]:
-    """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``."""
-    data = dataclasses.asdict(record)
-    for name, value in data.items():
+    """A JSON-ready dict of every field, plus ``kind`` and ``effective_salience``:
+    ``dataclasses.asdict`` with the fields' enums as their values. Plain values are
+    taken as they are (``asdict`` deep-copies each, most of an API answer's cost);
+    lists, dicts and nested records are copied as ``asdict`` copies them."""
+    data: dict[str, Any] = {}
+    for name in _field_names(type(record)):
+        value = getattr(record, name)
         if isinstance(value, StrEnum):
-            data[name] = value.value
+            value = value.value
+        elif not isinstance(value, _PLAIN):
+            value = _copied(value)
+        data[name] = value
     data["kind"] = record.kind.value
     data["effective_salience"] = record.effective_salience
     return data
+
+
+_PLAIN = (str, int, float, type(None))
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    """A dataclass's field names, in order (kept per class)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))
+    return names
+
+
+def _copied(value: Any) -> Any:
+    """``value`` as ``dataclasses.asdict`` renders a field's value: records as dicts,
+    containers copied element by element, anything else deep-copied."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: _copied(getattr(value, name)) for name in _field_names(type(value))}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*[_copied(item) for item in value])
+    if isinstance(value, list | tuple):
+        return type(value)(_copied(item) for item in value)
+    if isinstance(value, dict):
+        return type(value)((_copied(key), _copied(item)) for key, item in value.items())
+    if isinstance(value, _PLAIN):
+        return value
+    return copy.deepcopy(value)
 
 
 #: Epoch-seconds fields of memory records (and of API keys) that get an ISO 8601 copy.

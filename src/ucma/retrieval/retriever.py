@@ -61,6 +61,7 @@ from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import mention_pattern, name_pattern
 from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
+from ucma.retrieval.reads import RecallReads
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
@@ -127,6 +128,14 @@ class Retriever:
         self._config = config
         self._name_free = dict(name_free or {})
         self._conditions = dict(conditions or {})
+        self._reads: dict[Scope, RecallReads] = {}
+
+    def _read(self, scope: Scope) -> RecallReads:
+        """This retriever's reads of ``scope``, each row read once (``reads.py``)."""
+        reads = self._reads.get(scope)
+        if reads is None:
+            reads = self._reads[scope] = RecallReads(self._storage, scope)
+        return reads
 
     def search(
         self,
@@ -162,7 +171,7 @@ class Retriever:
         wants_entities = "entity" in cfg.channels and bool(plan.entities)
         if kinds_include(kinds, MemoryKind.EPISODIC) and (wants_entities or cfg.session_prior > 0):
             ids = list({i for scores in channels.values() for i in scores})
-            briefs = self._storage.episodes.briefs(scope, ids)
+            briefs = self._read(scope).briefs(ids)
         if wants_entities:
             named = {e.lower() for e in plan.entities}
             involved = {i: 1.0 for i, brief in briefs.items() if brief.participants & named}
@@ -212,7 +221,7 @@ class Retriever:
         if plan.banks is not None:
             # A bank filter applies before the pool is cut, so the pool holds the
             # best of the banks asked for rather than what is left of the best overall.
-            banked = self._storage.memories.get_many(scope, list(relevance))
+            banked = self._read(scope).records(relevance)
             relevance = {
                 i: r for i, r in relevance.items() if i in banked and banked[i].bank in plan.banks
             }
@@ -221,7 +230,7 @@ class Retriever:
         if include_graph_neighbors and cfg.graph_expansion:
             hops = 2 if layer is Layer.GRAPH or deep else 1
             self._expand(scope, relevance, candidates, hops=hops)
-        records = self._storage.memories.get_many(scope, list(relevance))
+        records = self._read(scope).records(relevance)
         relevance = {
             i: r
             for i, r in relevance.items()
@@ -236,9 +245,7 @@ class Retriever:
             # Only what holds at the reference time (seed 002): no fact superseded
             # or past its valid time, no memory that newer ones replaced
             # (``include_superseded`` and ``as_of`` read the history).
-            replaced = self._storage.conflicts.superseded(
-                scope, list(relevance), at=plan.reference_time
-            )
+            replaced = self._read(scope).superseded(relevance, at=plan.reference_time)
             relevance = {i: r for i, r in relevance.items() if i not in replaced}
         self._exact_identifiers(plan, relevance, records, candidates)
         if plan.time_range is not None and plan.time_filter:
@@ -271,13 +278,13 @@ class Retriever:
     ) -> dict[str, dict[str, float]]:
         cfg = self._config.retrieval
         store = self._storage
+        reads = self._read(scope)
         enabled = set(cfg.channels)
         widen = 3 if deep else 1
         others: dict[str, dict[str, float]] = {}
         if "keyword" in enabled and plan.terms:
             others["keyword"] = dict(
-                store.memories.keyword_search(
-                    scope,
+                reads.keyword_search(
                     plan.terms,
                     cfg.keyword_candidates * widen,
                     kinds=kinds,
@@ -300,7 +307,7 @@ class Retriever:
         if "entity" in enabled and plan.entities and kinds_include(kinds, MemoryKind.SEMANTIC):
             about: dict[str, float] = {}
             for entity in plan.entities:
-                for fact in store.facts.about(scope, entity):
+                for fact in reads.facts_about(entity):
                     about[fact.id] = max(about.get(fact.id, 0.0), fact.confidence)
             others["entity"] = about
         found: dict[str, dict[str, float]] = {}
@@ -355,11 +362,10 @@ class Retriever:
         assert plan.time_range is not None
         cap = self._config.retrieval.vector_candidates
         start, end = plan.time_range
-        episodes = self._storage.episodes
-        ids = episodes.in_range(scope, start, end, limit=cap * 5 + 1)
+        ids = self._storage.episodes.in_range(scope, start, end, limit=cap * 5 + 1)
         if len(ids) > cap * 5:
             pool = list({i for scores in found.values() for i in scores})
-            briefs = episodes.briefs(scope, pool)
+            briefs = self._read(scope).briefs(pool)
             ids = [i for i, brief in briefs.items() if start <= brief.timestamp <= end]
         if vector is None or not ids:
             return dict.fromkeys(ids, 1.0)
@@ -399,7 +405,7 @@ class Retriever:
     ) -> None:
         cfg = self._config.retrieval
         top = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.context_top]
-        neighbours = self._storage.episodes.neighbors(scope, top, cfg.context_window)
+        neighbours = self._read(scope).neighbors(top, cfg.context_window)
         inherited: dict[str, float] = {}
         for parent, around in neighbours.items():
             for neighbour, offset in around:
@@ -421,13 +427,12 @@ class Retriever:
     ) -> None:
         cfg = self._config.retrieval
         graph = self._storage.graph
+        reads = self._read(scope)
 
         def neighbors(node_id: str) -> list[tuple[str, str, float]]:
-            out = [(e.target_id, e.edge_type, e.weight) for e in graph.edges_from(scope, node_id)]
-            out += [(e.source_id, e.edge_type, e.weight) for e in graph.edges_to(scope, node_id)]
             return [
                 edge
-                for edge in out
+                for edge in reads.edges(node_id)
                 if edge[1] != _CONTEXT_EDGE and not _restatement(node_id, edge[0], edge[1])
             ]
 
@@ -490,8 +495,8 @@ class Retriever:
         min_importance: float,
     ) -> list[Hit]:
         cfg = self._config
-        states = self._storage.retention.get_many(scope, list(relevance))
-        flagged = self._storage.conflicts.flagged(scope, list(relevance))
+        states = self._read(scope).retention(relevance)
+        flagged = self._read(scope).flagged(relevance)
         cosines = self._cosines(scope, vector, relevance, candidates)
         # A name the embedded query shares with a memory lifts their cosine
         # whatever else they share; a query embedded without its names scores lower.
@@ -702,7 +707,7 @@ class Retriever:
         changes = [h for h in top if self._states_change(h)]
         if not changes or cfg.changes_demote_window <= 0:
             return set()
-        vectors = self._storage.memories.vectors(scope, [h.id for h in top])
+        vectors = self._read(scope).vectors(h.id for h in top)
         replaced: set[str] = set()
         for later in changes:
             subject = subjects_in(later.content, names)
@@ -744,10 +749,10 @@ class Retriever:
             return hits
         answered = {
             reply: next((turn for turn, offset in around if offset == -1), None)
-            for reply, around in self._storage.episodes.neighbors(scope, replies, 1).items()
+            for reply, around in self._read(scope).neighbors(replies, 1).items()
         }
-        vectors = self._storage.memories.vectors(
-            scope, [*answered, *(p for p in answered.values() if p is not None)]
+        vectors = self._read(scope).vectors(
+            [*answered, *(p for p in answered.values() if p is not None)]
         )
         floor = self._config.retrieval.reply_prompt_cosine
         answered = {
@@ -806,8 +811,8 @@ class Retriever:
         }
         if not wanted:
             return {}
-        found = self._storage.memories.get_many(scope, sorted(wanted))
-        replaced = self._storage.conflicts.superseded(scope, list(found))
+        found = self._read(scope).records(sorted(wanted))
+        replaced = self._read(scope).superseded(found)
         return {
             i: record
             for i, record in found.items()
@@ -828,8 +833,7 @@ class Retriever:
             return {}
         cfg = self._config.retrieval
         return dict(
-            self._storage.memories.keyword_search(
-                scope,
+            self._read(scope).keyword_search(
                 plan.answer_terms,
                 cfg.keyword_candidates,
                 bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
@@ -843,14 +847,14 @@ class Retriever:
         memory not mentioning any of them counts as off the query's subject; and
         whether one is mentioned by no memory at all (then none answers the query,
         whatever else they share)."""
-        memories = self._storage.memories
+        reads = self._read(scope)
         heard: list[re.Pattern[str]] = []
         unheard = False
         for name in plan.unknown_names:
             words = keyword_terms(name)
             if not words:
                 continue
-            if any(memories.keyword_search(scope, [w], 1, include_archived=True) for w in words):
+            if any(reads.keyword_search([w], 1, include_archived=True) for w in words):
                 heard.append(mention_pattern(name))
             else:
                 unheard = True
@@ -879,7 +883,7 @@ class Retriever:
         """Add to ``scores`` the cosine with ``vector`` of each of ``ids`` it lacks."""
         missing = [i for i in ids if i not in scores]
         if missing:
-            for memory_id, stored in self._storage.memories.vectors(scope, missing).items():
+            for memory_id, stored in self._read(scope).vectors(missing).items():
                 scores[memory_id] = self._dense(memory_id, float(np.dot(stored, vector)))
 
     def _dense(self, memory_id: str, cosine: float) -> float:

@@ -17,24 +17,56 @@ from ucma.errors import NotFoundError
 from ucma.storage.base import MemoryCatalog
 from ucma.storage.sql.codec import optional_real, real
 from ucma.storage.sql.connection import Connection, Database
-from ucma.storage.sql.records import load_by_seqs
+from ucma.storage.sql.records import load_by_seqs, load_records
 from ucma.types import Bank, MemoryKind, MemoryRecord, Scope
 
 __all__ = ["SqlMemoryCatalog", "load_scoped"]
 
 
+# The kind a memory id's prefix names when the engine made it (``new_memory_id``,
+# ``fact_id_for``): a hint only, checked by the typed table's join.
+_KIND_OF_PREFIX = {
+    "ep": MemoryKind.EPISODIC,
+    "fact": MemoryKind.SEMANTIC,
+    "proc": MemoryKind.PROCEDURAL,
+    "lrn": MemoryKind.LEARNING,
+}
+
+
 def load_scoped(
     conn: Connection, scope: Scope, memory_ids: Sequence[str]
 ) -> dict[str, MemoryRecord]:
-    """Typed records of ``scope`` by id, in the order of ``memory_ids``."""
+    """Typed records of ``scope`` by id (distinct ids), in the order of ``memory_ids``.
+
+    Each id is first looked for in the typed table its prefix names, one statement a
+    kind; the ids found nowhere so (another prefix, an imported id) are looked up
+    for their kind first. Reading the kinds first for every id was a third of the
+    cost of a recall's record reads."""
     if not memory_ids:
         return {}
+    hinted: dict[MemoryKind, list[str]] = defaultdict(list)
+    for memory_id in memory_ids:
+        kind = _KIND_OF_PREFIX.get(memory_id.partition("_")[0])
+        if kind is not None:
+            hinted[kind].append(memory_id)
     sql = conn.dialect
-    rows = conn.execute(
-        f"SELECT seq, id, kind FROM memories WHERE {sql.ids_in_scope()}",
-        (sql.bind_list(memory_ids), scope.user_id, scope.agent_id),
-    ).fetchall()
-    return _typed(conn, rows, order=memory_ids)
+    found: dict[str, MemoryRecord] = {}
+    for kind, ids in hinted.items():
+        where = f" WHERE {sql.ids_in_scope(table='m')}"
+        for record in load_records(conn, kind, where, (sql.bind_list(ids), *_key(scope))):
+            found[record.id] = record
+    rest = [memory_id for memory_id in memory_ids if memory_id not in found]
+    if rest:
+        rows = conn.execute(
+            f"SELECT seq, id, kind FROM memories WHERE {sql.ids_in_scope()}",
+            (sql.bind_list(rest), *_key(scope)),
+        ).fetchall()
+        found.update(_typed(conn, rows, order=rest))
+    return {memory_id: found[memory_id] for memory_id in memory_ids if memory_id in found}
+
+
+def _key(scope: Scope) -> tuple[str, str]:
+    return (scope.user_id, scope.agent_id)
 
 
 def _typed(conn: Connection, rows: Sequence[Any], order: Sequence[str]) -> dict[str, MemoryRecord]:

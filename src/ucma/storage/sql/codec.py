@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -50,6 +50,7 @@ __all__ = [
     "fact_fields",
     "ids_param",
     "key_of",
+    "loads",
     "learning_fields",
     "memory_row",
     "memory_update_row",
@@ -70,11 +71,28 @@ BUCKET_SECONDS = 3600
 # -- scalars -------------------------------------------------------------------
 
 
+# ``json.dumps(value, ensure_ascii=False)`` builds an encoder on every call, and
+# ``json.loads`` matches whitespace around the value twice: for the short JSON of
+# each row read or written (metadata, id lists) that was most of the cost.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_DECODER = json.JSONDecoder()
+
+
 def dumps(value: Any, what: str = "value") -> str:
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"{what} must be JSON-serialisable: {exc}") from exc
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``, quicker for JSON without surrounding whitespace (what
+    ``dumps`` writes); anything else goes through ``json.loads`` (and its errors)."""
+    try:
+        value, end = _DECODER.raw_decode(text)
+    except (TypeError, ValueError):
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def ids_param(ids: Iterable[str]) -> str:
@@ -84,7 +102,7 @@ def ids_param(ids: Iterable[str]) -> str:
     AND +user_id = ? AND +agent_id = ?``: the unary ``+`` keeps SQLite from
     scanning the whole scope through a scope index instead of probing ``id``.
     """
-    return json.dumps(list(ids), ensure_ascii=False)
+    return _ENCODER.encode(list(ids))
 
 
 def key_of(text: str) -> str:
@@ -126,6 +144,27 @@ def vector_blob(vector: np.ndarray) -> bytes:
 
 def vector_from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32).copy()
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+class _Members(dict[str, _E], Generic[_E]):
+    """An enum's members by stored value: a dict lookup where calling the enum costs
+    a microsecond a column; a value it lacks goes to the enum (and its error)."""
+
+    def __init__(self, enum: type[_E]) -> None:
+        super().__init__((member.value, member) for member in enum)
+        self._enum = enum
+
+    def __missing__(self, value: str) -> _E:
+        return self._enum(value)
+
+
+_PROVENANCE = _Members(Provenance)
+_BANK = _Members(Bank)
+_TIER = _Members(Tier)
+_FACT_STATUS = _Members(FactStatus)
 
 
 # -- records -> rows -----------------------------------------------------------
@@ -312,7 +351,7 @@ def _common(row: Sequence[Any]) -> dict[str, Any]:
         "user_id": row[2],
         "agent_id": row[3],
         "content": row[4],
-        "provenance": Provenance(row[5]),
+        "provenance": _PROVENANCE[row[5]],
         "temporal_level": row[6],
         "base_salience": row[7],
         "outcome_adjustment": row[8],
@@ -321,8 +360,8 @@ def _common(row: Sequence[Any]) -> dict[str, Any]:
         "access_count": row[11],
         "last_accessed": row[12],
         "archived_at": row[13],
-        "metadata": json.loads(row[14]),
-        "bank": Bank(row[15]),
+        "metadata": loads(row[14]),
+        "bank": _BANK[row[15]],
     }
 
 
@@ -333,10 +372,10 @@ def _episode(row: Sequence[Any]) -> Episode:
         session_id=session_id,
         timestamp=timestamp,
         source=source,
-        participants=json.loads(participants),
-        tags=json.loads(tags),
+        participants=loads(participants),
+        tags=loads(tags),
         summary=summary,
-        tier=Tier(tier),
+        tier=_TIER[tier],
     )
 
 
@@ -362,12 +401,12 @@ def _fact(row: Sequence[Any]) -> Fact:
         predicate=predicate,
         object=object_,
         confidence=confidence,
-        source_episode_ids=json.loads(sources),
+        source_episode_ids=loads(sources),
         reinforcement_count=reinforcements,
         last_verified=last_verified,
         valid_from=valid_from,
         valid_until=valid_until,
-        status=FactStatus(status),
+        status=_FACT_STATUS[status],
         recorded_at=recorded_at,
         superseded_at=superseded_at,
         superseded_by=superseded_by,
@@ -395,17 +434,17 @@ def _procedure(row: Sequence[Any]) -> Procedure:
         **_common(row),
         name=name,
         description=description,
-        trigger_tags=json.loads(trigger_tags),
+        trigger_tags=loads(trigger_tags),
         status=ProcedureStatus(status),
         success_rate=success_rate,
         execution_count=execution_count,
         last_used=last_used,
         procedure_type=ProcedureType(procedure_type),
         domain=domain,
-        preconditions=[Condition(*triple) for triple in json.loads(preconditions)],
+        preconditions=[Condition(*triple) for triple in loads(preconditions)],
         risk_level=RiskLevel(risk_level),
-        failure_modes=json.loads(failure_modes),
-        source_trajectories=json.loads(source_trajectories),
+        failure_modes=loads(failure_modes),
+        source_trajectories=loads(source_trajectories),
         success_count=success_count,
     )
 
@@ -426,8 +465,8 @@ def _learning(row: Sequence[Any]) -> Learning:
         **_common(row),
         learning_type=LearningType(learning_type),
         title=title,
-        evidence=json.loads(evidence),
-        applicability=json.loads(applicability),
+        evidence=loads(evidence),
+        applicability=loads(applicability),
         confidence=confidence,
         impact_score=impact_score,
         last_applied=last_applied,
