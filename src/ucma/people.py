@@ -28,6 +28,7 @@ __all__ = [
     "asks_about_speaker",
     "first_name_regex",
     "known_people",
+    "named_relations",
     "speaks_to_listener",
     "subjects_in",
     "without_people",
@@ -138,6 +139,17 @@ def subjects_in(text: str, people: Iterable[str]) -> frozenset[str]:
     for match in _MY_RELATION.finditer(rest):
         found.add(f"my {match.group('relation').lower()}")
     return frozenset(found)
+
+
+def named_relations(text: str) -> dict[str, str]:
+    """Each person ``text`` names after a relation word, with the words naming
+    them: "My coworker Omar's dog ..." -> {"Omar": "my coworker Omar"}."""
+    found = {}
+    for match in _AFTER_RELATION.finditer(text):
+        name = re.sub(r"['’]s$", "", match.group("name"))
+        phrase = match.group(0)[: match.start("name") - match.start()] + name
+        found[name] = phrase[:1].lower() + phrase[1:]
+    return found
 
 
 def without_relations(text: str) -> str:

@@ -460,3 +460,43 @@ async def test_a_replaced_fact_takes_only_its_sentence_of_an_older_message(
         assert not any("Lisbon" in h.content for h in home.hits)
         chess = await mem.recall("What does Jordan do on Sundays?")
         assert chess.hits[0].content == "Jordan plays chess on Sundays."
+
+
+async def test_an_echo_goes_with_a_value_a_claim_replaced(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """A move read as a claim (lives_in) takes the assistant's echo of the old home
+    along, as a statement replacing a statement does."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        said = await mem.observe("I've been based in Tallinn since uni.", source="user")
+        clock.now += MINUTE
+        echo = await mem.observe("Okay, I'll remember you live in Tallinn.", source="assistant")
+        clock.now += 10 * DAY
+        change = await mem.observe("Unpacking boxes in our new place in Krakow.", source="user")
+        gone = await superseded(mem, [said.id, echo.id])
+        assert gone == {said.id: change.id, echo.id: change.id}
+        result = await mem.recall("Which city is my home?")
+    assert result.hits[0].id == change.id
+    assert all("Tallinn" not in hit.content for hit in result.hits)
+
+
+async def test_a_message_saying_more_than_a_replaced_claim_is_replaced_in_part(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """The only claim read from a two-sentence message is replaced: the other
+    sentence still holds and stays findable; the old home is history."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe(
+            "My neighbour Jordan lives in Lisbon. Also: My neighbour Jordan listens to "
+            "flamenco nonstop."
+        )
+        clock.now += 30 * DAY
+        new = await mem.observe("Quick update. My neighbour Jordan has a place in Denver.")
+        assert (await superseded(mem, [old.id])).get(old.id) == new.id
+        music = await mem.recall("What music does my neighbour Jordan listen to?")
+        home = await mem.recall("Where does my neighbour Jordan live?")
+    assert music.hits[0].content == "My neighbour Jordan listens to flamenco nonstop."
+    assert home.hits[0].id == new.id
+    assert all("Lisbon" not in hit.content for hit in home.hits)

@@ -138,3 +138,32 @@ def test_a_new_home_somewhere_says_where_the_speaker_lives_now() -> None:
 
 def test_a_regular_at_a_place_is_not_employed_there() -> None:
     assert not any(c[1] == "works_at" for c in claims("Dana is a regular at the Blue Bar."))
+
+
+def test_a_person_named_after_a_relation_is_named_so() -> None:
+    """ "My best friend Maya is ..." is about "my best friend Maya": no
+    "best_friend_maya" attribute of the speaker, and not the same subject as a
+    "Maya Tanaka" or a bare "Maya" the text does not say she is."""
+    said = {
+        "My best friend Maya is an engineer over at Meridian Pharma.": (
+            "my best friend Maya",
+            "works_at",
+            "Meridian Pharma",
+        ),
+        "My coworker Omar has a job at Tidewater Bank in the finance team.": (
+            "my coworker Omar",
+            "works_at",
+            "Tidewater Bank",
+        ),
+        "My sister Priya's birthday is on March 14.": ("my sister Priya", "birthday", "March 14"),
+        "Our neighbour Jordan has a place in Halifax.": (
+            "our neighbour Jordan",
+            "lives_in",
+            "Halifax",
+        ),
+    }
+    for text, triple in said.items():
+        assert {c[:3] for c in claims(text)} == {triple}
+    [claim] = RULES.claims("My landlord Sofia's dog is called Clementine.")
+    assert claim.fact.content == "my landlord Sofia's dog is Clementine"
+    assert {c[:3] for c in claims("My sister is a nurse.")} == {("user", "sister", "nurse")}

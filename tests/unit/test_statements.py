@@ -8,6 +8,7 @@ from ucma.conflicts.statements import (
     replacements,
     retired_words,
     same_frame,
+    says_only,
     shared_people,
     states_lasting,
 )
@@ -336,3 +337,14 @@ def test_a_new_favourite_replaces_the_old_one() -> None:
     old = older("My favourite cuisine is Peruvian.", 0.8)
     found, _ = replacements("My new favourite cuisine is Sichuan.", "user", 30 * DAY, [old])
     assert [r.evidence for r in found] == ["cued"]
+
+
+def test_says_only_the_values_a_text_names() -> None:
+    values = ["Lisbon"]
+    assert says_only("Quick update. My neighbour Jordan lives in Lisbon.", values)
+    assert not says_only(
+        "My neighbour Jordan lives in Lisbon. Also: My neighbour Jordan listens to flamenco.",
+        values,
+    )
+    # A value the text does not hold as written: nothing to tell its sentences apart by.
+    assert says_only("Jordan lives in sunny Lisboa. Jordan likes jazz.", values)

@@ -45,6 +45,7 @@ from ucma.conflicts.predicates import PredicateRegistry
 from ucma.conflicts.reports import FactAssertion
 from ucma.conflicts.resolution import Belief, Decision, Side, decide_memory_vs_db
 from ucma.conflicts.resolution import decide_value_mismatch as decide
+from ucma.conflicts.statements import says_only
 from ucma.errors import ConflictNotPending, NotFoundError, ValidationError
 from ucma.events.log import EventType, record
 from ucma.memory_ids import new_memory_id
@@ -514,8 +515,11 @@ class ConflictResolver:
         self, storage: Storage, scope: Scope, loser: Fact, winner_id: str, now: float
     ) -> None:
         """Each episode ``loser`` was read from none of whose facts is current any
-        more is wholly superseded, by the episode the winner was read from (or the
-        winner itself when it was not read from one)."""
+        more, and that says nothing but their values, is wholly superseded, by the
+        episode the winner was read from (or the winner itself when it was not read
+        from one). One that says more ("Jordan lives in Lisbon. Also: Jordan listens
+        to flamenco nonstop.") stands, to be replaced in part
+        (``supersession.replace_in_part``)."""
         sources = dict.fromkeys(loser.source_episode_ids)
         sources.update(
             (e.target_id, None)
@@ -539,7 +543,11 @@ class ConflictResolver:
             ]
             claims = [m for m in storage.memories.get_many(scope, derived).values()]
             facts = [m for m in claims if isinstance(m, Fact)]
-            if facts and not any(f.is_current for f in facts):
+            if (
+                facts
+                and not any(f.is_current for f in facts)
+                and says_only(episode.content, [f.object for f in facts])
+            ):
                 reason = (
                     f"every claim of it was replaced; last '{loser.subject} "
                     f"{loser.predicate} {loser.object}'"

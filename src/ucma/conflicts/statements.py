@@ -62,6 +62,7 @@ __all__ = [
     "marks_change",
     "other_values",
     "replacements",
+    "says_only",
     "retired_words",
     "same_frame",
     "shared_people",
@@ -275,6 +276,17 @@ def without_value(text: str, value: str) -> str | None:
         return None
     rest = " ".join(_UNLABEL.sub("", s, count=1) for s in kept)
     return rest[:1].upper() + rest[1:]
+
+
+def says_only(text: str, values: Iterable[str]) -> bool:
+    """Whether ``text`` says nothing but ``values``: no sentence of it that says
+    something (three content words or more: "Quick update." says nothing) names
+    none of them (verbatim, any case), while one does. A text naming none of them
+    as written (a value the extractor reworded) is taken to say only them."""
+    patterns = [re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE) for v in values]
+    said = [s for s in _sentences(text) if len(_words(s)) >= 3]
+    naming = [any(p.search(sentence) for p in patterns) for sentence in said]
+    return all(naming) or not any(naming)
 
 
 def marks_change(text: str) -> bool:

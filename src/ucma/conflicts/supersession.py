@@ -225,9 +225,50 @@ def apply_observed(
                     now,
                     aliases=claim.aliases,
                 )
+        _replace_echoes_of_claims(resolver, storage, scope, episode, conflicts, now)
         conflicts.extend(_replace_statements(resolver, storage, scope, statement, speakers, now))
         _replace_read_from(storage, scope, statement, conflicts, now)
     return conflicts
+
+
+def _replaced_facts(
+    storage: Storage, scope: Scope, new: Episode, conflicts: Sequence[Conflict]
+) -> list[tuple[Conflict, Fact]]:
+    """The facts that a claim of ``new`` replaced, with the conflict that says so,
+    among ``conflicts``: no longer current, beaten by a current fact read from ``new``."""
+    replaced = []
+    for conflict in conflicts:
+        if conflict.new_fact_id is None:
+            continue
+        found = storage.memories.get_many(scope, [conflict.existing_fact_id, conflict.new_fact_id])
+        loser, winner = found.get(conflict.existing_fact_id), found.get(conflict.new_fact_id)
+        if not isinstance(loser, Fact) or not isinstance(winner, Fact):
+            continue
+        if loser.is_current or not winner.is_current or new.id not in winner.source_episode_ids:
+            continue
+        replaced.append((conflict, loser))
+    return replaced
+
+
+def _replace_echoes_of_claims(
+    resolver: ConflictResolver,
+    storage: Storage,
+    scope: Scope,
+    new: Episode,
+    conflicts: Sequence[Conflict],
+    now: float,
+) -> None:
+    """The assistant's echoes of the messages ``new``'s claims wholly replaced
+    ("Okay, I'll remember you live in Tallinn" after "I've been based in Tallinn
+    since uni", which "Unpacking boxes in our new place in Krakow" replaced) go
+    with them, as they do when a statement replaces a statement."""
+    for _, loser in _replaced_facts(storage, scope, new, conflicts):
+        sources = [i for i in loser.source_episode_ids if i != new.id]
+        gone = storage.conflicts.superseded(scope, sources, at=now)
+        olds = storage.memories.get_many(scope, [i for i in sources if i in gone])
+        for old in olds.values():
+            if isinstance(old, Episode) and old.timestamp <= new.timestamp:
+                _replace_echo(resolver, storage, scope, old, new, now)
 
 
 def _replace_read_from(
@@ -245,15 +286,7 @@ def _replace_read_from(
     history (``statement.partial``, for ``replace_in_part``)."""
     new = statement.episode
     done = {item.old.id for item in statement.partial}
-    for conflict in conflicts:
-        if conflict.new_fact_id is None:
-            continue
-        found = storage.memories.get_many(scope, [conflict.existing_fact_id, conflict.new_fact_id])
-        loser, winner = found.get(conflict.existing_fact_id), found.get(conflict.new_fact_id)
-        if not isinstance(loser, Fact) or not isinstance(winner, Fact):
-            continue
-        if loser.is_current or not winner.is_current or new.id not in winner.source_episode_ids:
-            continue
+    for conflict, loser in _replaced_facts(storage, scope, new, conflicts):
         sources = [i for i in loser.source_episode_ids if i != new.id and i not in done]
         gone = storage.conflicts.superseded(scope, sources, at=now)
         olds = storage.memories.get_many(scope, [i for i in sources if i not in gone])

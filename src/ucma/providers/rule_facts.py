@@ -40,10 +40,12 @@ facts of the claims that are not negated.
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ucma.people import named_relations, without_relations
 from ucma.providers.base import ExtractedFact
 
 __all__ = ["CHANGE_CUE", "GENERIC_SPEAKERS", "Claim", "RuleFactExtractor", "has_change_cue"]
@@ -248,6 +250,11 @@ class RuleFactExtractor:
         for raw in _SENTENCE.split(content):
             change = has_change_cue(raw)
             sentence = _LEAD_IN.sub("", _LABEL.sub("", raw.strip()))
+            # "My best friend Maya is an engineer at Acme" is about "my best friend
+            # Maya", not a "best friend Maya" attribute of the speaker: the rules
+            # read the bare name, and the claim names her as the text does.
+            relations = named_relations(sentence)
+            sentence = without_relations(sentence)
             subject_text: str | None = None
             for number, part in enumerate(_clauses(sentence)):
                 clause = _LEAD_IN.sub("", part.strip())
@@ -255,7 +262,10 @@ class RuleFactExtractor:
                     continue
                 if number and subject_text and clause[:1].islower() and not _starts_subject(clause):
                     clause = f"{subject_text} {clause}"
-                for claim in self._clause_claims(clause, me, last_name, reference_time, change):
+                for found_claim in self._clause_claims(
+                    clause, me, last_name, reference_time, change
+                ):
+                    claim = _named_as_related(found_claim, relations)
                     fact = claim.fact
                     key = (fact.subject.lower(), fact.predicate.lower(), fact.object.lower())
                     found.setdefault((*key, claim.negated), claim)
@@ -319,6 +329,21 @@ class RuleFactExtractor:
                 if subject and obj:
                     return [Claim(f, change) for f in _expand(subject, verb, obj, 0.6, when)]
         return []
+
+
+def _named_as_related(claim: Claim, relations: dict[str, str]) -> Claim:
+    """``claim`` about the person its sentence named after a relation word, under
+    those words ("my cousin Dana"): not the same subject as a "Dana Moreau" or a
+    bare "Dana" elsewhere, whom nothing says she is."""
+    fact = claim.fact
+    related = relations.get(fact.subject)
+    if related is None:
+        return claim
+    content = fact.content
+    if content.startswith(fact.subject):
+        content = related + content[len(fact.subject) :]
+    renamed = dataclasses.replace(fact, subject=related, content=content)
+    return dataclasses.replace(claim, fact=renamed)
 
 
 def _clauses(sentence: str) -> list[str]:
