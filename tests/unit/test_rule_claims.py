@@ -41,6 +41,12 @@ def claims(text: str, speaker: str = "user") -> set[tuple[str, str, str, bool, b
         ("Priya is a nurse at St Mary Hospital.",
          ("Priya", "works_at", "St Mary Hospital", False, False)),
         ("Maya is an engineer over at Kestrel.", ("Maya", "works_at", "Kestrel", False, False)),
+        # A new employer, said as a hire or an offer taken.
+        ("Sam got hired by Saltmarsh Games last year and loves it.",
+         ("Sam", "works_at", "Saltmarsh Games", True, False)),
+        ("Sam took an offer from Kestrel Analytics, so bye bye Copperleaf Studio.",
+         ("Sam", "works_at", "Kestrel Analytics", True, False)),
+        ("Dana accepted a job offer from Globex.", ("Dana", "works_at", "Globex", True, False)),
     ],
 )  # fmt: skip
 def test_claims(text: str, expected: tuple[str, str, str, bool, bool]) -> None:

@@ -71,7 +71,8 @@ _LEAD_IN = re.compile(
 CHANGE_CUE = re.compile(
     r"\b(?:now|no\s+longer|any\s*more|these\s+days|nowadays|as\s+of|switched|switching|"
     r"moved|moving|relocated|changed|instead|from\s+now\s+on|joined|left|quit|became|"
-    r"started|starting|stopped|not\s+any\s+longer|new)\b",
+    r"started|starting|stopped|not\s+any\s+longer|new|hired|"
+    r"(?:took|accepted)\s+(?:an?\s+|the\s+)?(?:new\s+)?(?:job\s+)?offer)\b",
     re.IGNORECASE,
 )
 """Words by which a statement says a value changed (a later value replaces an earlier)."""
@@ -169,6 +170,14 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
         rf"(?P<p>at|for|by|with)\s+{_OBJECT}{_END}"), 0.6),
     ("joined", re.compile(rf"^{_SUBJECT}\s+(?:has\s+)?joined\s+(?P<object>[A-Z][^.;!?]*?){_END}"),
      0.6),
+    # A new employer: "Sam got hired by Saltmarsh Games", "Sam took an offer from Kestrel".
+    ("hired", re.compile(
+        rf"^{_SUBJECT}\s+(?:(?:just\s+)?got|was|were|has\s+been|have\s+been)\s+hired\s+"
+        r"(?:by|at)\s+(?P<object>[A-Z][^.;!?]*?)" + _END), 0.6),
+    ("offer", re.compile(
+        rf"^{_SUBJECT}\s+(?:took|accepted|(?:has|have)\s+(?:taken|accepted))\s+"
+        r"(?:an?\s+|the\s+)?(?:new\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+"
+        r"(?P<object>[A-Z][^.;!?]*?)" + _END), 0.6),
     ("lives", re.compile(
         rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?|"
         rf"(?:(?:is|are|am|(?:has|have)\s+been|been)\s+|(?<=['’]m\s))based|"
@@ -398,7 +407,7 @@ def _triple(
     subject = _resolve(match.group("subject"), me, last_name)
     if subject is None:
         return None
-    if rule in ("works", "joined"):
+    if rule in ("works", "joined", "hired", "offer"):
         return subject, "works_at", obj
     if rule in ("lives", "moved"):
         return subject, "lives_in", obj
