@@ -500,3 +500,28 @@ async def test_a_message_saying_more_than_a_replaced_claim_is_replaced_in_part(
     assert music.hits[0].content == "My neighbour Jordan listens to flamenco nonstop."
     assert home.hits[0].id == new.id
     assert all("Lisbon" not in hit.content for hit in home.hits)
+
+
+async def test_a_bare_first_name_is_the_one_related_person_of_that_name(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """A bare "Hana" is "my old roommate Hana" when the scope knows no other Hana: her new
+    employer replaces the old one, and each fact's text is what was said."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        old = await mem.observe("My old roommate Hana has a job at Meridian Pharma.")
+        clock.now += 30 * DAY
+        new = await mem.observe("FYI: Hana works at Tidewater Bank.")
+        history = await mem.fact_history("Hana (my old roommate)", "works_at")
+        assert [(f.object, f.status, f.content) for f in history] == [
+            (
+                "Meridian Pharma",
+                FactStatus.SUPERSEDED,
+                "my old roommate Hana works at Meridian Pharma",
+            ),
+            ("Tidewater Bank", FactStatus.ACTIVE, "Hana works at Tidewater Bank"),
+        ]
+        assert (await superseded(mem, [old.id])).get(old.id) == new.id
+        result = await mem.recall("Where does my old roommate Hana work?")
+    assert result.hits[0].id == new.id
+    assert all("Meridian" not in hit.content for hit in result.hits)

@@ -147,23 +147,23 @@ def test_a_regular_at_a_place_is_not_employed_there() -> None:
 
 
 def test_a_person_named_after_a_relation_is_named_so() -> None:
-    """ "My best friend Maya is ..." is about "my best friend Maya": no
-    "best_friend_maya" attribute of the speaker, and not the same subject as a
-    "Maya Tanaka" or a bare "Maya" the text does not say she is."""
+    """"My best friend Maya is ..." is about Maya, recorded with the relation that
+    names her ("Maya (my best friend)"): no "best_friend_maya" attribute of the
+    speaker, and not the "Maya Tanaka" of another sentence."""
     said = {
         "My best friend Maya is an engineer over at Meridian Pharma.": (
-            "my best friend Maya",
+            "Maya (my best friend)",
             "works_at",
             "Meridian Pharma",
         ),
         "My coworker Omar has a job at Tidewater Bank in the finance team.": (
-            "my coworker Omar",
+            "Omar (my coworker)",
             "works_at",
             "Tidewater Bank",
         ),
-        "My sister Priya's birthday is on March 14.": ("my sister Priya", "birthday", "March 14"),
+        "My sister Priya's birthday is on March 14.": ("Priya (my sister)", "birthday", "March 14"),
         "Our neighbour Jordan has a place in Halifax.": (
-            "our neighbour Jordan",
+            "Jordan (our neighbour)",
             "lives_in",
             "Halifax",
         ),
@@ -173,3 +173,9 @@ def test_a_person_named_after_a_relation_is_named_so() -> None:
     [claim] = RULES.claims("My landlord Sofia's dog is called Clementine.")
     assert claim.fact.content == "my landlord Sofia's dog is Clementine"
     assert {c[:3] for c in claims("My sister is a nurse.")} == {("user", "sister", "nurse")}
+
+
+def test_a_bare_first_name_is_the_only_related_person_of_that_name() -> None:
+    assert identify("Hana", ["Hana (my old roommate)"]) == ("Hana (my old roommate)", ("Hana",))
+    assert identify("Hana", ["Hana (my old roommate)", "Hana Tanaka"]) == ("Hana", ())
+    assert identify("Hana (my old roommate)", ["Hana Tanaka"]) == ("Hana (my old roommate)", ())

@@ -152,8 +152,11 @@ def claim_fact(
     """The fact a claim asserts, read from ``episode`` and recorded under ``subject``."""
     raw = claim.fact
     content = raw.content
-    if subject != raw.subject and content.startswith(raw.subject):
-        content = subject + content[len(raw.subject) :]
+    # "Nadia" read as "Nadia Okafor" is written so; read as "Nadia (my cousin)", the
+    # text keeps its "Nadia" (the relation is the record's, not something said).
+    spoken = subject.split(" (", 1)[0]
+    if spoken != raw.subject and content.startswith(raw.subject):
+        content = spoken + content[len(raw.subject) :]
     return Fact(
         id=fact_id_for(scope, subject, raw.predicate, raw.object),
         user_id=scope.user_id,

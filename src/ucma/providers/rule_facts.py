@@ -341,17 +341,20 @@ class RuleFactExtractor:
 
 
 def _named_as_related(claim: Claim, relations: dict[str, str]) -> Claim:
-    """``claim`` about the person its sentence named after a relation word, under
-    those words ("my cousin Dana"): not the same subject as a "Dana Moreau" or a
-    bare "Dana" elsewhere, whom nothing says she is."""
+    """``claim`` about a person its sentence named after a relation word, recorded
+    as that person with the relation ("Dana (my cousin)"), its text as said ("my
+    cousin Dana is ..."): a bare "Dana" is her only when the scope knows no other
+    Dana (``supersession.identify``), and a "Dana Moreau" is someone else."""
     fact = claim.fact
-    related = relations.get(fact.subject)
-    if related is None:
+    phrase = relations.get(fact.subject)
+    if phrase is None:
         return claim
+    relation = phrase[: -len(fact.subject)].strip()
     content = fact.content
     if content.startswith(fact.subject):
-        content = related + content[len(fact.subject) :]
-    renamed = dataclasses.replace(fact, subject=related, content=content)
+        content = phrase + content[len(fact.subject) :]
+    subject = f"{fact.subject} ({relation})"
+    renamed = dataclasses.replace(fact, subject=subject, content=content)
     return dataclasses.replace(claim, fact=renamed)
 
 
