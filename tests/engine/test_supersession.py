@@ -525,3 +525,27 @@ async def test_a_bare_first_name_is_the_one_related_person_of_that_name(
         result = await mem.recall("Where does my old roommate Hana work?")
     assert result.hits[0].id == new.id
     assert all("Meridian" not in hit.content for hit in result.hits)
+
+
+async def test_a_new_status_replaces_the_old_and_only_its_own_attribute(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """A new diet ("Yusuf eats strictly gluten-free") replaces his earlier one, not the go-to
+    drink said with the same "Update:" in between; "I'm engaged" replaces "I'm single"."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        diet = await mem.observe("My teammate Yusuf follows a pescatarian diet.")
+        clock.now += 10 * DAY
+        drink = await mem.observe("Update: Yusuf's go-to drink is a flat white with oat milk.")
+        clock.now += 10 * DAY
+        new_diet = await mem.observe("Update: Yusuf eats strictly gluten-free.")
+        single = await mem.observe("Relationship-wise I'm single.")
+        clock.now += 10 * DAY
+        engaged = await mem.observe("Big news: I'm engaged.")
+        gone = await superseded(mem, [diet.id, drink.id, single.id])
+        assert gone == {diet.id: new_diet.id, single.id: engaged.id}
+        coffee = await mem.recall("What does Yusuf have at coffee shops?")
+        love = await mem.recall("What's my love life situation right now?")
+    assert coffee.hits[0].id == drink.id
+    assert love.hits[0].id == engaged.id
+    assert all("single" not in hit.content for hit in love.hits)

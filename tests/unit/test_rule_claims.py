@@ -147,7 +147,7 @@ def test_a_regular_at_a_place_is_not_employed_there() -> None:
 
 
 def test_a_person_named_after_a_relation_is_named_so() -> None:
-    """"My best friend Maya is ..." is about Maya, recorded with the relation that
+    """A sentence like "My best friend Maya is ..." is about Maya, recorded with the relation that
     names her ("Maya (my best friend)"): no "best_friend_maya" attribute of the
     speaker, and not the "Maya Tanaka" of another sentence."""
     said = {
@@ -179,3 +179,33 @@ def test_a_bare_first_name_is_the_only_related_person_of_that_name() -> None:
     assert identify("Hana", ["Hana (my old roommate)"]) == ("Hana (my old roommate)", ("Hana",))
     assert identify("Hana", ["Hana (my old roommate)", "Hana Tanaka"]) == ("Hana", ())
     assert identify("Hana (my old roommate)", ["Hana Tanaka"]) == ("Hana (my old roommate)", ())
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Big news: I'm engaged.", ("user", "relationship_status", "engaged", False)),
+        ("Relationship-wise I'm single.", ("user", "relationship_status", "single", False)),
+        ("As far as I know Mateo is divorced.",
+         ("Mateo", "relationship_status", "divorced", False)),
+        ("Dana got married last year.", ("Dana", "relationship_status", "married", True)),
+        ("Mateo is no longer single, officially engaged.",
+         ("Mateo", "relationship_status", "engaged", True)),
+        ("I'm pescatarian.", ("user", "diet", "pescatarian", False)),
+        ("Felix went vegan recently.", ("Felix", "diet", "vegan", True)),
+        ("Update: Yusuf eats strictly gluten-free.", ("Yusuf", "diet", "gluten-free", False)),
+        ("Just so you know, I follow a paleo diet.", ("user", "diet", "paleo", False)),
+        ("I'm living in Utrecht these days.", ("user", "lives_in", "Utrecht", True)),
+    ],
+)  # fmt: skip
+def test_how_someone_is_partnered_and_eats_is_one_status(
+    text: str, expected: tuple[str, str, str, bool]
+) -> None:
+    """A few words say how someone is partnered or what they eat: one value at a
+    time (functional predicates), whatever verb says it; "I'm" is "I am"."""
+    assert {c[:4] for c in claims(text)} == {expected}
+
+
+def test_a_married_to_and_a_single_minded_are_no_status() -> None:
+    assert {c[1] for c in claims("Dana is married to Sam.")} == {"married_to"}
+    assert {c[1] for c in claims("Dana is single-minded about work.")} == {"is"}

@@ -56,6 +56,7 @@ DEFAULT_FUNCTIONAL: frozenset[str] = _names(
     preferred_language language payment_method shipping_method currency version
     height weight favorite_color favourite_color favorite_food favourite_food
     blood_type gender pronouns marital_status nationality salary rank score
+    relationship_status diet
     """
 )
 """Predicates with one current value per subject."""

@@ -339,6 +339,25 @@ def _replace_statements(
     named = [name for claim in statement.claims for name in (claim.fact.subject, *claim.aliases)]
     people = {*speakers, *(n for n in named if n[:1].isupper())}
     replaced, ambiguous = replacements(new.content, new.source, new.timestamp, candidates, people)
+    # A statement whose claims name the one-value attribute it is about ("Yusuf eats
+    # strictly gluten-free": diet) does not replace one whose claims name others
+    # ("Yusuf's go-to drink is a flat white"), however alike the two read.
+    attributes = {
+        c.fact.predicate
+        for c in statement.claims
+        if not c.negated and resolver.registry.is_functional(c.fact.predicate)
+    }
+    if attributes:
+        replaced = [
+            r
+            for r in replaced
+            if not _about_other_attributes(storage, scope, r.candidate.id, attributes)
+        ]
+        ambiguous = [
+            c for c in ambiguous if not _about_other_attributes(storage, scope, c.id, attributes)
+        ]
+        if len(ambiguous) < 2:
+            ambiguous = []
     for replacement in replaced:
         old = found[replacement.candidate.id]
         reason = (
@@ -362,6 +381,24 @@ def _replace_statements(
         old = found[option.id]
         asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
     return asked
+
+
+def _about_other_attributes(
+    storage: Storage, scope: Scope, episode_id: str, attributes: set[str]
+) -> bool:
+    """Whether facts were read from the episode and none of them is about one of
+    ``attributes`` (predicates)."""
+    derived = [
+        e.source_id
+        for e in storage.graph.edges_to(scope, episode_id)
+        if e.edge_type == "derived_from"
+    ]
+    predicates = {
+        m.predicate
+        for m in storage.memories.get_many(scope, derived).values()
+        if isinstance(m, Fact)
+    }
+    return bool(predicates) and not predicates & attributes
 
 
 def _replace_echo(

@@ -65,7 +65,7 @@ _LEAD_IN = re.compile(
     r"^(?:(?:please\s+)?(?:remember|note|recall)(?:\s+that)?|don'?t\s+(?:let\s+me\s+)?forget(?:\s+that)?|"
     r"do\s+not\s+forget(?:\s+that)?|fyi|btw|by\s+the\s+way|just\s+so\s+you\s+know|"
     r"these\s+days|nowadays|now|currently|as\s+of\s+(?:now|today)|from\s+now\s+on|"
-    r"update|heads\s+up)[,:]?\s+",
+    r"update|heads\s+up|as\s+far\s+as\s+I\s+know|apparently|[a-z]+-wise)[,:]?\s+",
     re.IGNORECASE,
 )
 CHANGE_CUE = re.compile(
@@ -132,6 +132,18 @@ _TRAILING = re.compile(
 _LEADING = re.compile(r"^(?:(?:now|currently|still|also|just|the|an?)\s+)+", re.IGNORECASE)
 _PLACE_PREPOSITION = re.compile(r"^(?:on|in|at)\s+(?=\S)", re.IGNORECASE)
 
+_PARTNERED = r"single|married|engaged|divorced|widowed|separated"
+_DIETS = (
+    r"vegan|vegetarian|pescatarian|pescetarian|keto|paleo|gluten[- ]free|dairy[- ]free|"
+    r"lactose[- ]free|halal|kosher|low[- ]carb|flexitarian|plant[- ]based|carnivore"
+)
+# When a status began, after it: "went vegan recently", "got married last year".
+_WHEN = (
+    r"(?:\s+(?:recently|lately|now|again|these\s+days|nowadays|"
+    r"(?:last|this)\s+(?:week|month|year|spring|summer|autumn|fall|winter)))*"
+)
+_STATUS_PREDICATES = {"status": "relationship_status", "diet": "diet"}
+
 # "is", or a comma before a calendar day: "Bruno's birthday, January 9".
 _CALENDAR_DAY = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _IS = (
@@ -162,7 +174,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
         r"\bI\s+(?:really\s+|strongly\s+|also\s+|do\s+|always\s+)?"
         rf"(?P<verb>prefer|like|love|enjoy|hate|dislike)\s+{_OBJECT}{_END}"), 0.8),
     ("works", re.compile(
-        rf"^{_SUBJECT}\s+(?:works?|worked|is\s+working|has\s+(?:been\s+)?work(?:ed|ing)|"
+        rf"^{_SUBJECT}\s+(?:works?|worked|(?:is|am|are)\s+working|has\s+(?:been\s+)?work(?:ed|ing)|"
         r"started\s+(?:working|a\s+(?:new\s+)?job)|began\s+working|took\s+a\s+(?:new\s+)?job|"
         r"(?:got|has|had|took)\s+a\s+(?:new\s+)?job|is\s+employed|is\s+now\s+employed|"
         r"(?:is|was)\s+an?\s+(?!(?:regular|member|guest|student|patient|customer|fan|visitor)\b)"
@@ -179,9 +191,9 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
         r"(?:an?\s+|the\s+)?(?:new\s+)?(?:job\s+)?offer\s+(?:from|at|with)\s+"
         r"(?P<object>[A-Z][^.;!?]*?)" + _END), 0.6),
     ("lives", re.compile(
-        rf"^{_SUBJECT}\s+(?:lives?|lived|is\s+living|has\s+lived|resides?|"
+        rf"^{_SUBJECT}(?:\s+(?:lives?|lived|(?:is|am|are)\s+living|has\s+lived|resides?|"
         rf"(?:(?:is|are|am|(?:has|have)\s+been|been)\s+|(?<=['’]m\s))based|"
-        rf"has\s+an?\s+(?:place|home|flat|house))"
+        rf"has\s+an?\s+(?:place|home|flat|house))|['’]m\s+living)"
         rf"\s+in\s+{_OBJECT}{_END}"),
      0.6),
     # "Unpacking boxes in our new place in Krakow": the speaker's home changed.
@@ -192,17 +204,31 @@ _RULES: tuple[tuple[str, re.Pattern[str], float], ...] = (
         rf"^{_SUBJECT}\s+(?:has\s+|just\s+)*(?:moved|relocated|is\s+moving)\s+(?:back\s+)?to\s+"
         rf"(?P<object>[A-Z][^.;!?]*?){_END}"), 0.6),
     ("married", re.compile(
-        rf"^{_SUBJECT}\s+(?:is|got|was)\s+(?P<rel>married|engaged)\s+to\s+{_OBJECT}{_END}"), 0.6),
+        rf"^{_SUBJECT}\s+(?:is|am|got|was)\s+(?P<rel>married|engaged)\s+to\s+{_OBJECT}{_END}"),
+     0.6),
+    # One of a few words for how someone is partnered, or what they eat: a status
+    # the person has one of at a time ("Mateo is divorced", "Felix went vegan").
+    ("status", re.compile(
+        rf"^{_SUBJECT}(?:\s+(?:is|am|are|was)|['’]m|\s+(?P<changed>got|became))\s+"
+        rf"(?P<retired>no\s+longer\s+(?:{_PARTNERED}),?\s+(?:and\s+)?)?"
+        rf"(?:now\s+|officially\s+|recently\s+|finally\s+)?(?P<object>{_PARTNERED})"
+        rf"(?!\s+to\b){_WHEN}{_END}"), 0.6),
+    ("diet", re.compile(
+        rf"^{_SUBJECT}(?:(?:\s+(?:is|am|are)|['’]m)\s+(?:now\s+|strictly\s+|fully\s+)?"
+        r"(?:on\s+an?\s+)?|\s+(?:eats?|follows?|keeps?)\s+(?:a\s+|an\s+|strictly\s+|only\s+)?|"
+        rf"\s+(?P<changed>went|has\s+gone|became|switched\s+to)\s+(?:a\s+)?)(?P<object>{_DIETS})"
+        rf"(?:\s+diet)?{_WHEN}{_END}"), 0.6),
     ("age", re.compile(
         rf"^{_SUBJECT}\s+(?:is|turned)\s+(?P<object>\d{{1,3}})(?:\s+years?\s+old)?{_END}"), 0.6),
     ("set", re.compile(rf"^{_SUBJECT}\s+(?:is|are|was|were)\s+set\s+to\s+{_OBJECT}{_END}"), 0.6),
     ("wants", re.compile(rf"^{_SUBJECT}\s+(?:wants?|wanted|plans?|needs?)\s+to\s+{_OBJECT}{_END}"),
      0.6),
-    ("ing", re.compile(rf"^{_SUBJECT}\s+(?:is|are|was|were)\s+(?P<verb>\w+ing)\s+{_OBJECT}{_END}"),
+    ("ing", re.compile(
+        rf"^{_SUBJECT}\s+(?:is|am|are|was|were)\s+(?P<verb>\w+ing)\s+{_OBJECT}{_END}"),
      0.6),
     ("verb", re.compile(rf"^{_SUBJECT}\s+(?P<verb>{_KNOWN_VERBS})\s+{_OBJECT}{_END}"), 0.6),
     ("is", re.compile(
-        rf"^{_SUBJECT}\s+(?P<verb>is|are|was)\s+(?P<neg>not\s+)?(?P<p>in|at|on\s+)?"
+        rf"^{_SUBJECT}\s+(?P<verb>is|am|are|was)\s+(?P<neg>not\s+)?(?P<p>in|at|on\s+)?"
         rf"(?:an?\s+|the\s+)?{_OBJECT}{_END}"), 0.6),
 )  # fmt: skip
 _GENERIC_EVENT = re.compile(
@@ -328,7 +354,11 @@ class RuleFactExtractor:
                 continue
             triple = _triple(name, match, me, last_name)
             if triple is not None:
-                return [Claim(f, change) for f in _expand(*triple, confidence, when)]
+                # "got engaged", "went vegan", "no longer single, engaged": the
+                # wording itself says it is new.
+                said = match.groupdict()
+                changed = change or bool(said.get("changed") or said.get("retired"))
+                return [Claim(f, changed) for f in _expand(*triple, confidence, when)]
         if when is not None:
             match = _GENERIC_EVENT.search(plain)
             if match is not None:
@@ -416,6 +446,8 @@ def _triple(
         return subject, "lives_in", obj
     if rule == "married":
         return subject, f"{match.group('rel').lower()}_to", obj
+    if rule in _STATUS_PREDICATES:
+        return subject, _STATUS_PREDICATES[rule], obj.lower()
     if rule == "age":
         return subject, "age", obj
     if rule == "set":
