@@ -181,7 +181,9 @@ class Retriever:
         candidates: dict[str, _Candidate] = {}
         for channel, scores in channels.items():
             for memory_id, score in scores.items():
-                cand = candidates.setdefault(memory_id, _Candidate(source=channel))
+                cand = candidates.get(memory_id)
+                if cand is None:
+                    cand = candidates[memory_id] = _Candidate(source=channel)
                 cand.channels[channel] = score
         weights = dict(cfg.channel_weights)
         # Who the query names narrows; it does not decide: the entity channel
@@ -387,17 +389,22 @@ class Retriever:
         match is the sum of its best few candidates' scores, normalised to the
         best session, and each episode gains ``session_prior`` times it."""
         cfg = self._config.retrieval
-        briefs = {i: b for i, b in briefs.items() if i in relevance}
+        sessions = {i: b.session_id for i, b in briefs.items() if i in relevance}
         by_session: dict[str, list[float]] = {}
-        for memory_id, brief in briefs.items():
-            by_session.setdefault(brief.session_id, []).append(relevance[memory_id])
+        for memory_id, session in sessions.items():
+            scores = by_session.get(session)
+            if scores is None:
+                scores = by_session[session] = []
+            scores.append(relevance[memory_id])
         totals = {s: sum(sorted(v, reverse=True)[:_SESSION_TOP]) for s, v in by_session.items()}
         best = max(totals.values(), default=0.0)
         if best <= 0:
             return
-        for memory_id, brief in briefs.items():
-            lift = cfg.session_prior * totals[brief.session_id] / best
-            relevance[memory_id] = (relevance[memory_id] + lift) / (1.0 + cfg.session_prior)
+        lifts = {s: cfg.session_prior * total / best for s, total in totals.items()}
+        scale = 1.0 + cfg.session_prior
+        for memory_id, session in sessions.items():
+            lift = lifts[session]
+            relevance[memory_id] = (relevance[memory_id] + lift) / scale
             candidates[memory_id].channels["session"] = lift
 
     def _context(
@@ -890,10 +897,11 @@ class Retriever:
         """A memory's dense score: its cosine, mixed with its name-free cosine when
         it names whom the query names (name_free.py), and at least its condition's
         cosine when it is a standing instruction (directives.py)."""
-        score = blend(
-            cosine, self._name_free.get(memory_id), self._config.retrieval.name_free_weight
-        )
-        return max(score, self._conditions.get(memory_id, score))
+        name_free = self._name_free.get(memory_id)
+        if name_free is not None:
+            cosine = blend(cosine, name_free, self._config.retrieval.name_free_weight)
+        condition = self._conditions.get(memory_id)
+        return cosine if condition is None else max(cosine, condition)
 
 
 def record_access(
