@@ -391,7 +391,9 @@ async def main() -> None:
 
     data = json.loads(args.data.read_text())
     disk = None if args.no_vector_cache else DiskVectors(args.vector_cache)
-    embedder = MemoEmbedder(LocalEmbedder(), disk)
+    # One intra-op thread, as the engine's own embedder runs (engine/base.py): with one
+    # per core, the model call's threads spin and contend with the storage thread.
+    embedder = MemoEmbedder(LocalEmbedder(intra_op_threads=1), disk)
     with bench_store(args.database) as location:
         results: dict[str, Any] = {
             "data": str(args.data),

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -129,6 +129,18 @@ class Retriever:
         self._name_free = dict(name_free or {})
         self._conditions = dict(conditions or {})
         self._reads: dict[Scope, RecallReads] = {}
+        self._readings: dict[tuple[Callable[[str], bool], str], bool] = {}
+
+    def _reads_as(self, reading: Callable[[str], bool], text: str) -> bool:
+        """``reading(text)``, once per text for this retriever: the primary layer
+        and the cascade's deeper looks rank many of the same memories, and the
+        readings (pure functions of the text: a passing line, a marked change ...)
+        are regular expressions over their whole content."""
+        key = (reading, text)
+        found = self._readings.get(key)
+        if found is None:
+            found = self._readings[key] = reading(text)
+        return found
 
     def _read(self, scope: Scope) -> RecallReads:
         """This retriever's reads of ``scope``, each row read once (``reads.py``)."""
@@ -181,7 +193,9 @@ class Retriever:
         candidates: dict[str, _Candidate] = {}
         for channel, scores in channels.items():
             for memory_id, score in scores.items():
-                cand = candidates.setdefault(memory_id, _Candidate(source=channel))
+                cand = candidates.get(memory_id)
+                if cand is None:
+                    cand = candidates[memory_id] = _Candidate(source=channel)
                 cand.channels[channel] = score
         weights = dict(cfg.channel_weights)
         # Who the query names narrows; it does not decide: the entity channel
@@ -226,7 +240,7 @@ class Retriever:
                 i: r for i, r in relevance.items() if i in banked and banked[i].bank in plan.banks
             }
         pool = max(limit * (1 if deep else cfg.rank_pool_factor), _MIN_POOL)
-        relevance = dict(sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:pool])
+        relevance = {i: relevance[i] for i in _best(relevance, pool)}
         if include_graph_neighbors and cfg.graph_expansion:
             hops = 2 if layer is Layer.GRAPH or deep else 1
             self._expand(scope, relevance, candidates, hops=hops)
@@ -372,8 +386,7 @@ class Retriever:
         known = found.get("dense", {})
         scored = {i: known[i] for i in ids if i in known}
         self._fill_cosines(scope, vector, scored, ids)
-        best = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:cap]
-        return {i: max(score, 0.0) + 1e-6 for i, score in best}
+        return {i: max(scored[i], 0.0) + 1e-6 for i in _best(scored, cap)}
 
     # -- session prior, context and graph --------------------------------------------------
 
@@ -387,24 +400,29 @@ class Retriever:
         match is the sum of its best few candidates' scores, normalised to the
         best session, and each episode gains ``session_prior`` times it."""
         cfg = self._config.retrieval
-        briefs = {i: b for i, b in briefs.items() if i in relevance}
+        sessions = {i: b.session_id for i, b in briefs.items() if i in relevance}
         by_session: dict[str, list[float]] = {}
-        for memory_id, brief in briefs.items():
-            by_session.setdefault(brief.session_id, []).append(relevance[memory_id])
+        for memory_id, session in sessions.items():
+            scores = by_session.get(session)
+            if scores is None:
+                scores = by_session[session] = []
+            scores.append(relevance[memory_id])
         totals = {s: sum(sorted(v, reverse=True)[:_SESSION_TOP]) for s, v in by_session.items()}
         best = max(totals.values(), default=0.0)
         if best <= 0:
             return
-        for memory_id, brief in briefs.items():
-            lift = cfg.session_prior * totals[brief.session_id] / best
-            relevance[memory_id] = (relevance[memory_id] + lift) / (1.0 + cfg.session_prior)
+        lifts = {s: cfg.session_prior * total / best for s, total in totals.items()}
+        scale = 1.0 + cfg.session_prior
+        for memory_id, session in sessions.items():
+            lift = lifts[session]
+            relevance[memory_id] = (relevance[memory_id] + lift) / scale
             candidates[memory_id].channels["session"] = lift
 
     def _context(
         self, scope: Scope, relevance: dict[str, float], candidates: dict[str, _Candidate]
     ) -> None:
         cfg = self._config.retrieval
-        top = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.context_top]
+        top = _best(relevance, cfg.context_top)
         neighbours = self._read(scope).neighbors(top, cfg.context_window)
         inherited: dict[str, float] = {}
         for parent, around in neighbours.items():
@@ -436,7 +454,7 @@ class Retriever:
                 if edge[1] != _CONTEXT_EDGE and not _restatement(node_id, edge[0], edge[1])
             ]
 
-        seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[: cfg.graph_expansion_top_k]
+        seeds = _best(relevance, cfg.graph_expansion_top_k)
         inherited: dict[str, tuple[float, int]] = {}
         for seed in seeds:
             for node_id, weight, distance in best_first_related(
@@ -511,11 +529,13 @@ class Retriever:
         # A question about the one asking, where a line about someone else answers
         # another question ("What genre should you queue up for me?" / "My flatmate
         # Sofia listens to baroque nonstop").
-        about_asker = not plan.entities and not plan.names and asks_about_speaker(plan.text)
+        about_asker = (
+            not plan.entities and not plan.names and self._reads_as(asks_about_speaker, plan.text)
+        )
         relevant = False
         # A question about how things are, not about what happened, and the kind of
         # answer it asks for when its form says (a time, a quantity).
-        about_state = not is_event(plan.text)
+        about_state = not self._reads_as(is_event, plan.text)
         asks_state = cfg.retrieval.event_factor < 1 and about_state
         wanted = asked_kind(plan.text) if about_state else None
         hits: list[Hit] = []
@@ -528,9 +548,9 @@ class Retriever:
             stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
             cand = candidates[memory_id]
             listener = named and _said_to_another(record, asked_about)
-            elsewhere = about_asker and about_someone_else(record.content)
+            elsewhere = about_asker and self._reads_as(about_someone_else, record.content)
             # A short line saying nothing lasting, for a question about how things are.
-            passing = asks_state and _says_nothing_lasting(record.content)
+            passing = asks_state and self._reads_as(_says_nothing_lasting, record.content)
             missing = wanted is not None and not offers(record.content, wanted)
             conf = confidence(
                 record,
@@ -653,10 +673,10 @@ class Retriever:
                     event_time(earlier.memory) < event_time(later.memory)
                     and subjects_in(earlier.content, names) == subject
                     and self._closeness(earlier) <= ceiling
-                    and short_statement(earlier.content)
+                    and self._reads_as(short_statement, earlier.content)
                     and (
                         cued
-                        or states_one_value(earlier.content)
+                        or self._reads_as(states_one_value, earlier.content)
                         and other_values(earlier.content, later.content, query, subject)
                     )
                 ):
@@ -679,8 +699,8 @@ class Retriever:
         ``changes_min_cosine`` by meaning."""
         return (
             self._closeness(hit) >= self._config.retrieval.changes_min_cosine
-            and marks_change(hit.content)
-            and short_statement(hit.content)
+            and self._reads_as(marks_change, hit.content)
+            and self._reads_as(short_statement, hit.content)
         )
 
     def _states_value(self, hit: Hit) -> bool:
@@ -689,7 +709,7 @@ class Retriever:
         return (
             self._config.retrieval.changes_uncued_margin > 0
             and self._closeness(hit) >= self._config.retrieval.changes_min_cosine
-            and states_one_value(hit.content)
+            and self._reads_as(states_one_value, hit.content)
         )
 
     def _replaced_for_query(
@@ -722,7 +742,7 @@ class Retriever:
                     <= cfg.changes_demote_gap
                     and float(np.dot(vectors[earlier.id], vectors[later.id]))
                     >= cfg.changes_demote_pair
-                    and short_statement(earlier.content)
+                    and self._reads_as(short_statement, earlier.content)
                 ):
                     replaced.add(earlier.id)
         return replaced
@@ -890,10 +910,11 @@ class Retriever:
         """A memory's dense score: its cosine, mixed with its name-free cosine when
         it names whom the query names (name_free.py), and at least its condition's
         cosine when it is a standing instruction (directives.py)."""
-        score = blend(
-            cosine, self._name_free.get(memory_id), self._config.retrieval.name_free_weight
-        )
-        return max(score, self._conditions.get(memory_id, score))
+        name_free = self._name_free.get(memory_id)
+        if name_free is not None:
+            cosine = blend(cosine, name_free, self._config.retrieval.name_free_weight)
+        condition = self._conditions.get(memory_id)
+        return cosine if condition is None else max(cosine, condition)
 
 
 def record_access(
@@ -928,6 +949,15 @@ def _people_among(
     mentioning = [text for text in contents if any(p.search(text) for p in heard)]
     people = known_people([query, *mentioning])
     return [p for p in heard if any(p.search(person) for person in people)]
+
+
+def _best(scores: Mapping[str, float], count: int) -> list[str]:
+    """The ids of the ``count`` best ``scores``, best first, equal scores by id: the
+    order of ``sorted(key=lambda i: (-scores[i], i))`` from two sorts without a
+    Python call per id (a reversed sort keeps equal items in place)."""
+    ids = sorted(scores)
+    ids.sort(key=scores.__getitem__, reverse=True)
+    return ids[:count]
 
 
 def _keep_scores(order: list[Hit], hits: list[Hit]) -> list[Hit]:

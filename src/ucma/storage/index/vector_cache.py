@@ -454,7 +454,9 @@ class ScopeVectors:
     def _ranked(self, positions: np.ndarray, scores: np.ndarray) -> list[ScoredId]:
         """(id, score) of these positions, best first, ties to the older row."""
         order = np.lexsort((positions, -scores))
-        return [(self.ids[positions[i]], float(scores[i])) for i in order]
+        ids = self.ids
+        ranked = scores[order].tolist()  # Python floats, as float() gives
+        return [(ids[p], s) for p, s in zip(positions[order].tolist(), ranked, strict=True)]
 
     def _search_graph(
         self, query: np.ndarray, k: int, mask: np.ndarray | None, graph: HnswIndex
