@@ -90,6 +90,8 @@ _SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and h
 # A reply this long restates the turn it answers at length (BEAM's replies: a median
 # of some 2,900 characters; everyday acknowledgements: under 100).
 _LONG_REPLY_CHARS = 280
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_DIGIT = re.compile(r"[0-9]")
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
 #: that can hold the answer to its class of question includes episodes: an agent
@@ -634,6 +636,8 @@ class Retriever:
         hits.sort(key=lambda h: (-h.score, h.memory.id))
         hits = _without_restatements(hits, self._read_from(scope, hits))
         hits = self._changes_before_old_values(scope, hits, plan.text)
+        if about_state:
+            hits = self._later_values_first(scope, hits, plan.text)
         return self._said_before_replies(scope, hits, plan.text)
 
     def _changes_before_old_values(self, scope: Scope, hits: list[Hit], query: str) -> list[Hit]:
@@ -692,6 +696,42 @@ class Retriever:
             below = [h for h in order if h.id in replaced]
             at = cfg.changes_demote_window
             order = rest[:at] + below + rest[at:]
+        return _keep_scores(order, hits)
+
+    def _later_values_first(self, scope: Scope, hits: list[Hit], query: str) -> list[Hit]:
+        """A later message from the same speaker placed above an earlier one among
+        the best ``changes_window`` hits when both give a value for what ``query``
+        asks (``_gives_value``), the two say much the same (their cosine at least
+        ``changes_demote_pair``) and the later scores at most
+        ``changes_long_margin`` (a share) below: "I've reached 165 commits" after
+        "... pushed with 150 commits". For messages too long for the statement
+        rules of ``_changes_before_old_values`` (two short statements are left to
+        them). Scores stay in place."""
+        cfg = self._config.retrieval
+        window = min(cfg.changes_window, len(hits))
+        if cfg.changes_long_margin <= 0 or window < 2:
+            return hits
+        vectors = self._read(scope).vectors(h.id for h in hits[:window])
+        order = list(hits)
+        for position in range(1, window):
+            later = order[position]
+            if later.id not in vectors or not _gives_value(later.content, query):
+                continue
+            for above in range(position):
+                earlier = order[above]
+                if (
+                    earlier.id in vectors
+                    and event_time(earlier.memory) < event_time(later.memory)
+                    and _speaker(earlier.memory) is not None
+                    and _speaker(earlier.memory) == _speaker(later.memory)
+                    and not (short_statement(earlier.content) and short_statement(later.content))
+                    and later.score >= earlier.score * (1.0 - cfg.changes_long_margin)
+                    and float(np.dot(vectors[earlier.id], vectors[later.id]))
+                    >= cfg.changes_demote_pair
+                    and _gives_value(earlier.content, query)
+                ):
+                    order.insert(above, order.pop(position))
+                    break
         return _keep_scores(order, hits)
 
     def _states_change(self, hit: Hit) -> bool:
@@ -928,6 +968,21 @@ def record_access(
         storage.memories.touch(scope, memory_ids, now)
         states = storage.retention.get_many(scope, memory_ids)
         storage.retention.put_many(scope, [reviewed(s, now, boost_base) for s in states.values()])
+
+
+def _gives_value(text: str, query: str) -> bool:
+    """Whether the sentence of ``text`` sharing most of ``query``'s keyword terms
+    shares at least two and holds a number (a count, a date, a version): it gives
+    a value for what is asked, not only the topic."""
+    wanted = set(keyword_terms(query))
+    shared = [(len(wanted & set(keyword_terms(s))), s) for s in _SENTENCE.split(text)]
+    count, sentence = max(shared, key=lambda pair: pair[0], default=(0, ""))
+    return count >= 2 and _DIGIT.search(sentence) is not None
+
+
+def _speaker(memory: MemoryRecord) -> str | None:
+    """Who said an episode (None for other kinds)."""
+    return memory.source if isinstance(memory, Episode) else None
 
 
 def _says_nothing_lasting(text: str) -> bool:
