@@ -29,7 +29,9 @@ __all__ = [
     "first_name_regex",
     "known_people",
     "named_relations",
+    "related_name",
     "speaks_to_listener",
+    "spoken_name",
     "subjects_in",
     "without_people",
     "without_relations",
@@ -150,6 +152,18 @@ def named_relations(text: str) -> dict[str, str]:
         phrase = match.group(0)[: match.start("name") - match.start()] + name
         found[name] = phrase[:1].lower() + phrase[1:]
     return found
+
+
+def related_name(name: str, relation: str) -> str:
+    """How a person named after a relation is recorded: "Dana (my cousin)". It starts
+    with the name, so a bare "Dana" can be taken for her, and keeps the relation,
+    so she is not the "Dana Moreau" of another text."""
+    return f"{name} ({relation})"
+
+
+def spoken_name(subject: str) -> str:
+    """The name as said of a recorded subject: "Dana" for "Dana (my cousin)"."""
+    return subject.split(" (", 1)[0]
 
 
 def without_relations(text: str) -> str:

@@ -68,7 +68,7 @@ from ucma.types import (
     fact_id_for,
 )
 
-__all__ = ["ConflictResolver", "SourceMismatch", "belief"]
+__all__ = ["ConflictResolver", "SourceMismatch", "belief", "facts_read_from"]
 
 logger = logging.getLogger(__name__)
 
@@ -129,6 +129,16 @@ def _ended(fact: Fact, by: str, until: float, now: float) -> Fact:
 
 def _key(text: str) -> str:
     return text.strip().lower()
+
+
+def facts_read_from(storage: Storage, scope: Scope, episode_id: str) -> list[Fact]:
+    """The facts read from the episode (its ``derived_from`` edges), current or not."""
+    derived = [
+        e.source_id
+        for e in storage.graph.edges_to(scope, episode_id)
+        if e.edge_type == "derived_from"
+    ]
+    return [m for m in storage.memories.get_many(scope, derived).values() if isinstance(m, Fact)]
 
 
 # First-hand statements (the user's own, or what was observed) over inferences
@@ -536,13 +546,7 @@ class ConflictResolver:
         for episode in found.values():
             if not isinstance(episode, Episode) or episode.id == by or not by:
                 continue
-            derived = [
-                e.source_id
-                for e in storage.graph.edges_to(scope, episode.id)
-                if e.edge_type == "derived_from"
-            ]
-            claims = [m for m in storage.memories.get_many(scope, derived).values()]
-            facts = [m for m in claims if isinstance(m, Fact)]
+            facts = facts_read_from(storage, scope, episode.id)
             if (
                 facts
                 and not any(f.is_current for f in facts)

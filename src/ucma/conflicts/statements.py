@@ -270,7 +270,7 @@ def without_value(text: str, value: str) -> str | None:
     """``text`` without its sentences that name ``value`` (verbatim, lead-in labels
     such as "Also:" dropped), or None when every sentence or none names it."""
     sentences = _sentences(text)
-    pattern = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
+    pattern = _value_pattern(value)
     kept = [s for s in sentences if not pattern.search(s)]
     if not kept or len(kept) == len(sentences):
         return None
@@ -283,10 +283,15 @@ def says_only(text: str, values: Iterable[str]) -> bool:
     something (three content words or more: "Quick update." says nothing) names
     none of them (verbatim, any case), while one does. A text naming none of them
     as written (a value the extractor reworded) is taken to say only them."""
-    patterns = [re.compile(rf"(?<!\w){re.escape(v)}(?!\w)", re.IGNORECASE) for v in values]
+    patterns = [_value_pattern(v) for v in values]
     said = [s for s in _sentences(text) if len(_words(s)) >= 3]
     naming = [any(p.search(sentence) for p in patterns) for sentence in said]
     return all(naming) or not any(naming)
+
+
+def _value_pattern(value: str) -> re.Pattern[str]:
+    """``value`` as written, in any case, as a whole word or words."""
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)", re.IGNORECASE)
 
 
 def marks_change(text: str) -> bool:

@@ -41,9 +41,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ucma.conflicts.resolver import ConflictResolver
+from ucma.conflicts.resolver import ConflictResolver, facts_read_from
 from ucma.conflicts.statements import Candidate, echoes, replacements, without_value
 from ucma.memory.levels import select_temporal_level
+from ucma.people import spoken_name
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
 from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
@@ -154,7 +155,7 @@ def claim_fact(
     content = raw.content
     # "Nadia" read as "Nadia Okafor" is written so; read as "Nadia (my cousin)", the
     # text keeps its "Nadia" (the relation is the record's, not something said).
-    spoken = subject.split(" (", 1)[0]
+    spoken = spoken_name(subject)
     if spoken != raw.subject and content.startswith(raw.subject):
         content = spoken + content[len(raw.subject) :]
     return Fact(
@@ -228,9 +229,12 @@ def apply_observed(
                     now,
                     aliases=claim.aliases,
                 )
-        _replace_echoes_of_claims(resolver, storage, scope, episode, conflicts, now)
+        # What the claims replaced, read once: the statement comparison below adds
+        # only conflicts between episodes, which hold no replaced fact.
+        replaced = _replaced_facts(storage, scope, episode, conflicts)
+        _replace_echoes_of_claims(resolver, storage, scope, episode, replaced, now)
         conflicts.extend(_replace_statements(resolver, storage, scope, statement, speakers, now))
-        _replace_read_from(storage, scope, statement, conflicts, now)
+        _replace_read_from(storage, scope, statement, replaced, now)
     return conflicts
 
 
@@ -258,14 +262,15 @@ def _replace_echoes_of_claims(
     storage: Storage,
     scope: Scope,
     new: Episode,
-    conflicts: Sequence[Conflict],
+    replaced: Sequence[tuple[Conflict, Fact]],
     now: float,
 ) -> None:
     """The assistant's echoes of the messages ``new``'s claims wholly replaced
-    ("Okay, I'll remember you live in Tallinn" after "I've been based in Tallinn
-    since uni", which "Unpacking boxes in our new place in Krakow" replaced) go
-    with them, as they do when a statement replaces a statement."""
-    for _, loser in _replaced_facts(storage, scope, new, conflicts):
+    (``replaced``: ``_replaced_facts``; "Okay, I'll remember you live in Tallinn"
+    after "I've been based in Tallinn since uni", which "Unpacking boxes in our new
+    place in Krakow" replaced) go with them, as they do when a statement replaces a
+    statement."""
+    for _, loser in replaced:
         sources = [i for i in loser.source_episode_ids if i != new.id]
         gone = storage.conflicts.superseded(scope, sources, at=now)
         olds = storage.memories.get_many(scope, [i for i in sources if i in gone])
@@ -278,18 +283,19 @@ def _replace_read_from(
     storage: Storage,
     scope: Scope,
     statement: ObservedStatement,
-    conflicts: Sequence[Conflict],
+    replaced: Sequence[tuple[Conflict, Fact]],
     now: float,
 ) -> None:
-    """The older messages that a fact the new statement's claims replaced was read
-    from, where other sentences still say something current ("My neighbour Jordan
-    lives in Lisbon. Also: My neighbour Jordan listens to flamenco nonstop." after
-    "Jordan has a place in Denver"): the resolver leaves such a message standing,
-    so it is replaced in part, its sentences naming the replaced value becoming
-    history (``statement.partial``, for ``replace_in_part``)."""
+    """The older messages that a fact the new statement's claims replaced
+    (``replaced``: ``_replaced_facts``) was read from, where other sentences still
+    say something current ("My neighbour Jordan lives in Lisbon. Also: My neighbour
+    Jordan listens to flamenco nonstop." after "Jordan has a place in Denver"): the
+    resolver leaves such a message standing, so it is replaced in part, its
+    sentences naming the replaced value becoming history (``statement.partial``,
+    for ``replace_in_part``)."""
     new = statement.episode
     done = {item.old.id for item in statement.partial}
-    for conflict, loser in _replaced_facts(storage, scope, new, conflicts):
+    for conflict, loser in replaced:
         sources = [i for i in loser.source_episode_ids if i != new.id and i not in done]
         gone = storage.conflicts.superseded(scope, sources, at=now)
         olds = storage.memories.get_many(scope, [i for i in sources if i not in gone])
@@ -388,16 +394,7 @@ def _about_other_attributes(
 ) -> bool:
     """Whether facts were read from the episode and none of them is about one of
     ``attributes`` (predicates)."""
-    derived = [
-        e.source_id
-        for e in storage.graph.edges_to(scope, episode_id)
-        if e.edge_type == "derived_from"
-    ]
-    predicates = {
-        m.predicate
-        for m in storage.memories.get_many(scope, derived).values()
-        if isinstance(m, Fact)
-    }
+    predicates = {f.predicate for f in facts_read_from(storage, scope, episode_id)}
     return bool(predicates) and not predicates & attributes
 
 

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ucma.people import named_relations, without_relations
+from ucma.people import named_relations, related_name, without_relations
 from ucma.providers.base import ExtractedFact
 
 __all__ = ["CHANGE_CUE", "GENERIC_SPEAKERS", "Claim", "RuleFactExtractor", "has_change_cue"]
@@ -383,8 +383,9 @@ def _named_as_related(claim: Claim, relations: dict[str, str]) -> Claim:
     content = fact.content
     if content.startswith(fact.subject):
         content = phrase + content[len(fact.subject) :]
-    subject = f"{fact.subject} ({relation})"
-    renamed = dataclasses.replace(fact, subject=subject, content=content)
+    renamed = dataclasses.replace(
+        fact, subject=related_name(fact.subject, relation), content=content
+    )
     return dataclasses.replace(claim, fact=renamed)
 
 
