@@ -65,6 +65,13 @@ _NAME_START = re.compile(
 _FIRST_PERSON = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|my|mine|myself)\b", re.IGNORECASE)
 # The speaker as the one something holds of ("my" also introduces other people).
 _SPEAKER = re.compile(r"\b(?:i|i['’](?:m|ve|d|ll)|me|myself)\b", re.IGNORECASE)
+# A request to keep something in mind: its "me" is whom it is asked for, not whom it is
+# about ("Don't let me forget my sister Priya's birthday", "Remind me about Omar's move").
+_KEEP_IN_MIND = re.compile(
+    r"\b(?:(?:don['’]?t|do\s+not)\s+let\s+me\s+forget|remind\s+me\s+(?:of|about)|"
+    r"help\s+me\s+remember)\b",
+    re.IGNORECASE,
+)
 # A name the line calls its listener by: at its start or after a greeting or an
 # exclamation, before a comma or an exclamation mark ("Wow, John!", "Maria, since
 # we talked"), or at the end of a clause after a comma ("Glad to hear it, Jon.").
@@ -230,5 +237,6 @@ def asks_about_speaker(text: str) -> bool:
 def about_someone_else(text: str) -> bool:
     """Whether ``text`` is about a person it names rather than its speaker: it names
     someone and never speaks of the speaker as "I" or "me" ("My flatmate Sofia
-    listens to baroque nonstop", not "I had lunch with Sofia")."""
-    return bool(known_people([text])) and _SPEAKER.search(text) is None
+    listens to baroque nonstop", not "I had lunch with Sofia"), but in a request to
+    keep it in mind ("Don't let me forget my sister Priya's birthday")."""
+    return bool(known_people([text])) and _SPEAKER.search(_KEEP_IN_MIND.sub("", text)) is None

@@ -102,6 +102,35 @@ async def test_a_line_about_someone_else_does_not_answer_for_a_person_only_menti
     assert about_kofi.confidence < about_rafael.confidence - 0.15
 
 
+async def test_a_date_about_whom_a_when_question_asks_makes_it_answerable(
+    memory: AsyncMemory,
+):
+    # The embedder reads no birthday in "many happy returns"; the date said of the
+    # person asked about is what answers a question asking when.
+    birthday = await memory.observe("My cousin Dana's birthday is on January 9.")
+    await memory.observe("My cousin Dana follows a vegan diet.")
+    await memory.observe("Had lunch with Omar near the river.")
+    when = await memory.recall("When should I wish my cousin Dana many happy returns?")
+    assert when.hits[0].id == birthday.id
+    assert not when.low_confidence
+    # A date holds no height, and a date of someone else answers nothing about Omar.
+    assert (await memory.recall("How tall is my cousin Dana?")).low_confidence
+    assert (await memory.recall("When should I wish Omar many happy returns?")).low_confidence
+
+
+async def test_a_reminder_about_someone_else_does_not_answer_for_the_asker(
+    memory: AsyncMemory,
+):
+    await memory.observe("Don't let me forget my best friend Priya's birthday, October 23.")
+    await memory.observe("I live in Tucson.")
+    mine = await memory.recall("What date do I celebrate turning a year older?")
+    assert mine.low_confidence
+    hers = await memory.recall(
+        "What date does my best friend Priya celebrate turning a year older?"
+    )
+    assert not hers.low_confidence
+
+
 async def test_nonsense_finds_nothing(memory: AsyncMemory):
     await _readme_store(memory)
     assert await memory.remember("zxqv blorf wuggle") == []

@@ -11,8 +11,10 @@ from ucma.retrieval.answer_kinds import AnswerKind, asked_kind, offers
     ("question", "kind"),
     [
         ("When should I wish Omar many happy returns?", AnswerKind.TIME),
-        ("What day of the week do I do yoga?", AnswerKind.TIME),
-        ("When in the week is Mateo's salsa?", AnswerKind.TIME),
+        ("What day of the week do I do yoga?", AnswerKind.WEEKDAY),
+        ("When in the week is Mateo's salsa?", AnswerKind.WEEKDAY),
+        ("Which weekday is the stand-up?", AnswerKind.WEEKDAY),
+        ("Which day does Felix go to yoga?", AnswerKind.TIME),
         ("What time is the stand-up?", AnswerKind.TIME),
         ("How tall is Rafael?", AnswerKind.QUANTITY),
         ("How far does Greta jog?", AnswerKind.QUANTITY),
@@ -48,6 +50,12 @@ def test_the_kind_a_question_asks_for(question: str, kind: AnswerKind | None) ->
         ("Rafael has pottery every Wednesday.", AnswerKind.QUANTITY, False),
         ("Rafael has pottery every Wednesday.", AnswerKind.FREQUENCY, True),
         ("We go to the beach on weekends.", AnswerKind.FREQUENCY, True),
+        ("Rafael has pottery every Wednesday.", AnswerKind.WEEKDAY, True),
+        ("Mateo's birthday is on October 23.", AnswerKind.WEEKDAY, False),
+        # The numbers of a date or a clock time are no amount.
+        ("Don't let me forget Dana's birthday, January 9.", AnswerKind.QUANTITY, False),
+        ("The stand-up is at 9:30.", AnswerKind.QUANTITY, False),
+        ("Greta runs 10 km on May 3.", AnswerKind.QUANTITY, True),
     ],
 )
 def test_whether_a_text_holds_an_answer_of_a_kind(text: str, kind: AnswerKind, held: bool) -> None:

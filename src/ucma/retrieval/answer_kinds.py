@@ -6,11 +6,16 @@ all ("Had lunch with Omar near the river") cannot be the answer to the first how
 close its words are, while "Omar's birthday is on July 2" can, whatever words the
 question chose. Only two kinds are read, the ones a text shows by its form alone:
 
-- ``TIME``: "when", "what day / date / month / year / time", "in the week";
-  offered by a month or weekday name, a clock time, a year, a numeric date, a part
-  of the day ("in the morning") or a relative day ("tomorrow", "at the weekend");
+- ``TIME``: "when", "what day / date / month / year / time"; offered by a month or
+  weekday name, a clock time, a year, a numeric date, a part of the day ("in the
+  morning") or a relative day ("tomorrow", "at the weekend");
+- ``WEEKDAY``: "in the week", "what day of the week", "which weekday"; offered by a
+  weekday's name, the weekend or every day ("Rafael has pottery every Wednesday",
+  not "Mateo's birthday, October 23");
 - ``QUANTITY``: "how many / much / far / tall / old / long ...", "what size / age /
-  height / weight / distance / number / price"; offered by a digit or a number word;
+  height / weight / distance / number / price"; offered by a digit or a number word
+  outside a date or a clock time ("How tall is Dana?" is not answered by "Dana's
+  birthday, January 9");
 - ``FREQUENCY``: "how often"; offered by those or a frequency ("twice", "daily",
   "every Friday", "usually").
 
@@ -36,6 +41,7 @@ __all__ = ["AnswerKind", "asked_kind", "offers"]
 
 class AnswerKind(enum.Enum):
     TIME = "time"
+    WEEKDAY = "weekday"
     QUANTITY = "quantity"
     FREQUENCY = "frequency"
 
@@ -46,6 +52,11 @@ _WH_TIME = re.compile(
     r"\bwhen\b|\b(?:what|which)\s+(?:day|days|date|dates|month|year|time|times|weekday|"
     r"weekdays|evening|evenings|night|nights|morning|mornings|season)\b|\bin\s+the\s+week\b|"
     r"\bhow\s+soon\b",
+    _FLAGS,
+)
+_WH_WEEKDAY = re.compile(
+    r"\b(?:when|what|which)\s+(?:\w+\s+){0,4}?in\s+the\s+week\b|"
+    r"\b(?:what|which)\s+(?:day\s+of\s+the\s+week|weekdays?)\b",
     _FLAGS,
 )
 _WH_FREQUENCY = re.compile(r"\bhow\s+often\b", _FLAGS)
@@ -87,13 +98,29 @@ _NUMBER = (
     r"dozens|half|couple|few|several|single|double|triple|none|lots?|many|much)\b"
 )
 _QUANTITY = re.compile(_NUMBER, _FLAGS)
+# Numbers that are part of a date or a clock time, not amounts.
+_DATE = re.compile(
+    rf"\b(?:{_MONTHS})\b\.?\s*[0-9]{{1,2}}(?:st|nd|rd|th)?\b|"
+    rf"\b[0-9]{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b|"
+    r"\b[0-9]{1,4}[-/][0-9]{1,2}[-/][0-9]{1,4}\b|\b[0-9]{1,2}:[0-9]{2}\b|"
+    r"\b[0-9]{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)",
+    _FLAGS,
+)
+_WEEKDAY = re.compile(
+    rf"\b(?:{_WEEKDAYS})s?\b|\b(?:weekends?|weekdays|daily|every\s+day)\b", _FLAGS
+)
 _FREQUENCY = re.compile(
     _NUMBER + r"|\b(?:once|twice|daily|nightly|weekly|fortnightly|monthly|yearly|annually|"
     r"every|each|always|usually|often|sometimes|rarely|seldom|never|occasionally|regularly|"
     r"weekdays|weekends|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)\b",
     _FLAGS,
 )
-_OFFERS = {AnswerKind.TIME: _TIME, AnswerKind.QUANTITY: _QUANTITY, AnswerKind.FREQUENCY: _FREQUENCY}
+_OFFERS = {
+    AnswerKind.TIME: _TIME,
+    AnswerKind.WEEKDAY: _WEEKDAY,
+    AnswerKind.QUANTITY: _QUANTITY,
+    AnswerKind.FREQUENCY: _FREQUENCY,
+}
 
 
 @lru_cache(maxsize=4096)
@@ -103,6 +130,8 @@ def asked_kind(question: str) -> AnswerKind | None:
     first = _QUESTION_WORD.search(question)
     if first is None:
         return None
+    if _WH_WEEKDAY.match(question, first.start()):
+        return AnswerKind.WEEKDAY
     if _WH_TIME.match(question, first.start()):
         return AnswerKind.TIME
     if _WH_FREQUENCY.match(question, first.start()):
@@ -115,4 +144,6 @@ def asked_kind(question: str) -> AnswerKind | None:
 @lru_cache(maxsize=16_384)
 def offers(text: str, kind: AnswerKind) -> bool:
     """Whether ``text`` holds something of ``kind`` (a time, a quantity) at all."""
+    if kind is AnswerKind.QUANTITY:
+        text = _DATE.sub(" ", text)
     return _OFFERS[kind].search(text) is not None

@@ -10,7 +10,9 @@
   ``unheard_name_factor`` when the query names someone the scope never mentions,
   and a short line saying nothing lasting ``passing_line_factor`` of it when the
   query asks how things are, and one holding no answer of the kind the query asks
-  for (a time, a quantity: ``answer_kinds.py``) ``missing_kind_factor`` of it;
+  for (a time, a quantity: ``answer_kinds.py``) ``missing_kind_factor`` of it, while
+  one about whom the query asks that holds the date or weekday asked for adds
+  ``offered_kind_evidence`` to it as a noisy OR;
 - source_quality: the layer's base quality times the memory's own evidence of
   reliability: provenance (observed 1.0, user-stated 1.0, inferred 0.8,
   generated 0.6) and, where the kind has one, its track record (a fact's
@@ -184,6 +186,7 @@ def confidence(
     unheard: bool = False,
     passing: bool = False,
     missing_kind: bool = False,
+    offers_kind: bool = False,
     cosine_shift: float = 0.0,
 ) -> Confidence:
     """The five factors and their gated overall score, each in [0, 1].
@@ -192,9 +195,12 @@ def confidence(
     ``unheard`` that it names someone no memory of the scope mentions,
     ``passing`` that the query asks how things are and the memory is a short
     line saying nothing lasting, ``missing_kind`` that the query asks for a time
-    or a quantity and the memory holds none;
+    or a quantity and the memory holds none, ``offers_kind`` that the memory is
+    about whom the query asks and holds the date or weekday it asks for;
     ``cosine_shift`` moves the cosine scale of relevance (``evidence``)."""
     relevance = evidence(cosine, keyword, config, shift=cosine_shift)
+    if offers_kind:
+        relevance = 1.0 - (1.0 - relevance) * (1.0 - config.offered_kind_evidence)
     if off_subject:
         relevance *= config.off_subject_factor
     if unheard:

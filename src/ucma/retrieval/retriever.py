@@ -55,7 +55,7 @@ from ucma.people import (
     speaks_to_listener,
     subjects_in,
 )
-from ucma.retrieval.answer_kinds import asked_kind, offers
+from ucma.retrieval.answer_kinds import AnswerKind, asked_kind, offers
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
@@ -84,6 +84,10 @@ _DAY = 86_400.0
 _MIN_POOL = 30
 _SESSION_TOP = 3
 _INHERITED = ("context", "graph_expansion")  # candidates only a neighbour brought in
+# The kinds of answer whose form in a text is specific enough to count as evidence that
+# a memory about whom the query asks answers it (a date for "When should I wish Omar
+# many happy returns?"); any number would "answer" a quantity.
+_DATED = (AnswerKind.TIME, AnswerKind.WEEKDAY)
 _DERIVED_EDGE = "derived_from"
 _CONTEXT_EDGE = "followed_by"  # session order is the context step's job, not the graph's
 _SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and how things are
@@ -554,6 +558,17 @@ class Retriever:
             # A short line saying nothing lasting, for a question about how things are.
             passing = asks_state and self._reads_as(_says_nothing_lasting, record.content)
             missing = wanted is not None and not offers(record.content, wanted)
+            off_subject = (
+                (named and ("entity" not in cand.channels or listener))
+                or (bool(heard) and not any(p.search(record.content) for p in heard))
+                or elsewhere
+            )
+            # About whom the query asks, and holding the date or weekday it asks for.
+            dated = (
+                wanted in _DATED
+                and not (missing or off_subject or unheard)
+                and (about_asker or any(p.search(record.content) for p in named_in_query))
+            )
             conf = confidence(
                 record,
                 # How much of what is asked a memory naming the person answers
@@ -564,10 +579,9 @@ class Retriever:
                 reference_time=plan.reference_time,
                 config=cfg.cascade,
                 in_doubt=stale,
-                off_subject=(named and ("entity" not in cand.channels or listener))
-                or (bool(heard) and not any(p.search(record.content) for p in heard))
-                or elsewhere,
+                off_subject=off_subject,
                 unheard=unheard,
+                offers_kind=dated,
                 passing=passing,
                 missing_kind=missing,
                 cosine_shift=(
