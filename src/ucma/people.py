@@ -22,6 +22,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ucma.sentences import sentences
+
 __all__ = [
     "about_someone_else",
     "addresses_listener",
@@ -37,7 +39,6 @@ __all__ = [
     "without_relations",
 ]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _RELATION = (
     r"(?:sister|brother|sibling|mother|mom|mum|father|dad|parent|wife|husband|partner|fianc[ée]e?|"
     r"boyfriend|girlfriend|son|daughter|kid|child|aunt|uncle|cousin|niece|nephew|grand\w+|"
@@ -109,8 +110,8 @@ def _people_in(text: str) -> frozenset[str]:
     """``known_people`` of one text; kept per text, as recall reads the same
     memories' texts query after query."""
     found: set[str] = set()
-    for sentence in _SENTENCE.split(text):
-        sentence = _LABEL.sub("", sentence.strip())
+    for sentence in sentences(text):
+        sentence = _LABEL.sub("", sentence)
         for pattern in (
             _AFTER_RELATION,
             _FULL_NAME,

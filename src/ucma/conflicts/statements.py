@@ -53,6 +53,7 @@ from functools import lru_cache
 
 from ucma.people import known_people, subjects_in, without_relations
 from ucma.providers.rule_facts import GENERIC_SPEAKERS
+from ucma.sentences import sentences
 
 __all__ = [
     "Candidate",
@@ -112,7 +113,6 @@ REFRAME_GAP = 6 * 3600.0
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 _TOKEN = re.compile(r"[^\W_]+")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _UNLABEL = re.compile(r"^(?:also|and|plus|oh|btw)\b[,:]?\s+", re.IGNORECASE)
 # A hedge in front says how sure, not what: "As far as I know Mateo is divorced."
 _HEDGE = re.compile(
@@ -269,10 +269,10 @@ def other_values(text: str, other: str, query: str, people: Iterable[str] = ()) 
 def without_value(text: str, value: str) -> str | None:
     """``text`` without its sentences that name ``value`` (verbatim, lead-in labels
     such as "Also:" dropped), or None when every sentence or none names it."""
-    sentences = _sentences(text)
+    parts = sentences(text)
     pattern = _value_pattern(value)
-    kept = [s for s in sentences if not pattern.search(s)]
-    if not kept or len(kept) == len(sentences):
+    kept = [s for s in parts if not pattern.search(s)]
+    if not kept or len(kept) == len(parts):
         return None
     rest = " ".join(_UNLABEL.sub("", s, count=1) for s in kept)
     return rest[:1].upper() + rest[1:]
@@ -284,7 +284,7 @@ def says_only(text: str, values: Iterable[str]) -> bool:
     none of them (verbatim, any case), while one does. A text naming none of them
     as written (a value the extractor reworded) is taken to say only them."""
     patterns = [_value_pattern(v) for v in values]
-    said = [s for s in _sentences(text) if len(_words(s)) >= 3]
+    said = [s for s in sentences(text) if len(_words(s)) >= 3]
     naming = [any(p.search(sentence) for p in patterns) for sentence in said]
     return all(naming) or not any(naming)
 
@@ -389,10 +389,6 @@ def _side(source: str) -> str:
     return "user" if key in GENERIC_SPEAKERS else key
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
-
-
 def _split(
     old: str, new_words: set[str], retired: Sequence[str], subject: set[str]
 ) -> tuple[str, str | None] | None:
@@ -408,9 +404,9 @@ def _split(
         words = _words(without_relations(part)) - subject
         return len(words) >= 2 and not (words & new_words) and not any(v in words for v in retired)
 
-    sentences = _sentences(old)
-    kept = [s for s in sentences if untouched(s)]
-    about = [s for s in sentences if s not in kept]
+    parts = sentences(old)
+    kept = [s for s in parts if untouched(s)]
+    about = [s for s in parts if s not in kept]
     if not about:
         return None
     if any(untouched(c) for s in about for c in _CLAUSE.split(s) if c.strip()):
@@ -423,7 +419,7 @@ def _with_unsaid(text: str, stated: Sequence[str], rest: str | None) -> str | No
     """What stays current of an older message: its sentences that state nothing
     a change can replace (requests, questions: "Don't let me forget Mateo's
     birthday, October 23."), verbatim, then ``rest``."""
-    unsaid = [s for s in _sentences(text) if s not in stated and len(_words(s)) >= 2]
+    unsaid = [s for s in sentences(text) if s not in stated and len(_words(s)) >= 2]
     kept = " ".join([*unsaid, rest] if rest else unsaid)
     return kept or None
 
@@ -435,7 +431,7 @@ def _said(text: str, addressed: set[str]) -> list[str]:
     ("Thanks, Gina.")."""
     return [
         s
-        for s in _sentences(text)
+        for s in sentences(text)
         if not s.rstrip().endswith(("?", "!"))
         and not _REQUEST.search(s)
         and len(_words(s) - addressed) >= 2
@@ -543,7 +539,7 @@ def replacements(
         if (
             timestamp - old.timestamp >= REFRAME_GAP
             and not is_event(about)
-            and any(same_frame(o, n, name_words) for o in _sentences(about) for n in new_sentences)
+            and any(same_frame(o, n, name_words) for o in sentences(about) for n in new_sentences)
         ):
             strong.append(Replacement(old, "reframed", rests[old.id]))
             continue
@@ -587,17 +583,12 @@ def replacements(
     return [Replacement(c, "cued", rests[c.id]) for c in chosen], []
 
 
-def _one_value_stated(sentences: Sequence[str]) -> bool:
-    """Whether ``sentences`` are one simple sentence stating how someone is (no
-    event, request or question: see ``_said``) in at most ``CLOSE_WORDS`` content
-    words."""
-    if len(sentences) != 1 or len(_sentences(sentences[0])) != 1:
+def _one_value_stated(said: Sequence[str]) -> bool:
+    """Whether ``said`` is one simple sentence stating how someone is (no event,
+    request or question: see ``_said``) in at most ``CLOSE_WORDS`` content words."""
+    if len(said) != 1 or len(sentences(said[0])) != 1:
         return False
-    return (
-        _simple(sentences)
-        and not is_event(sentences[0])
-        and len(_words(sentences[0])) <= CLOSE_WORDS
-    )
+    return _simple(said) and not is_event(said[0]) and len(_words(said[0])) <= CLOSE_WORDS
 
 
 def _closest_split(
@@ -632,9 +623,9 @@ def echoes(reply: str, old: str, new: str) -> bool:
     )
 
 
-def _simple(sentences: Sequence[str]) -> bool:
+def _simple(said: Sequence[str]) -> bool:
     """One sentence of one clause ("Dana lives in Boston and works at Acme" is two)."""
-    return len(sentences) == 1 and len(_CLAUSE.split(sentences[0])) == 1
+    return len(said) == 1 and len(_CLAUSE.split(said[0])) == 1
 
 
 def _one_value(

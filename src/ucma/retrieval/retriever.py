@@ -64,6 +64,7 @@ from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
 from ucma.retrieval.reads import RecallReads
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
+from ucma.sentences import sentences
 from ucma.storage.base import Bm25, EpisodeBrief, Storage
 from ucma.types import (
     FACT_ID_PREFIX,
@@ -94,7 +95,6 @@ _SHORT_LINE_WORDS = 16  # a line of more words may tell both what happened and h
 # A reply this long restates the turn it answers at length (BEAM's replies: a median
 # of some 2,900 characters; everyday acknowledgements: under 100).
 _LONG_REPLY_CHARS = 280
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _DIGIT = re.compile(r"[0-9]")
 
 #: The kinds each layer searches (None: every kind, the one index). Every layer
@@ -989,7 +989,7 @@ def _gives_value(text: str, query: str) -> bool:
     shares at least two and holds a number (a count, a date, a version): it gives
     a value for what is asked, not only the topic."""
     wanted = set(keyword_terms(query))
-    shared = [(len(wanted & set(keyword_terms(s))), s) for s in _SENTENCE.split(text)]
+    shared = [(len(wanted & set(keyword_terms(s))), s) for s in sentences(text)]
     count, sentence = max(shared, key=lambda pair: pair[0], default=(0, ""))
     return count >= 2 and _DIGIT.search(sentence) is not None
 
