@@ -502,6 +502,29 @@ async def test_a_message_saying_more_than_a_replaced_claim_is_replaced_in_part(
     assert all("Lisbon" not in hit.content for hit in home.hits)
 
 
+async def test_what_stays_of_a_message_replaced_in_part_is_replaced_by_a_later_value(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """The rest of a message another statement revised in part keeps the facts it
+    still says: they stay current, and a later value of one replaces the rest."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe(
+            "As far as I know Mateo is divorced. Also: Mateo's climbing class is on Thursdays."
+        )
+        clock.now += 30 * DAY
+        await mem.observe("Mateo's climbing class moved to Tuesdays.")
+        facts = {f.predicate: f.object for f in await mem.facts_about("Mateo")}
+        assert facts.get("relationship_status") == "divorced"
+        clock.now += 30 * DAY
+        engaged = await mem.observe("Mateo is engaged.")
+        status = await mem.recall("What is Mateo's love life situation?")
+        facts = {f.predicate: f.object for f in await mem.facts_about("Mateo")}
+    assert facts.get("relationship_status") == "engaged"
+    assert status.hits[0].id == engaged.id
+    assert all("divorced" not in hit.content for hit in status.hits)
+
+
 async def test_a_bare_first_name_is_the_one_related_person_of_that_name(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

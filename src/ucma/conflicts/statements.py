@@ -61,6 +61,7 @@ __all__ = [
     "echoes",
     "is_event",
     "marks_change",
+    "names_value",
     "other_values",
     "replacements",
     "says_only",
@@ -287,6 +288,11 @@ def says_only(text: str, values: Iterable[str]) -> bool:
     said = [s for s in sentences(text) if len(_words(s)) >= 3]
     naming = [any(p.search(sentence) for p in patterns) for sentence in said]
     return all(naming) or not any(naming)
+
+
+def names_value(text: str, value: str) -> bool:
+    """Whether ``text`` names ``value`` as written (any case, whole words)."""
+    return _value_pattern(value).search(text) is not None
 
 
 def _value_pattern(value: str) -> re.Pattern[str]:

@@ -36,18 +36,34 @@ the cosines in ``ObservedStatement.unnamed``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ucma.conflicts.resolver import ConflictResolver, facts_read_from
-from ucma.conflicts.statements import Candidate, echoes, replacements, without_value
+from ucma.conflicts.statements import (
+    Candidate,
+    echoes,
+    names_value,
+    replacements,
+    without_value,
+)
 from ucma.memory.levels import select_temporal_level
 from ucma.people import spoken_name
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
-from ucma.types import Conflict, Episode, Fact, MemoryKind, RetentionInfo, Scope, fact_id_for
+from ucma.types import (
+    Conflict,
+    Episode,
+    Fact,
+    GraphEdge,
+    MemoryKind,
+    RetentionInfo,
+    Scope,
+    fact_id_for,
+)
 
 __all__ = [
     "MIN_COSINE",
@@ -68,6 +84,7 @@ MIN_COSINE = 0.2
 ECHO_COSINE = 0.4
 """How close the assistant's reply to a replaced statement must be to go with it."""
 
+_READ = "derived_from"  # the edge from a fact to the episode it was read from
 _CANDIDATES = 24
 _WINDOW = 2_000
 
@@ -471,9 +488,32 @@ def replace_in_part(
     what stays current as its own episode (``rests``, one per replacement, with
     their vectors and retention), in one transaction (storage thread). The old
     statement stays as history, superseded by the new one; its rest records
-    where it came from (``metadata["rest_of"]``)."""
+    where it came from (``metadata["rest_of"]``), and the facts read from the old
+    statement that the rest still says are read from the rest too, so a later
+    value replacing one of them replaces the rest with it."""
     with storage.transaction():
         storage.episodes.add(list(rests), vectors)
         storage.retention.put_many(scope, list(retention))
-        for item in partial:
+        for item, rest in zip(partial, rests, strict=True):
+            _read_from_rest(storage, scope, item.old, rest, now)
             resolver.supersede_statement(storage, scope, item.old, item.new, item.reason, now)
+
+
+def _read_from_rest(
+    storage: Storage, scope: Scope, old: Episode, rest: Episode, now: float
+) -> None:
+    """Each current fact read from ``old`` whose value ``rest`` names is read from
+    ``rest`` too (a source episode, and an edge weighted as its edge to ``old``):
+    it stays current when ``old`` is superseded, and goes with ``rest`` later."""
+    read = {e.source_id: e for e in storage.graph.edges_to(scope, old.id) if e.edge_type == _READ}
+    still = [
+        fact
+        for fact in storage.memories.get_many(scope, list(read)).values()
+        if isinstance(fact, Fact) and fact.is_current and names_value(rest.content, fact.object)
+    ]
+    for fact in still:
+        sources = [*fact.source_episode_ids, rest.id]
+        storage.facts.update(dataclasses.replace(fact, source_episode_ids=sources))
+    storage.graph.add_edges(
+        scope, [GraphEdge(f.id, rest.id, _READ, read[f.id].weight, now) for f in still]
+    )
