@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -108,6 +108,10 @@ LAYER_KINDS: dict[Layer, tuple[MemoryKind, ...] | None] = {
 }
 
 
+_Channels = dict[str, dict[str, float]]
+"""Each channel's scores by memory id."""
+
+
 @dataclass(slots=True)
 class _Candidate:
     channels: dict[str, float] = field(default_factory=dict)
@@ -132,6 +136,7 @@ class Retriever:
         self._conditions = dict(conditions or {})
         self._reads: dict[Scope, RecallReads] = {}
         self._readings: dict[tuple[Callable[[str], bool], str], bool] = {}
+        self._found: dict[Hashable, tuple[QueryPlan, np.ndarray | None, _Channels]] = {}
 
     def _reads_as(self, reading: Callable[[str], bool], text: str) -> bool:
         """``reading(text)``, once per text for this retriever: the primary layer
@@ -178,7 +183,7 @@ class Retriever:
         kinds = _kinds(plan, layer)
         if kinds == ():
             return []
-        channels = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
+        channels = self._channels_once(scope, plan, vector, kinds, scan_vectors, deep)
         # One look at the episodes among the candidates serves the entity
         # channel and the session prior.
         briefs: dict[str, EpisodeBrief] = {}
@@ -282,6 +287,26 @@ class Retriever:
         return hits[:limit]
 
     # -- channels -------------------------------------------------------------------
+
+    def _channels_once(
+        self,
+        scope: Scope,
+        plan: QueryPlan,
+        vector: np.ndarray | None,
+        kinds: tuple[MemoryKind, ...] | None,
+        scan_vectors: bool,
+        deep: bool,
+    ) -> _Channels:
+        """``_channels``, found once per plan and vector for this retriever (a copy
+        each time: ``search`` changes them). The cascade's deeper looks into two
+        layers that search the same kinds (an episodic question's semantic and
+        graph layers) find the same candidates."""
+        key = (scope, kinds, scan_vectors, deep)
+        kept = self._found.get(key)
+        if kept is None or kept[0] is not plan or kept[1] is not vector:
+            found = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
+            kept = self._found[key] = (plan, vector, found)
+        return {name: dict(scores) for name, scores in kept[2].items()}
 
     def _channels(
         self,
