@@ -183,7 +183,16 @@ class Retriever:
         kinds = _kinds(plan, layer)
         if kinds == ():
             return []
-        channels = self._channels_once(scope, plan, vector, kinds, scan_vectors, deep)
+        # Found once per plan and vector for this retriever: the cascade's deeper
+        # looks into two layers searching the same kinds (an episodic question's
+        # semantic and graph layers) find the same candidates. A copy: the steps
+        # below change it.
+        key = (scope, kinds, scan_vectors, deep)
+        kept = self._found.get(key)
+        if kept is None or kept[0] is not plan or kept[1] is not vector:
+            found = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
+            kept = self._found[key] = (plan, vector, found)
+        channels = {name: dict(scores) for name, scores in kept[2].items()}
         # One look at the episodes among the candidates serves the entity
         # channel and the session prior.
         briefs: dict[str, EpisodeBrief] = {}
@@ -287,26 +296,6 @@ class Retriever:
         return hits[:limit]
 
     # -- channels -------------------------------------------------------------------
-
-    def _channels_once(
-        self,
-        scope: Scope,
-        plan: QueryPlan,
-        vector: np.ndarray | None,
-        kinds: tuple[MemoryKind, ...] | None,
-        scan_vectors: bool,
-        deep: bool,
-    ) -> _Channels:
-        """``_channels``, found once per plan and vector for this retriever (a copy
-        each time: ``search`` changes them). The cascade's deeper looks into two
-        layers that search the same kinds (an episodic question's semantic and
-        graph layers) find the same candidates."""
-        key = (scope, kinds, scan_vectors, deep)
-        kept = self._found.get(key)
-        if kept is None or kept[0] is not plan or kept[1] is not vector:
-            found = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
-            kept = self._found[key] = (plan, vector, found)
-        return {name: dict(scores) for name, scores in kept[2].items()}
 
     def _channels(
         self,
