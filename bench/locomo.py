@@ -10,7 +10,8 @@ last session date as the reference time.
 Reported per system (overall = categories 1-4; category 5, adversarial, apart):
 turn-level Recall@k and hit@k for k = 1, 5, 10, 20, session-level recall@5,
 MRR, per category, and recall latency p50 / p95 with the query embedding
-included.
+included, beside the process CPU time per recall (p50 / p95: every thread of
+this process, so other jobs on the machine move it less than the wall clock).
 
 Confidence: the ROC AUC of ``result.confidence`` (bench/metrics.py) between
 answerable questions (categories 1-4 with evidence in the top 10) and
@@ -63,7 +64,7 @@ from cryptography.fernet import Fernet
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from metrics import roc_auc, share  # noqa: E402
+from metrics import percentiles, roc_auc, share  # noqa: E402
 from ucma.config import (  # noqa: E402
     EmbeddingConfig,
     PrivacyConfig,
@@ -235,6 +236,7 @@ async def run_system(
     )
     rows: dict[str, list[dict[str, float]]] = defaultdict(list)
     latencies: list[float] = []
+    cpu: list[float] = []
     signals: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     unscored: list[tuple[str, str]] = []  # (scope, question) asked for confidence only
     async with AsyncMemory(db, config=config, embedder=embedder) as mem:
@@ -247,11 +249,12 @@ async def run_system(
                     if category == ADVERSARIAL:
                         unscored.append((scope, qa["question"]))
                     continue
-                start = time.perf_counter()
+                start, used = time.perf_counter(), time.process_time()
                 result = await mem.recall(
                     qa["question"], limit=20, user_id=scope, reference_time=references[scope]
                 )
                 latencies.append((time.perf_counter() - start) * 1000)
+                cpu.append((time.process_time() - used) * 1000)
                 ranked = [h.memory.metadata.get("dia_id") for h in result.hits]
                 row = score_question([r for r in ranked if r], evidence)
                 rows[category].append(row)
@@ -271,15 +274,12 @@ async def run_system(
             )
             signals["other_conversation"].append((result.confidence, result.low_confidence))
     overall = [r for c in CATEGORIES for r in rows[c]]
-    latencies.sort()
     return {
         "overall": mean_rows(overall),
         "by_category": {c: mean_rows(rows[c]) for c in sorted(rows)},
         "questions": {c: len(rows[c]) for c in sorted(rows)},
-        "latency_ms": {
-            "p50": round(statistics.median(latencies), 2),
-            "p95": round(latencies[int(0.95 * (len(latencies) - 1))], 2),
-        },
+        "latency_ms": percentiles(latencies),
+        "cpu_ms": percentiles(cpu),
         "confidence": confidence_report(signals),
     }
 
@@ -324,8 +324,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"Store: {results.get('backend', 'sqlite')}, {results['date']}.",
         "",
         "| system | R@1 | R@5 | R@10 | R@20 | hit@1 | hit@10 | session R@5 | MRR "
-        "| p50 ms | p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p50 ms | p95 ms | CPU p50 ms | CPU p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in results["systems"].items():
         o = r["overall"]
@@ -333,7 +333,7 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {name} | {o['recall@1']:.3f} | {o['recall@5']:.3f} | {o['recall@10']:.3f} | "
             f"{o['recall@20']:.3f} | {o['hit@1']:.3f} | {o['hit@10']:.3f} | "
             f"{o['session_recall@5']:.3f} | {o['mrr']:.3f} | {r['latency_ms']['p50']} | "
-            f"{r['latency_ms']['p95']} |"
+            f"{r['latency_ms']['p95']} | {r['cpu_ms']['p50']} | {r['cpu_ms']['p95']} |"
         )
     lines += [
         "",
@@ -424,7 +424,9 @@ async def main() -> None:
             o = row["overall"]
             print(
                 f"{name:8} R@10 {o['recall@10']:.3f} hit@1 {o['hit@1']:.3f} "
-                f"R@5 {o['recall@5']:.3f} MRR {o['mrr']:.3f} p95 {row['latency_ms']['p95']}ms "
+                f"R@5 {o['recall@5']:.3f} MRR {o['mrr']:.3f} p50 {row['latency_ms']['p50']}ms "
+                f"p95 {row['latency_ms']['p95']}ms CPU p50 {row['cpu_ms']['p50']}ms "
+                f"p95 {row['cpu_ms']['p95']}ms "
                 f"AUC {row['confidence']['auc']}",
                 file=sys.stderr,
                 flush=True,

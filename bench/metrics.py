@@ -12,6 +12,7 @@ score the same way and the maths is unit-tested once
   random positive scores above a random negative, ties counting one half.
   Chosen over a thresholded curve because it needs no binning and is exact.
 - ``mean_rows``: the per-key mean of score rows, rounded for reports.
+- ``percentiles``: p50 and p95 of timings, rounded for reports.
 """
 
 from __future__ import annotations
@@ -91,3 +92,12 @@ def mean_rows(rows: Sequence[dict[str, float]], digits: int = 4) -> dict[str, fl
     if not rows:
         return {}
     return {key: round(statistics.fmean(r[key] for r in rows), digits) for key in rows[0]}
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float]:
+    """p50 and p95 of ``values`` (at least one), in their unit, to two decimals."""
+    ordered = sorted(values)
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+    }

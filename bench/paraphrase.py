@@ -52,6 +52,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from locomo import MemoEmbedder  # noqa: E402
+from metrics import percentiles  # noqa: E402
 from paraphrase_data import Pair, Statement, generate, split  # noqa: E402
 from ucma import SimulatedClock  # noqa: E402
 from ucma.config import EmbeddingConfig, RetrievalConfig, UCMAConfig  # noqa: E402
@@ -190,14 +191,6 @@ def mean_rows(rows: list[dict[str, float]]) -> dict[str, float]:
     return {key: round(statistics.fmean(r[key] for r in rows), 4) for key in rows[0]}
 
 
-def latency(values: list[float]) -> dict[str, float]:
-    values = sorted(values)
-    return {
-        "p50": round(statistics.median(values), 2),
-        "p95": round(values[int(0.95 * (len(values) - 1))], 2),
-    }
-
-
 async def ask_engine(name: str, mem: AsyncMemory, asked: Asked) -> tuple[list[Found], float]:
     start = time.perf_counter()
     if name == "remember":
@@ -316,7 +309,7 @@ async def run_system(
     return {
         "overall": mean_rows(rows),
         "questions": len(rows),
-        "latency_ms": latency(times),
+        "latency_ms": percentiles(times),
         "by_domain": {d: mean_rows(r) for d, r in sorted(by_domain.items())},
         "top1_errors": dict(errors.most_common()),
         "gold_found_as_extracted_fact": extracted[0],

@@ -1,4 +1,4 @@
-"""The benchmarks' shared metrics (bench/metrics.py): ranking scores and ROC AUC."""
+"""The benchmarks' shared metrics (bench/metrics.py): ranking scores, ROC AUC, timings."""
 
 from __future__ import annotations
 
@@ -67,3 +67,9 @@ def test_share_and_mean_rows() -> None:
     assert metrics.share([]) is None
     assert metrics.mean_rows([{"a": 1.0}, {"a": 0.0}, {"a": 0.0}]) == {"a": 0.3333}
     assert metrics.mean_rows([]) == {}
+
+
+def test_percentiles_read_the_sorted_timings() -> None:
+    timings = [float(v) for v in range(100, 0, -1)]  # 1 .. 100, unsorted
+    assert metrics.percentiles(timings) == {"p50": 50.5, "p95": 95.0}
+    assert metrics.percentiles([3.14159]) == {"p50": 3.14, "p95": 3.14}

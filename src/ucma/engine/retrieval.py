@@ -13,10 +13,9 @@ import numpy as np
 
 from ucma.engine.base import EngineBase, _enum, _new_id, _time_range
 from ucma.errors import UCMAError, ValidationError
-from ucma.people import without_people
 from ucma.retrieval.cascade import RecallResult
 from ucma.retrieval.directives import Instructions, conditions_in, conditions_of
-from ucma.retrieval.name_free import naming
+from ucma.retrieval.name_free import Naming, naming
 from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, QueryPlan, route
 from ucma.storage.base import Storage
@@ -172,10 +171,15 @@ class Retrieval(EngineBase):
             banks=_banks(banks),
         )
         wanted = _embedded(plan)
+        naming = await self._naming(storage, scope, plan)
+        if naming is not None:
+            # In the query's own model call: its vector does not decide the text.
+            wanted.append(naming.without_people(plan.embedded_text))
         vectors = list(await self._embed_queries(wanted)) if wanted else []
+        unnamed = vectors.pop() if naming is not None else None
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
-        name_free = await self._name_free_cosines(storage, scope, plan, vector)
+        name_free = await self._name_free_cosines(naming, vector, unnamed)
         conditions = await self._condition_cosines(storage, scope, vector)
         result = await self._run(
             run_recall,
@@ -239,34 +243,37 @@ class Retrieval(EngineBase):
             embed_names=cfg.embed_names,
         )
 
-    async def _name_free_cosines(
-        self, storage: Storage, scope: Scope, plan: QueryPlan, vector: np.ndarray | None
-    ) -> dict[str, float]:
-        """The cosines, without the names, between the query and the memories
-        naming the people it names (``retrieval/name_free.py``)."""
+    async def _naming(self, storage: Storage, scope: Scope, plan: QueryPlan) -> Naming | None:
+        """The people the query names and the memories naming them, when recall
+        compares them without the names (``retrieval/name_free.py``)."""
         cfg = self.config.retrieval
-        if vector is None or not plan.names or cfg.name_free_weight <= 0:
-            return {}
+        if not plan.text.strip() or not plan.names or cfg.name_free_weight <= 0:
+            return None
         if "dense" not in cfg.channels:
-            return {}  # nothing to mix into (the keyword-only ablation)
-        persons, first_names, contents = await self._run(
+            return None  # nothing to mix into (the keyword-only ablation)
+        return await self._run(
             naming,
             storage,
             scope,
             plan.names,
             plan.embedded_text,
-            vector,
             limit=cfg.name_free_candidates,
         )
-        if not contents:
+
+    async def _name_free_cosines(
+        self, naming: Naming | None, vector: np.ndarray | None, unnamed: np.ndarray | None
+    ) -> dict[str, float]:
+        """The cosines, without the names, between the query (``unnamed``: its
+        vector without them) and the memories naming the people it names that are
+        closest to ``vector``."""
+        if naming is None or vector is None or unnamed is None:
             return {}
-        query_text = without_people(plan.embedded_text, persons, first_names)
-        texts = [without_people(c, persons, first_names) for c in contents.values()]
-        (query,), memories = await asyncio.gather(
-            self._embed_queries([query_text]), self._embed_derived(texts)
+        contents = naming.closest(vector, self.config.retrieval.name_free_candidates)
+        memories = await self._embed_derived(
+            [naming.without_people(content) for content in contents.values()]
         )
         return {
-            memory_id: float(np.dot(memory, query))
+            memory_id: float(np.dot(memory, unnamed))
             for memory_id, memory in zip(contents, memories, strict=True)
         }
 

@@ -10,38 +10,58 @@ can't be near bee stings ...") the allergy leads, 0.24 against 0.10.
 So for a query that names people, the memories naming them are compared twice,
 and their dense score mixes in ``RetrievalConfig.name_free_weight`` of the
 name-free cosine (``blend``); the name still narrows through the keyword and
-entity channels. ``naming`` finds those memories on the storage thread; the
-engine embeds the name-free texts (cached) between the two.
+entity channels. ``naming`` finds those people and memories on the storage
+thread before the query is embedded (none of it depends on the query's
+vector), so the name-free query is embedded in the same model call as the
+query itself; ``Naming.closest`` then picks the memories to compare by the
+query's vector, and the engine embeds their name-free texts (cached).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from ucma.people import first_name_regex, known_people
+from ucma.people import first_name_regex, known_people, without_people
 from ucma.retrieval.names import name_pattern
 from ucma.retrieval.terms import keyword_terms
 from ucma.retrieval.timeparse import CALENDAR_NAMES
 from ucma.storage.base import Storage
 from ucma.types import Scope
 
-__all__ = ["blend", "naming"]
+__all__ = ["Naming", "blend", "naming"]
+
+
+@dataclass(frozen=True, slots=True)
+class Naming:
+    """The people a query names (``persons``; ``first_names``: the first names
+    standing for them), and the live memories naming them with their vectors."""
+
+    persons: list[str]
+    first_names: list[str]
+    vectors: dict[str, np.ndarray]
+    contents: dict[str, str]
+
+    def without_people(self, text: str) -> str:
+        """``text`` with these people put as a pronoun."""
+        return without_people(text, self.persons, self.first_names)
+
+    def closest(self, vector: np.ndarray, limit: int) -> dict[str, str]:
+        """The contents of the (at most ``limit``) memories closest to ``vector``."""
+        vectors = self.vectors
+        closest = sorted(vectors, key=lambda i: (-float(np.dot(vectors[i], vector)), i))[:limit]
+        return {memory_id: self.contents[memory_id] for memory_id in closest}
 
 
 def naming(
-    storage: Storage,
-    scope: Scope,
-    names: Sequence[str],
-    query: str,
-    vector: np.ndarray,
-    *,
-    limit: int,
-) -> tuple[list[str], list[str], dict[str, str]]:
-    """The people among ``names``, their first names, and the contents of the
-    (at most ``limit``) live memories naming them that are closest to ``vector``.
+    storage: Storage, scope: Scope, names: Sequence[str], query: str, *, limit: int
+) -> Naming | None:
+    """The people among ``names``, their first names, and the live memories naming
+    them among the best ``4 * limit`` keyword matches of the names (None when
+    ``names`` holds no person's name or no memory names them).
 
     A first name stands for the person the full name names ("my roommate Chris"
     beside "Chris Tanaka" lifts the cosine the same way); it counts only as
@@ -56,7 +76,7 @@ def naming(
     names = [n for n in names if not CALENDAR_NAMES.issuperset(keyword_terms(n))]
     terms = [term for name in names for term in keyword_terms(name)]
     if not terms:
-        return [], [], {}
+        return None
     found = storage.memories.keyword_search(scope, terms, limit * 4)
     records = storage.memories.get_many(scope, [memory_id for memory_id, _ in found])
     patterns = {name: name_pattern(name) for name in names}
@@ -70,7 +90,7 @@ def naming(
     people = {p.lower() for p in known_people([query, *contents.values()])}
     persons = [name for name in names if name.lower() in people]
     if not persons:
-        return [], [], {}
+        return None
     cased = [firsts[n] for n in persons if firsts[n] not in persons]
     contents = {
         memory_id: content
@@ -78,8 +98,9 @@ def naming(
         if any(patterns[name].search(content) for name in [*persons, *cased])
     }
     vectors = storage.memories.vectors(scope, list(contents))
-    closest = sorted(vectors, key=lambda i: (-float(np.dot(vectors[i], vector)), i))[:limit]
-    return persons, cased, {memory_id: contents[memory_id] for memory_id in closest}
+    if not vectors:
+        return None
+    return Naming(persons, cased, vectors, {i: contents[i] for i in vectors})
 
 
 def _first_name(name: str) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -112,6 +112,10 @@ LAYER_KINDS: dict[Layer, tuple[MemoryKind, ...] | None] = {
 }
 
 
+_Channels = dict[str, dict[str, float]]
+"""Each channel's scores by memory id."""
+
+
 @dataclass(slots=True)
 class _Candidate:
     channels: dict[str, float] = field(default_factory=dict)
@@ -136,6 +140,7 @@ class Retriever:
         self._conditions = dict(conditions or {})
         self._reads: dict[Scope, RecallReads] = {}
         self._readings: dict[tuple[Callable[[str], bool], str], bool] = {}
+        self._found: dict[Hashable, tuple[QueryPlan, np.ndarray | None, _Channels]] = {}
 
     def _reads_as(self, reading: Callable[[str], bool], text: str) -> bool:
         """``reading(text)``, once per text for this retriever: the primary layer
@@ -182,7 +187,16 @@ class Retriever:
         kinds = _kinds(plan, layer)
         if kinds == ():
             return []
-        channels = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
+        # Found once per plan and vector for this retriever: the cascade's deeper
+        # looks into two layers searching the same kinds (an episodic question's
+        # semantic and graph layers) find the same candidates. A copy: the steps
+        # below change it.
+        key = (scope, kinds, scan_vectors, deep)
+        kept = self._found.get(key)
+        if kept is None or kept[0] is not plan or kept[1] is not vector:
+            found = self._channels(scope, plan, vector, kinds, scan_vectors, deep)
+            kept = self._found[key] = (plan, vector, found)
+        channels = {name: dict(scores) for name, scores in kept[2].items()}
         # One look at the episodes among the candidates serves the entity
         # channel and the session prior.
         briefs: dict[str, EpisodeBrief] = {}
