@@ -52,6 +52,8 @@ class SQLiteStorage(SqlStorage):
     the writing connection; ``:memory:`` takes one call at a time.
     """
 
+    concurrency = READ_THREADS
+
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -69,7 +71,8 @@ class SQLiteStorage(SqlStorage):
             self._db.close()
             raise
         self.dimension = dimension
-        self.concurrency = READ_THREADS if self._db.concurrent_reads else 1
+        if not self._db.concurrent_reads:
+            self.concurrency = 1  # one connection: one call at a time
         self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
         self._attach(
             self._db,
