@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 
@@ -211,6 +212,36 @@ def test_calls_from_several_threads_are_serialised(tmp_path: Path) -> None:
             thread.join(10)
         assert order == ["first committed", "second written"]
         assert set(storage.memories.get_many(ALICE, ["ep-1", "ep-2"])) == {"ep-1", "ep-2"}
+
+
+def test_other_threads_read_beside_an_open_transaction(tmp_path: Path) -> None:
+    """A file database reads in other threads on connections of their own: they
+    are not held up by a transaction open in one thread, see what was committed
+    (not its uncommitted rows, in the tables or the search caches), and see its
+    rows once it commits; the transaction's own thread sees them at once."""
+    with SQLiteStorage(tmp_path / "readers.db", dimension=4) as storage:
+        assert storage.concurrency > 1
+        storage.episodes.add([episode(1, "committed harbour")], unit())
+        query = unit()[0]
+
+        def seen() -> tuple[set[str], set[str], set[str]]:
+            rows = set(storage.memories.get_many(ALICE, ["ep-1", "ep-2"]))
+            dense = {i for i, _ in storage.memories.vector_search(ALICE, query, 5)}
+            words = {i for i, _ in storage.memories.keyword_search(ALICE, ["harbour"], 5)}
+            return rows, dense, words
+
+        with ThreadPoolExecutor(2) as pool:
+            with storage.transaction():
+                storage.episodes.add([episode(2, "uncommitted harbour")], unit())
+                others = [pool.submit(seen) for _ in range(2)]
+                assert [f.result(timeout=10) for f in others] == [({"ep-1"},) * 3] * 2
+                assert seen() == ({"ep-1", "ep-2"},) * 3
+            assert pool.submit(seen).result(timeout=10) == ({"ep-1", "ep-2"},) * 3
+
+
+def test_a_database_in_memory_takes_one_call_at_a_time() -> None:
+    with SQLiteStorage(":memory:", dimension=4) as storage:
+        assert storage.concurrency == 1
 
 
 WRITER = """

@@ -1,6 +1,7 @@
-"""The engine's storage threads follow ``Storage.concurrency``: SQLite's one thread runs
-every call in order; a store that takes N calls at once gets N threads, and a storage call
-still sees the writes queued before it."""
+"""The engine's storage threads follow ``Storage.concurrency``: a store of one connection
+(SQLite's ``:memory:``) runs every call on one thread in order; a store that takes N calls
+at once (a SQLite file: readers beside one writer; a pool) gets N threads, and a storage
+call still sees the writes queued before it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ucma.errors import ConfigError
 from ucma.storage import BACKENDS, StorageLocation, open_storage
 from ucma.storage.base import AnnSettings
 from ucma.storage.sqlite import SQLiteStorage
+from ucma.storage.sqlite.storage import READ_THREADS
 
 pytestmark = pytest.mark.anyio
 
@@ -46,15 +48,28 @@ async def pooled_memory(
         yield memory
 
 
-async def test_sqlite_calls_run_on_one_thread_in_order(memory: AsyncMemory, db_path: Path) -> None:
-    assert SQLiteStorage.concurrency == 1
+async def test_a_sqlite_file_runs_its_calls_on_several_threads(memory: AsyncMemory) -> None:
+    together = threading.Barrier(READ_THREADS, timeout=WAIT)
+
+    def call() -> str:
+        together.wait()  # BrokenBarrierError unless READ_THREADS calls run at once
+        return threading.current_thread().name
+
+    names = await asyncio.gather(*(memory._run(call) for _ in range(READ_THREADS)))
+    assert len(set(names)) == READ_THREADS
+
+
+async def test_sqlite_in_memory_calls_run_on_one_thread_in_order(
+    local_embedder: LocalEmbedder,
+) -> None:
     order: list[int] = []
 
     def call(n: int) -> str:
         order.append(n)
         return threading.current_thread().name
 
-    names = await asyncio.gather(*(memory._run(call, n) for n in range(20)))
+    async with AsyncMemory(":memory:", user_id="alice", embedder=local_embedder) as memory:
+        names = await asyncio.gather(*(memory._run(call, n) for n in range(20)))
     assert order == list(range(20))
     assert set(names) == {"ucma-storage_0"}
 

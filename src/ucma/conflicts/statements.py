@@ -323,9 +323,12 @@ def _names(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w'’]){re.escape(name)}(?!\w)", text) is not None
 
 
-def _words(text: str) -> set[str]:
-    """Content words, folded and lightly stemmed (trailing "s" of longer words)."""
-    return {_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _FUNCTION}
+@lru_cache(maxsize=16384)
+def _words(text: str) -> frozenset[str]:
+    """Content words, folded and lightly stemmed (trailing "s" of longer words).
+    Kept for the texts seen lately: each new statement is compared with the same
+    recent ones, sentence by sentence."""
+    return frozenset(_stem(w) for w in _TOKEN.findall(text.lower()) if w not in _FUNCTION)
 
 
 def _stem(word: str) -> str:
@@ -396,7 +399,7 @@ def _side(source: str) -> str:
 
 
 def _split(
-    old: str, new_words: set[str], retired: Sequence[str], subject: set[str]
+    old: str, new_words: AbstractSet[str], retired: Sequence[str], subject: AbstractSet[str]
 ) -> tuple[str, str | None] | None:
     """The part of ``old`` the new statement is about, and the rest that stays
     current (None: nothing stays). A part the new statement says nothing about
@@ -430,7 +433,7 @@ def _with_unsaid(text: str, stated: Sequence[str], rest: str | None) -> str | No
     return kept or None
 
 
-def _said(text: str, addressed: set[str]) -> list[str]:
+def _said(text: str, addressed: AbstractSet[str]) -> list[str]:
     """The sentences of ``text`` that state something: not questions or
     exclamations ("That bowl is gorgeous!"), not requests or plans ("Remind me
     to ...", "I'll ..."), not greetings or thanks that only address someone
@@ -635,7 +638,7 @@ def _simple(said: Sequence[str]) -> bool:
 
 
 def _one_value(
-    found: Sequence[Candidate], mine: set[str], margin: float
+    found: Sequence[Candidate], mine: AbstractSet[str], margin: float
 ) -> tuple[list[Candidate], list[Candidate]]:
     """The closest older statement with those restating its value, and the ones
     holding another value within ``margin`` of its cosine (rivals: ambiguous)."""

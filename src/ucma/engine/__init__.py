@@ -1,6 +1,6 @@
 """The engine: ``AsyncMemory`` (ucma.engine.memory) and the parts it is made of.
 
-base.py            EngineBase: construction, open/close, the storage thread, scopes
+base.py            EngineBase: construction, open/close, the storage threads, scopes
 episodes.py        observe, observe_many, sessions, delete
 knowledge.py       learn, facts and conflicts, sources of truth, procedures, links
 retrieval.py       remember, recall, prepare_search

@@ -2,8 +2,9 @@
 closing, the storage threads, the embedders, scopes, sessions and working memory.
 
 Threading model: storage calls run on the store's own worker threads, as many
-as the backend declares (``Storage.concurrency``: SQLite one, so its calls run
-one at a time in order; a pooled backend one per connection), embeddings on the
+as the backend declares (``Storage.concurrency``: a SQLite file several, reading
+at once beside its one writer; a pooled backend one per connection; a store of
+one connection one, so its calls run one at a time in order), embeddings on the
 embedder's own threads, so the event loop never blocks; concurrent callers'
 texts share model calls (``ucma.embeddings.batching``). Each public write
 validates everything first, computes embeddings second, and writes in one

@@ -1,14 +1,15 @@
 """What one recall reads of its scope, each row read once.
 
-A recall runs on the storage thread as one call (``run_recall``): the time
+A recall runs on a storage thread as one call (``run_recall``): the time
 anchor's probe, the primary layer and the cascade's deeper looks each gather
 candidates, read their records, episode briefs, vectors, retention states,
 session neighbours and graph edges, and most of those are the same memories
 (on LoCoMo dev two thirds of the records a recall read it had read already in
-the same recall). Nothing else runs on the storage thread in between, so what
-this process could write meanwhile cannot change them: ``RecallReads`` keeps
-what it read for the rest of the recall, one per scope, and reads only the
-rows it has not seen. It is dropped with the recall.
+the same recall). ``RecallReads`` keeps what it read for the rest of the
+recall, one per scope, and reads only the rows it has not seen: the recall
+answers from the state it first read of each row, as one read of a store that
+takes calls at once (``Storage.concurrency``) reads each row as last committed
+when it ran. It is dropped with the recall.
 
 Each lookup by ids returns what the store's own method returns for those ids,
 in the order asked (deduplicated); an id the store does not hold is remembered

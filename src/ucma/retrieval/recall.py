@@ -1,4 +1,4 @@
-"""One recall on the storage thread: anchor, cascade, explanation; then its record.
+"""One recall on a storage thread: anchor, cascade, explanation; then its record.
 
 The engine validates the call, builds the ``QueryPlan`` and embeds the query
 (and a time anchor's event phrase); ``run_recall`` does the reading in one
@@ -7,7 +7,7 @@ by finding the event, runs the cascade over the layers and explains what it
 did. ``record_recall`` then writes, in one transaction, the retrieval as a
 review of what it returned (access counts, retention), the co-retrieval
 counts, and the retrieval under its id with a ``memory.retrieved`` event. The
-engine queues it on the storage thread behind the answer, so a read does not
+engine queues it behind the answer (``EngineBase._queue``), so a read does not
 wait for its bookkeeping and every later storage call sees it.
 """
 

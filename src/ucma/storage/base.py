@@ -3,8 +3,8 @@
 The engine talks only to these classes; no backend name appears outside
 ``ucma.storage.<backend>``. Every method is synchronous: the engine runs
 storage calls on worker threads of its own, as many as ``Storage.concurrency``
-says. At 1 (the default, SQLite) calls arrive one at a time, so a backend
-need not be thread-safe across concurrent calls.
+says. At 1 (the default; SQLite's ``:memory:``) calls arrive one at a time, so a
+backend need not be thread-safe across concurrent calls.
 
 Contracts common to every store:
 
@@ -1366,10 +1366,11 @@ class Storage(ABC):
 
     concurrency: int = 1
     """How many of its calls the engine may run at once, each on a thread of its own.
-    1 (SQLite, one connection): every call runs alone, in the order made. N (a pool of
-    N connections): up to N calls at once, from different threads; the backend is then
-    thread-safe, and a ``transaction()`` belongs to the thread that opened it (one
-    connection per thread), since every engine call runs whole on one thread."""
+    1 (one connection): every call runs alone, in the order made. N (a pool of
+    connections: PostgreSQL's; a SQLite file's readers beside its one writer): up to N
+    calls at once, from different threads; the backend is then thread-safe, and a
+    ``transaction()`` belongs to the thread that opened it (one connection per thread),
+    since every engine call runs whole on one thread."""
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -1,9 +1,15 @@
 """One SQLite connection, its lock, its transactions and the error boundary.
 
-Every store of a ``SQLiteStorage`` shares one ``Database``. Reads run under the
-lock (``read()``); writes run inside a transaction (``write()``): at top level
-that is ``BEGIN IMMEDIATE`` ... ``COMMIT``, nested use joins the open
-transaction. A block that raises inside a transaction dooms it: the outermost
+Every store of a ``SQLiteStorage`` shares one ``Database``. Writes run inside a
+transaction (``write()``) on the one writing connection, under its lock: at top
+level that is ``BEGIN IMMEDIATE`` ... ``COMMIT``, nested use joins the open
+transaction. Reads (``read()``, ``snapshot()``) run on the writing connection in
+the thread whose transaction is open (they see its uncommitted writes); in any
+other thread of a file database they run on that thread's own read-only
+connection, without the lock: WAL lets readers run beside the writer and one
+another, each seeing what was committed when its statement (or snapshot)
+began. A ``:memory:`` database has one connection, and every call takes the
+lock. A block that raises inside a transaction dooms it: the outermost
 block rolls everything back, so a caller that swallows a failed write still
 commits nothing half-done (errors.py: a ``StorageError`` means "the
 surrounding transaction was rolled back").
@@ -22,6 +28,7 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +62,15 @@ _PRAGMAS = (
     "PRAGMA cache_size=-32768",
 )
 _BACKGROUND_CHECKPOINTS = f"PRAGMA wal_autocheckpoint={SAFETY_NET_PAGES}"
+# A reading connection never writes: a write through read() outside a transaction
+# fails loudly rather than bypass the writer's lock.
+_READER_PRAGMAS = (
+    "PRAGMA foreign_keys=ON",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+    "PRAGMA temp_store=MEMORY",
+    "PRAGMA cache_size=-16384",
+    "PRAGMA query_only=1",
+)
 
 SQLITE = Dialect(
     name="sqlite",
@@ -103,10 +119,12 @@ def translate_errors(action: str = "database operation") -> Iterator[None]:
 class Database:
     """A SQLite file opened for UCMA: WAL, foreign keys, explicit transactions.
 
-    The connection is created with ``check_same_thread=False`` because the
-    engine calls storage from a worker thread; an ``RLock`` still serialises
-    calls, and a transaction holds the lock from BEGIN to COMMIT so no other
-    thread's statement can slip into it.
+    The writing connection is created with ``check_same_thread=False`` because
+    the engine calls storage from worker threads; an ``RLock`` serialises its
+    use, and a transaction holds the lock from BEGIN to COMMIT so no other
+    thread's statement can slip into it. A file database also gives each thread
+    that reads outside a transaction a read-only connection of its own (module
+    docstring), so reads of several threads run at once.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -115,8 +133,14 @@ class Database:
         self._lock = threading.RLock()
         self._depth = 0
         self._doomed = False
+        self._owner: int | None = None  # the thread whose transaction is open
         self._listeners: list[TransactionListener] = []
         self._conn: SQLiteConnection | None = self._connect()
+        self._local = threading.local()
+        # Every thread's reading connection, to close them; one whose thread ended
+        # closes as its thread's storage goes.
+        self._readers: weakref.WeakSet[SQLiteConnection] = weakref.WeakSet()
+        self._readers_lock = threading.Lock()
         self._checkpointer = Checkpointer(self.path) if self.on_disk else None
 
     @property
@@ -124,7 +148,7 @@ class Database:
         """A plain file path (not ``:memory:`` or a ``file:`` URI)."""
         return self.path != ":memory:" and not self.path.startswith("file:")
 
-    def _connect(self) -> SQLiteConnection:
+    def _connect(self, *, reader: bool = False) -> SQLiteConnection:
         if self.on_disk:
             parent = Path(self.path).absolute().parent
             if not parent.is_dir():
@@ -142,7 +166,11 @@ class Database:
             )
         try:
             with translate_errors(f"configuring {self.path!r}"):
-                for pragma in (*_PRAGMAS, *((_BACKGROUND_CHECKPOINTS,) if self.on_disk else ())):
+                if reader:
+                    pragmas: tuple[str, ...] = _READER_PRAGMAS
+                else:
+                    pragmas = (*_PRAGMAS, *((_BACKGROUND_CHECKPOINTS,) if self.on_disk else ()))
+                for pragma in pragmas:
                     conn.execute(pragma).fetchall()
         except BaseException:
             conn.close()
@@ -159,7 +187,14 @@ class Database:
 
     @property
     def in_transaction(self) -> bool:
-        return self._depth > 0
+        """Whether the calling thread has a transaction open."""
+        return self._depth > 0 and self._owner == threading.get_ident()
+
+    @property
+    def concurrent_reads(self) -> bool:
+        """Whether threads outside the transaction read on connections of their own
+        (a file database: WAL lets them run beside the writer)."""
+        return self.on_disk
 
     def add_listener(self, listener: TransactionListener) -> None:
         self._listeners.append(listener)
@@ -171,9 +206,39 @@ class Database:
 
     # -- access -------------------------------------------------------------
 
+    def _reader(self) -> SQLiteConnection | None:
+        """The calling thread's reading connection (opened on its first read), or
+        None when it must use the writing one: its transaction is open, or the
+        database has one connection."""
+        if not self.on_disk or self._owner == threading.get_ident():
+            return None
+        self._require_open()
+        conn: SQLiteConnection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect(reader=True)
+            with self._readers_lock:
+                if self._conn is None:  # closed meanwhile
+                    conn.close()
+                    self._require_open()
+                self._readers.add(conn)
+            self._local.conn = conn
+        return conn
+
     @contextmanager
     def read(self) -> Iterator[SQLiteConnection]:
-        """The connection for reads, under the lock, with errors translated."""
+        """A connection for reads, with errors translated: the thread's own
+        reading connection, or the writing one under the lock (module docstring)."""
+        reader = self._reader()
+        if reader is not None:
+            with translate_errors():
+                yield reader
+            return
+        with self._writer() as conn:
+            yield conn
+
+    @contextmanager
+    def _writer(self) -> Iterator[SQLiteConnection]:
+        """The writing connection under the lock, with errors translated."""
         with self._lock:
             conn = self._require_open()
             with translate_errors():
@@ -181,13 +246,13 @@ class Database:
 
     @contextmanager
     def exclusive(self) -> Iterator[SQLiteConnection]:
-        """``read()`` with the background checkpoints held off: for checkpointing
-        and vacuuming the file from this connection."""
+        """The writing connection under the lock, with the background checkpoints
+        held off: for checkpointing and vacuuming the file from this connection."""
         if self._checkpointer is None:
-            with self.read() as conn:
+            with self._writer() as conn:
                 yield conn
             return
-        with self._checkpointer.paused(), self.read() as conn:
+        with self._checkpointer.paused(), self._writer() as conn:
             yield conn
 
     @contextmanager
@@ -202,21 +267,36 @@ class Database:
 
         Inside an open write transaction the reads already share one state.
         """
+        reader = self._reader()
+        if reader is not None:
+            with self._read_transaction(reader) as conn:
+                yield conn
+            return
         with self._lock:
             conn = self._require_open()
-            if self._depth or conn.in_transaction:
+            if self._depth:
                 with translate_errors():
                     yield conn
                 return
-            with translate_errors("starting a read transaction"):
-                conn.execute("BEGIN DEFERRED")
-            try:
-                with translate_errors():
-                    yield conn
-            finally:
-                if conn.in_transaction:
-                    with translate_errors("ending a read transaction"):
-                        conn.execute("COMMIT")
+            with self._read_transaction(conn) as conn:
+                yield conn
+
+    @contextmanager
+    def _read_transaction(self, conn: SQLiteConnection) -> Iterator[SQLiteConnection]:
+        """``conn`` inside a read transaction (joined when one is open)."""
+        if conn.in_transaction:
+            with translate_errors():
+                yield conn
+            return
+        with translate_errors("starting a read transaction"):
+            conn.execute("BEGIN DEFERRED")
+        try:
+            with translate_errors():
+                yield conn
+        finally:
+            if conn.in_transaction:
+                with translate_errors("ending a read transaction"):
+                    conn.execute("COMMIT")
 
     @contextmanager
     def transaction(self) -> Iterator[SQLiteConnection]:
@@ -237,13 +317,14 @@ class Database:
             with translate_errors("starting a transaction"):
                 conn.execute("BEGIN IMMEDIATE")
             self._depth, self._doomed = 1, False
+            self._owner = threading.get_ident()
             try:
                 yield conn
             except BaseException:
-                self._depth = 0
+                self._depth, self._owner = 0, None
                 self._rollback(conn)
                 raise
-            self._depth = 0
+            self._depth, self._owner = 0, None
             if self._doomed:
                 self._rollback(conn)
                 raise StorageError(
@@ -270,9 +351,12 @@ class Database:
                 listener.rolled_back()
 
     def close(self) -> None:
-        """Close the connection (idempotent); later calls raise StorageError."""
+        """Close the connections (idempotent); later calls raise StorageError.
+        A read running in another thread meanwhile fails with StorageError."""
         with self._lock:
-            conn, self._conn = self._conn, None
+            with self._readers_lock:
+                conn, self._conn = self._conn, None
+                readers, self._readers = list(self._readers), weakref.WeakSet()
             if conn is None:
                 return
             if self._checkpointer is not None:
@@ -282,5 +366,7 @@ class Database:
                 if conn.in_transaction:
                     self._rollback(conn)
             finally:
-                self._depth = 0
+                self._depth, self._owner = 0, None
                 conn.close()
+                for reader in readers:
+                    reader.close()

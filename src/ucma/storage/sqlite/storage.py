@@ -27,6 +27,9 @@ _NEXT_EVENT_SEQ = (
     "(SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE user_id = ? AND agent_id = ?)"
 )
 _VECTOR_ORPHANS = ("vectors", "DELETE FROM vectors WHERE seq NOT IN (SELECT seq FROM memories)")
+READ_THREADS = 4
+"""Calls the engine runs at once on a file database (``Storage.concurrency``): reads
+on connections of their own beside one writer (connection.py)."""
 
 
 class SQLiteStorage(SqlStorage):
@@ -43,7 +46,13 @@ class SQLiteStorage(SqlStorage):
     Several ``SQLiteStorage`` objects (in one process or several) may open
     the same file: writes serialise on SQLite's write lock, and each object's
     vector cache notices the others' writes before it searches.
+
+    A file database takes ``READ_THREADS`` calls at once (``concurrency``): each
+    thread reads on a connection of its own while writes go one at a time through
+    the writing connection; ``:memory:`` takes one call at a time.
     """
+
+    concurrency = READ_THREADS
 
     def __init__(
         self,
@@ -62,6 +71,8 @@ class SQLiteStorage(SqlStorage):
             self._db.close()
             raise
         self.dimension = dimension
+        if not self._db.concurrent_reads:
+            self.concurrency = 1  # one connection: one call at a time
         self._index = VectorIndex(self._db, dimension, ann, cached_scopes)
         self._attach(
             self._db,

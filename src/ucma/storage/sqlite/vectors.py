@@ -26,11 +26,19 @@ Keeping the cache true:
 - A search inside a transaction that already wrote to the scope runs on a
   throwaway copy read through the transaction, so uncommitted rows are seen
   by their own transaction but never enter the cache.
+
+Threads: the writing transaction's thread and any number of reading threads
+(each on its own connection, ``connection.py``) use one ``VectorIndex``. The
+pending changes belong to the thread whose transaction is open, and only it
+reads them; the caches and graphs are read and changed under one lock, taken
+after the database's lock when a thread holds both. A reader brings a cache
+to what its connection shows, as a second process would.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -137,8 +145,17 @@ class VectorIndex:
         )
         self._pending: dict[Scope, _Pending] = {}
         self._ann = ann
-        self._builder = HnswBuilder(ann, dimension, self._graphs.__setitem__)
+        self._lock = threading.RLock()  # the caches and graphs (module docstring)
+        self._builder = HnswBuilder(ann, dimension, self._built)
         db.add_listener(self)
+
+    def _built(self, scope: Scope, graph: HnswIndex) -> None:
+        with self._lock:
+            self._graphs[scope] = graph
+
+    def _own_pending(self, scope: Scope) -> _Pending | None:
+        """The changes to ``scope`` of the calling thread's open transaction."""
+        return self._pending.get(scope) if self._db.in_transaction else None
 
     # -- writes (inside the writing transaction) -------------------------------
 
@@ -207,6 +224,10 @@ class VectorIndex:
 
     def committed(self) -> None:
         pending, self._pending = self._pending, {}
+        with self._lock:
+            self._apply(pending)
+
+    def _apply(self, pending: dict[Scope, _Pending]) -> None:
         for scope, changes in pending.items():
             if any(op[0] == "reload" for op in changes.ops):
                 self.drop(scope)
@@ -241,15 +262,17 @@ class VectorIndex:
     def drop(self, scope: Scope) -> None:
         """Forget one scope's cache and graph (after an erasure, so no erased text or
         vector stays in this process); the next search reloads what the file holds."""
-        self._scopes.pop(scope, None)
-        self._graphs.pop(scope, None)
+        with self._lock:
+            self._scopes.pop(scope, None)
+            self._graphs.pop(scope, None)
 
     def clear(self) -> None:
         """Forget every cache and graph, stopping a graph build in progress."""
-        self._builder.stop()
-        self._scopes.clear()
-        self._pending.clear()
-        self._graphs.clear()
+        self._builder.stop()  # first: its last graph goes in under the lock
+        with self._lock:
+            self._scopes.clear()
+            self._pending.clear()
+            self._graphs.clear()
 
     # -- reads --------------------------------------------------------------------
 
@@ -266,10 +289,11 @@ class VectorIndex:
         kind_codes = kind_filter(kinds)
         if k <= 0 or (kind_codes is not None and kind_codes.size == 0):
             return []
-        with self._db.read() as conn:
+        with self._db.read() as conn, self._lock:
             cache = self._current(conn, scope)
             # A throwaway copy (see _current) is searched exactly.
-            graph = None if scope in self._pending else self._graph(scope, cache)[0]
+            own = self._own_pending(scope) is not None
+            graph = None if own else self._graph(scope, cache)[0]
             return cache.search(query, k, kind_codes, include_archived, graph)
 
     def _graph(self, scope: Scope, cache: ScopeVectors) -> tuple[HnswIndex | None, bool]:
@@ -292,7 +316,7 @@ class VectorIndex:
         with ``wait``, return once none is under way for the scope (a failed
         build is not retried at once: the scope then stays exact)."""
         while True:
-            with self._db.read() as conn:
+            with self._db.read() as conn, self._lock:
                 cache = self._fresh(conn, scope)
                 graph, building = self._graph(scope, cache)
                 status = SearchIndexStatus(
@@ -309,9 +333,9 @@ class VectorIndex:
     ) -> dict[str, np.ndarray] | None:
         """Vectors by id from the scope's cache when it is loaded and current
         (reading blobs costs ~5 us a row); None sends the caller to the table."""
-        with self._db.read() as conn:
+        with self._db.read() as conn, self._lock:
             cache = self._scopes.get(scope)
-            if scope in self._pending or cache is None:
+            if cache is None or self._own_pending(scope) is not None:
                 return None
             if cache.version != self._version(conn, scope)[0]:
                 return None
@@ -330,7 +354,7 @@ class VectorIndex:
         kind_codes = kind_filter(kinds)
         if k <= 0 or not terms or (kind_codes is not None and kind_codes.size == 0):
             return []
-        with self._db.read() as conn:
+        with self._db.read() as conn, self._lock:
             return self._current(conn, scope, text=True).keyword_search(
                 terms, k, kind_codes, include_archived, params
             )
@@ -349,7 +373,7 @@ class VectorIndex:
             [unit_query(v, self._dimension) for v in np.asarray(vectors, dtype=np.float32)]
         )
         kind_codes = kind_filter(kinds)
-        with self._db.read() as conn:
+        with self._db.read() as conn, self._lock:
             return self._current(conn, scope).search_latest(
                 queries, k, window, kind_codes, min_score
             )
@@ -359,7 +383,7 @@ class VectorIndex:
         to the scope, the transaction's own view (``_written``; uncommitted rows
         never enter the cache); otherwise the cache, brought up to date. ``text``:
         the keyword index is needed too."""
-        pending = self._pending.get(scope)
+        pending = self._own_pending(scope)
         if pending is not None:
             return self._written(conn, scope, pending, text)
         return self._fresh(conn, scope)
@@ -396,6 +420,7 @@ class VectorIndex:
         return view
 
     def _fresh(self, conn: Connection, scope: Scope) -> ScopeVectors:
+        """The scope's cache, brought to what ``conn`` shows (index lock held)."""
         cache = self._scopes.get(scope)
         if cache is not None and cache.version == self._version(conn, scope)[0]:
             return cache
