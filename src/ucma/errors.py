@@ -28,6 +28,7 @@ model and provider exceptions are translated at the boundary and chained with
     ├── SourceOfTruthError         a source of truth (the user's database) could not answer
     ├── PublishError               the event publisher could not reach or use NATS
     └── StorageError               the database failed; the transaction was rolled back
+        ├── TransientStorageError  it lost to a concurrent transaction; may succeed again
         └── MigrationError         the schema could not be brought up to date
 
 Not-found errors carry the id (``NotFoundError.memory_id``) so callers can act on it.
@@ -57,6 +58,7 @@ __all__ = [
     "SourceOfTruthError",
     "StorageError",
     "TargetNotEmptyError",
+    "TransientStorageError",
     "UCMAError",
     "UserError",
     "ValidationError",
@@ -235,6 +237,14 @@ class StorageError(UCMAError):
     """The storage backend failed; the surrounding transaction was rolled back."""
 
     code = "storage_error"
+
+
+class TransientStorageError(StorageError):
+    """A transaction lost to a concurrent one (a deadlock, a serialization failure):
+    it was rolled back and wrote nothing, so the same call may succeed when made
+    again. The engine makes again the calls that are one transaction."""
+
+    code = "storage_conflict"
 
 
 class MigrationError(StorageError):

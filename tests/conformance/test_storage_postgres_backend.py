@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from tests.conformance.conftest import POSTGRES_URL, Make
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import StorageError, TransientStorageError, ValidationError
 from ucma.storage.base import AnnSettings, Bm25, SearchIndexStatus
 from ucma.storage.postgres import PostgresStorage
 from ucma.storage.postgres.keywords import tsvector_literal
@@ -198,6 +198,43 @@ def test_a_failed_statement_rolls_back_the_transaction_and_the_pool_recovers(pos
     for _ in range(5):  # every pooled connection is usable again
         storage.episodes.add([make.episode(ALICE)], make.vectors(1))
     assert storage.memories.count(ALICE)[MemoryKind.EPISODIC] == 6
+
+
+def test_a_deadlock_is_a_transient_error_and_the_other_transaction_commits(postgres) -> None:
+    """Two transactions updating two memories in opposite orders: PostgreSQL
+    aborts one (a deadlock), which is reported as TransientStorageError (rolled
+    back, safe to make again), and the other commits."""
+    storage = postgres.open()
+    make = Make(DIMENSION)
+    episodes = [make.episode(ALICE, id="a"), make.episode(ALICE, id="b")]
+    storage.episodes.add(episodes, make.vectors(2))
+    both_hold_one = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def update(first: str, second: str, salience: float) -> None:
+        try:
+            with storage.transaction():
+                storage.memories.set_salience(
+                    ALICE, first, base_salience=salience, outcome_adjustment=0.0
+                )
+                both_hold_one.wait()
+                storage.memories.set_salience(
+                    ALICE, second, base_salience=salience, outcome_adjustment=0.0
+                )
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    threads = [
+        threading.Thread(target=update, args=("a", "b", 0.2)),
+        threading.Thread(target=update, args=("b", "a", 0.9)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(failures) == 1 and isinstance(failures[0], TransientStorageError), failures
+    saliences = {storage.memories.get(ALICE, i).base_salience for i in ("a", "b")}
+    assert len(saliences) == 1  # one transaction's writes, whole
 
 
 def test_urls_and_dimensions_are_checked(postgres) -> None:

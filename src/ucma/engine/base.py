@@ -41,7 +41,7 @@ from ucma.embeddings import (
     as_embedder,
 )
 from ucma.engine.synthesis_cache import ScopeCache
-from ucma.errors import ConfigError, ValidationError
+from ucma.errors import ConfigError, TransientStorageError, ValidationError
 from ucma.lifecycle.clock import Clock, as_clock
 from ucma.lifecycle.consolidation import SleepReport
 from ucma.lifecycle.leases import Claim, Leases, process_owner
@@ -62,6 +62,9 @@ logger = logging.getLogger(__name__)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+TRANSIENT_RETRIES = 3
+"""How many times more a call that is one transaction is made when it lost to a
+concurrent one (``EngineBase._run_transaction``)."""
 
 
 def _new_id(prefix: str) -> str:
@@ -299,6 +302,19 @@ class EngineBase:
             await asyncio.wait(list(self._queued))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+    async def _run_transaction(self, fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """``_run`` for a call that is one transaction, made again (at most
+        ``TRANSIENT_RETRIES`` times more) when it lost to a concurrent transaction
+        (``TransientStorageError``: rolled back, it wrote nothing)."""
+        for attempt in range(1, TRANSIENT_RETRIES + 1):
+            try:
+                return await self._run(fn, *args, **kwargs)
+            except TransientStorageError as exc:
+                logger.warning(
+                    "storage: %s; made again (%d of %d)", exc, attempt, TRANSIENT_RETRIES
+                )
+        return await self._run(fn, *args, **kwargs)
 
     def _queue(self, fn: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
         """Run ``fn`` on a storage thread without waiting for it: a write a caller's

@@ -149,7 +149,7 @@ class LearningLoop(PrivacyGuard):
         if text is not None:
             text = await self._guard_text(scope, text, "feedback")
         storage = await self._ready()
-        report = await self._run(
+        report = await self._run_transaction(
             observe_outcome,
             storage,
             scope,

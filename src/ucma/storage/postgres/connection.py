@@ -38,7 +38,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ucma.errors import StorageError, ValidationError
+from ucma.errors import StorageError, TransientStorageError, ValidationError
 from ucma.storage.sql.connection import Params
 from ucma.storage.sql.dialect import Dialect
 
@@ -129,6 +129,8 @@ def translate_errors(action: str = "database operation") -> Iterator[None]:
     except psycopg.DataError as exc:
         # NUL characters in text, numbers out of range, malformed values.
         raise ValidationError(f"a value cannot be stored: {exc}") from exc
+    except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure) as exc:
+        raise TransientStorageError(f"{action} failed: {exc}") from exc
     except psycopg.Error as exc:
         raise StorageError(f"{action} failed: {exc}") from exc
     except (UnicodeEncodeError, OverflowError) as exc:
