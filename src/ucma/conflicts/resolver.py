@@ -68,7 +68,7 @@ from ucma.types import (
     fact_id_for,
 )
 
-__all__ = ["ConflictResolver", "SourceMismatch", "belief", "facts_read_from"]
+__all__ = ["ConflictResolver", "SourceMismatch", "belief", "facts_read_from", "read_from"]
 
 logger = logging.getLogger(__name__)
 
@@ -133,12 +133,18 @@ def _key(text: str) -> str:
 
 def facts_read_from(storage: Storage, scope: Scope, episode_id: str) -> list[Fact]:
     """The facts read from the episode (its ``derived_from`` edges), current or not."""
-    derived = [
-        e.source_id
+    return [fact for fact, _ in read_from(storage, scope, episode_id)]
+
+
+def read_from(storage: Storage, scope: Scope, episode_id: str) -> list[tuple[Fact, GraphEdge]]:
+    """Each fact read from the episode, current or not, with its ``derived_from`` edge."""
+    edges = {
+        e.source_id: e
         for e in storage.graph.edges_to(scope, episode_id)
         if e.edge_type == "derived_from"
-    ]
-    return [m for m in storage.memories.get_many(scope, derived).values() if isinstance(m, Fact)]
+    }
+    found = storage.memories.get_many(scope, list(edges))
+    return [(m, edges[i]) for i, m in found.items() if isinstance(m, Fact)]
 
 
 # First-hand statements (the user's own, or what was observed) over inferences

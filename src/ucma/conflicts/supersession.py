@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ucma.conflicts.resolver import ConflictResolver, facts_read_from
+from ucma.conflicts.resolver import ConflictResolver, facts_read_from, read_from
 from ucma.conflicts.statements import (
     Candidate,
     echoes,
@@ -58,7 +58,6 @@ from ucma.types import (
     Conflict,
     Episode,
     Fact,
-    GraphEdge,
     MemoryKind,
     RetentionInfo,
     Scope,
@@ -84,7 +83,6 @@ MIN_COSINE = 0.2
 ECHO_COSINE = 0.4
 """How close the assistant's reply to a replaced statement must be to go with it."""
 
-_READ = "derived_from"  # the edge from a fact to the episode it was read from
 _CANDIDATES = 24
 _WINDOW = 2_000
 
@@ -505,15 +503,14 @@ def _read_from_rest(
     """Each current fact read from ``old`` whose value ``rest`` names is read from
     ``rest`` too (a source episode, and an edge weighted as its edge to ``old``):
     it stays current when ``old`` is superseded, and goes with ``rest`` later."""
-    read = {e.source_id: e for e in storage.graph.edges_to(scope, old.id) if e.edge_type == _READ}
     still = [
-        fact
-        for fact in storage.memories.get_many(scope, list(read)).values()
-        if isinstance(fact, Fact) and fact.is_current and names_value(rest.content, fact.object)
+        (fact, edge)
+        for fact, edge in read_from(storage, scope, old.id)
+        if fact.is_current and names_value(rest.content, fact.object)
     ]
-    for fact in still:
+    for fact, _ in still:
         sources = [*fact.source_episode_ids, rest.id]
         storage.facts.update(dataclasses.replace(fact, source_episode_ids=sources))
     storage.graph.add_edges(
-        scope, [GraphEdge(f.id, rest.id, _READ, read[f.id].weight, now) for f in still]
+        scope, [dataclasses.replace(edge, target_id=rest.id, created_at=now) for _, edge in still]
     )

@@ -577,11 +577,13 @@ class Retriever:
                 or (bool(heard) and not any(p.search(record.content) for p in heard))
                 or elsewhere
             )
+            # Holds a name the embedded query holds.
+            shares_name = any(p.search(record.content) for p in named_in_query)
             # About whom the query asks, and holding the date or weekday it asks for.
             dated = (
                 wanted in _DATED
                 and not (missing or off_subject or unheard)
-                and (about_asker or any(p.search(record.content) for p in named_in_query))
+                and (about_asker or shares_name)
             )
             conf = confidence(
                 record,
@@ -602,7 +604,7 @@ class Retriever:
                     -cfg.cascade.unnamed_cosine_shift
                     if unnamed
                     else self._shared_name_shift(memory_id)
-                    if any(p.search(record.content) for p in named_in_query)
+                    if shares_name
                     else 0.0
                 ),
             )
