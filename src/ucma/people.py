@@ -53,12 +53,14 @@ _AFTER_RELATION = re.compile(
     rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+{_MODIFIERS}{_RELATION}\s+(?P<name>{_PERSON})"
 )
 _LABEL = re.compile(r"^[\w ,]{1,24}:\s+")
-_FULL_NAME = re.compile(r"^(?P<name>[A-Z][a-z]+\s+[A-Z][a-z]+)(?=\s+[a-z]|['’]s\b)")
+# A capitalised word of Latin letters ("Tomás", "Zoë", "Émile"), as names are written.
+_WORD_NAME = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+_FULL_NAME = re.compile(rf"^(?P<name>{_WORD_NAME}\s+{_WORD_NAME})(?=\s+[a-z]|['’]s\b)")
 _POSSESSIVE_NAME = re.compile(r"\b(?P<name>[A-Z][\w’-]+\s+[A-Z][\w-]+)['’]s\b")
-_POSSESSIVE_START = re.compile(r"^(?P<name>[A-Z][a-z]+)['’]s\s+[a-z]")
+_POSSESSIVE_START = re.compile(rf"^(?P<name>{_WORD_NAME})['’]s\s+[a-z]")
 # A first name at the start, doing what people do ("Bruno uses ...", "Yusuf runs ...").
 _NAME_START = re.compile(
-    r"^(?P<name>[A-Z][a-z]+)\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
+    rf"^(?P<name>{_WORD_NAME})\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
     r"speaks|goes|got|switched|went|moved|relocated|joined|left|quit|prefers|hates|enjoys|"
     r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|sold|bought|gets|"
     r"no\s+longer)\b"

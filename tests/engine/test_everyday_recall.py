@@ -491,3 +491,14 @@ async def test_two_lines_on_one_value_keep_the_order_meaning_gives(memory: Async
     await memory.observe("My brother Ian took a night class in statistics.", timestamp=now - DAY)
     result = await memory.recall("What did Ian major in?")
     assert result.hits[0].id == major.id
+
+
+async def test_an_answer_about_one_person_leaves_out_another_of_the_same_name(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        await mem.observe("My best friend Maya likes dark mode on all devices.")
+        await mem.observe("Maya Tanaka likes high-contrast mode on all devices.")
+        answer = await mem.answer("What screen appearance does my best friend Maya like?")
+        assert "dark mode" in answer.response
+        assert "high-contrast" not in answer.response

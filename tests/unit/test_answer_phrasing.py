@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ucma.conflicts.answer import NOTHING, compose_answer
+from ucma.conflicts.answer import NOTHING, about_another, compose_answer
 from ucma.conflicts.evidence import Evidence
 from ucma.conflicts.phrasing import fact_sentence, is_content_free, is_stale
 from ucma.types import Episode, Fact, Hit
@@ -68,3 +68,16 @@ def test_a_broken_fact_is_replaced_by_its_source_or_skipped() -> None:
         "birthday?", [hit], [broken], [], {}, review_factor=0.5, evidence=alone
     )
     assert skipped.response == NOTHING and skipped.confidence == 0.0
+
+
+def test_what_is_said_of_someone_else_answers_nothing_about_the_asker_or_the_named() -> None:
+    assert about_another(
+        "What should you order for me at the café?", "My landlord Bruno orders a matcha latte."
+    )
+    assert not about_another(
+        "What should you order for me at the café?", "My usual coffee order is a cold brew."
+    )
+    asked = "What screen appearance does my best friend Maya like?"
+    assert about_another(asked, "Maya Tanaka likes high-contrast mode on all devices.")
+    assert not about_another(asked, "My best friend Maya likes dark mode on all devices.")
+    assert not about_another(asked, "Dark mode everywhere, please.")

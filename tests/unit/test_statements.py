@@ -54,6 +54,12 @@ def test_people_are_read_from_relations_full_names_and_possessives() -> None:
     assert known_people(texts) == {"Greta", "Chris Tanaka", "Aisha", "Dana Horvat"}
 
 
+def test_names_with_accented_letters_are_people_too() -> None:
+    texts = ["Tomás switched to eating keto.", "Zoë Brandt runs 5 km.", "Émile's cat is Miso."]
+    assert known_people(texts) == {"Tomás", "Zoë Brandt", "Émile"}
+    assert about_someone_else("Tomás uses a Pixel 8.")
+
+
 def test_people_named_give_way_to_a_pronoun() -> None:
     names = ["Sofia", "Mei Lopez"]
     assert without_people("My landlord Sofia's dog is Clementine.", names) == (

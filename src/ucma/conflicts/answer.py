@@ -11,7 +11,10 @@ What the response is made of (``ucma.conflicts.phrasing``):
 
 - the best-ranked memory that says something current, plus a near-tie
   (score within ``FOLLOWER_RATIO`` of the best live match, at most
-  ``MAX_MEMORIES``); when the best match says nothing (chit-chat), weaker
+  ``MAX_MEMORIES``), among those about whom the question asks when any is
+  (``about_another``: what is said of another Maya, or of the user's landlord,
+  answers nothing about the user's best friend Maya, or about the user); when
+  the best match says nothing (chit-chat), weaker
   matches are not presented as the answer either; a fact
   as a clean sentence ("Dana lives in Denver"), any other memory quoted whole
   ("From memory: Dana is allergic to peanuts."). A fact that makes no clean
@@ -46,6 +49,7 @@ from ucma.conflicts.evidence import Evidence
 from ucma.conflicts.phrasing import fact_sentence, is_content_free, is_stale, quote, sentence
 from ucma.conflicts.predicates import normalise_predicate
 from ucma.conflicts.reports import conflict_sentence, predicate_words, review_flag_to_dict
+from ucma.people import about_someone_else, asks_about_speaker, known_people, subjects_in
 from ucma.serialization import hit_to_dict, record_to_dict
 from ucma.types import (
     Conflict,
@@ -66,6 +70,7 @@ __all__ = [
     "NOTHING",
     "UNKNOWN",
     "Answer",
+    "about_another",
     "compose_answer",
     "material_lines",
 ]
@@ -379,6 +384,11 @@ def compose_answer(
             low_confidence=True,
         )
 
+    # What is said of someone else answers nothing about whom the question asks,
+    # unless nothing recalled is about them.
+    others = {hit.id for hit in hits if about_another(query, hit.memory.content)}
+    if len(others) == len(hits):
+        others = set()
     lead: float | None = None
     used = 0
     for hit in hits:
@@ -386,7 +396,11 @@ def compose_answer(
         if current is None:
             current = _fallback_current(hit, facts)
         reached |= {f.id for f in current} | {f.id for f in ev.derived.get(hit.id, [])}
-        if used >= MAX_MEMORIES or (lead is not None and hit.score < FOLLOWER_RATIO * lead):
+        if (
+            hit.id in others
+            or used >= MAX_MEMORIES
+            or (lead is not None and hit.score < FOLLOWER_RATIO * lead)
+        ):
             continue
         said = composer.add_hit(hit, current)
         used += said
@@ -435,6 +449,20 @@ def compose_answer(
         sources=[s.text for s in composer.statements],
         notes=[_question(c) for c in composer.asked],
     )
+
+
+def about_another(query: str, content: str) -> bool:
+    """Whether ``content`` is about someone other than whom ``query`` asks about:
+    for a question naming people ("What screen appearance does my best friend Maya
+    like?"), a memory naming only others ("Maya Tanaka likes high-contrast mode");
+    for a question about the asker, a memory about a person it names ("My landlord
+    Bruno orders a matcha latte")."""
+    names = known_people([query, content])
+    wanted = subjects_in(query, names)
+    if wanted:
+        theirs = subjects_in(content, names)
+        return bool(theirs) and not theirs & wanted
+    return asks_about_speaker(query) and about_someone_else(content)
 
 
 def material_lines(
