@@ -17,9 +17,7 @@ run), the benchmark:
    embedding is paid once for every backend and every later run. A built store is
    reused when its name (seed and sizes) and each scope's count match; an interrupted
    build resumes (import skips records already present);
-2. measures disk per memory: the SQLite file with its ``-wal`` / ``-shm`` (and the
-   whole store folder) or ``pg_database_size``, over every memory in the database;
-3. opens the store as a service does (``prepare_search`` of each scope: caches loaded
+2. opens the store as a service does (``prepare_search`` of each scope: caches loaded
    and the large scope's HNSW index built; ``prepare_s``), then, for each client count of
    ``--clients``, runs ``--queries`` distinct questions with that many asyncio tasks
    against one ``AsyncMemory`` (``recall(limit=10)``), on the large scope and on the
@@ -30,6 +28,9 @@ run), the benchmark:
    process) and, on a local PostgreSQL, the database server's CPU per recall; ``hit@10``,
    the share of recalls whose answer is among the 10 hits (a sanity check that the store
    works, not a quality claim);
+3. measures disk per memory (after step 2, so that PostgreSQL's HNSW index, which lives
+   in the database, is counted): the SQLite file with its ``-wal`` / ``-shm`` (and the
+   whole store folder) or ``pg_database_size``, over every memory in the database;
 4. measures observe throughput with batching on a bounded sample (``--observe-sample``
    new texts, ``observe_many`` in batches of ``--observe-batch``) into a new scratch
    store of the same kind (a temporary SQLite file, or a new database on the same
@@ -664,18 +665,18 @@ def postgres_store(admin: str, name: str) -> Store:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     doc = __doc__ or ""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--memories", type=int, default=50_000, help="the large scope's size")
-    parser.add_argument("--scopes", type=int, default=3, help="how many small scopes")
-    parser.add_argument("--scope-size", type=int, default=10_000)
+    parser.add_argument("--memories", type=int, default=20_000, help="the large scope's size")
+    parser.add_argument("--scopes", type=int, default=2, help="how many small scopes")
+    parser.add_argument("--scope-size", type=int, default=2_000)
     parser.add_argument("--clients", default="1,4,16")
-    parser.add_argument("--queries", type=int, default=200, help="per client count and scope")
+    parser.add_argument("--queries", type=int, default=100, help="per client count and scope")
     parser.add_argument("--database", default="sqlite,postgresql")
     parser.add_argument("--postgres-url", default=os.environ.get("UCMA_TEST_POSTGRES_URL"))
     parser.add_argument("--processes", default="", help="e.g. 1,4 (PostgreSQL)")
     parser.add_argument("--process-clients", type=int, default=4)
     parser.add_argument("--process-seconds", type=float, default=20.0)
     parser.add_argument("--process-setup", type=float, default=60.0)
-    parser.add_argument("--observe-sample", type=int, default=1000)
+    parser.add_argument("--observe-sample", type=int, default=300)
     parser.add_argument("--observe-batch", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--state", type=Path, default=STATE, help="stores and vectors")
@@ -735,6 +736,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             print(f"{kind}: building {name}", file=sys.stderr)
             built = await build(store, scopes, texts, disk, embedder, config)
             figures: dict[str, Any] = {"build": built}
+            figures["recall"] = await recall_figures(
+                store, config, embedder, scopes, data, clients, args.queries, args.seed
+            )
+            # After prepare_search: on PostgreSQL the HNSW index is part of the database.
             count = await all_memories(store, scopes, config, embedder)
             sizes = disk_bytes(store)
             figures["disk"] = {
@@ -742,9 +747,6 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 **sizes,
                 "bytes_per_memory": round(sizes["database_bytes"] / count),
             }
-            figures["recall"] = await recall_figures(
-                store, config, embedder, scopes, data, clients, args.queries, args.seed
-            )
             figures["observe"] = await observe_figures(
                 store, config, embedder, args.observe_sample, args.observe_batch, args.seed
             )
