@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
+import pytest
 from tests.bench_modules import load_bench
 
 scale_text = load_bench("scale_text")
@@ -66,3 +70,28 @@ def test_the_report_has_a_row_per_database_scope_and_client_count() -> None:
     text = scale.markdown(results)
     assert "| sqlite | large | 1 | 10.0 | 20.0 |" in text
     assert "| postgresql | 300 | 10000 |" in text
+
+
+@pytest.mark.integration
+def test_a_tiny_run_on_sqlite_reports_every_figure(tmp_path: Path) -> None:
+    args = scale.parse_args(
+        [
+            "--database", "sqlite", "--memories", "40", "--scopes", "1", "--scope-size", "20",
+            "--queries", "3", "--clients", "1,2", "--observe-sample", "6",
+            "--observe-batch", "3", "--state", str(tmp_path),
+        ]
+    )  # fmt: skip
+    results = asyncio.run(scale.run(args))
+
+    figures = results["databases"]["sqlite"]
+    assert figures["build"]["imported"] == 60 and figures["disk"]["memories"] == 60
+    assert figures["disk"]["bytes_per_memory"] > 0
+    for group in ("large", "small"):
+        assert set(figures["recall"][group]) == {"1", "2"}
+        assert figures["recall"][group]["1"]["n"] == 3
+    assert set(figures["observe"]) >= {"observe_per_s", "embedder_per_s", "observe_vs_embedder"}
+    assert results["estimate_full"]["memories"] == 2_000_000
+    # A second run finds the store built and imports nothing.
+    again = asyncio.run(scale.run(args))
+    assert again["databases"]["sqlite"]["build"]["scopes_reused"] == 2
+    assert again["vectors"]["computed"] == 0
