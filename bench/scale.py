@@ -39,7 +39,8 @@ run), the benchmark:
 
 With ``--processes 1,4`` (PostgreSQL), the large scope is also recalled by that many
 processes at once (each its own ``AsyncMemory`` with ``--process-clients`` tasks, for
-``--process-seconds`` after a common start): total recalls per second and the ratio to
+``--process-seconds`` from a common start once every process has loaded the scope):
+total recalls per second and the ratio to
 one process's. On a machine of two cores, 4 processes cannot reach 2.5 times one.
 
 What was measured here (bench/results/scale.md): 20,000 memories in one scope and 2
@@ -507,7 +508,8 @@ async def observe_figures(
 
 
 async def process_worker(args: argparse.Namespace) -> None:
-    """One process of ``--processes``: recall the large scope from ``--start-at`` for
+    """One process of ``--processes``: load the large scope, say ``ready`` on stdout, read
+    the common start time from stdin, recall the scope from then for
     ``--process-seconds``; prints the count as JSON."""
     embedder = LocalEmbedder()
     config = engine_config(os.environ["UCMA_SCALE_VAULT_KEY"])
@@ -517,9 +519,10 @@ async def process_worker(args: argparse.Namespace) -> None:
     async with AsyncMemory(args.location, config=config, embedder=embedder) as mem:
         await mem.prepare_search(user_id=LARGE)
         await mem.recall(queries[-1].question, limit=RECALL_LIMIT, user_id=LARGE)
-        ready = time.time() < args.start_at
-        await asyncio.sleep(max(0.0, args.start_at - time.time()))
-        stop = time.time() + args.process_seconds
+        print("ready", flush=True)
+        start_at = float(sys.stdin.readline())
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+        stop = start_at + args.process_seconds
         pending = itertools.cycle(queries)
         done = 0
 
@@ -532,7 +535,7 @@ async def process_worker(args: argparse.Namespace) -> None:
                 done += 1
 
         await asyncio.gather(*(client() for _ in range(args.process_clients)))
-    print(json.dumps({"recalls": done, "ready_before_start": ready}))
+    print(json.dumps({"recalls": done}), flush=True)
 
 
 def process_figures(
@@ -540,29 +543,44 @@ def process_figures(
 ) -> dict[str, Any]:
     rows: dict[str, Any] = {}
     for n in counts:
-        # Each process loads the scope and builds its index before the common start.
-        start_at = time.time() + args.process_setup
         command = [
             sys.executable, __file__, "--worker", "--location", store.location,
             "--seed", str(args.seed), "--memories", str(args.memories),
-            "--start-at", str(start_at), "--process-seconds", str(args.process_seconds),
+            "--process-seconds", str(args.process_seconds),
             "--process-clients", str(args.process_clients),
         ]  # fmt: skip
+        began = time.perf_counter()
         workers = [
             subprocess.Popen(
                 [*command, "--worker-index", str(i)],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
                 env={**os.environ, "UCMA_SCALE_VAULT_KEY": key},
             )
             for i in range(n)
         ]
-        outputs = [json.loads(w.communicate()[0].strip().splitlines()[-1]) for w in workers]
+        # A common start once every process has loaded the scope and recalled once.
+        for worker in workers:
+            assert worker.stdout is not None
+            if worker.stdout.readline().strip() != "ready":
+                raise RuntimeError("a recall process failed before it was ready")
+        setup = time.perf_counter() - began
+        start_at = time.time() + 1.0
+        for worker in workers:  # every process gets the start before any is waited for
+            assert worker.stdin is not None
+            worker.stdin.write(f"{start_at}\n")
+            worker.stdin.close()
+        outputs = []
+        for worker in workers:
+            assert worker.stdout is not None
+            outputs.append(json.loads(worker.stdout.read().strip().splitlines()[-1]))
+            worker.wait()
         total = sum(o["recalls"] for o in outputs)
         rows[str(n)] = {
             "recalls_per_s": round(total / args.process_seconds, 1),
             "per_process": [o["recalls"] for o in outputs],
-            "all_ready_before_start": all(o["ready_before_start"] for o in outputs),
+            "setup_s": round(setup, 1),
         }
         print(f"  {store.kind} {n} processes: {rows[str(n)]}", file=sys.stderr)
     if "1" in rows:
@@ -658,13 +676,13 @@ def markdown(results: dict[str, Any]) -> str:
     if "processes" in results:
         lines += [
             "",
-            "| processes (PostgreSQL, large scope) | recalls/s | vs one | all ready at start |",
+            "| processes (PostgreSQL, large scope) | recalls/s | vs one | per process |",
             "|---:|---:|---:|---|",
         ]
         for n, row in results["processes"].items():
             lines.append(
                 f"| {n} | {row['recalls_per_s']} | {row.get('vs_one_process')} |"
-                f" {row['all_ready_before_start']} |"
+                f" {row['per_process']} |"
             )
     estimate = results["estimate_full"]
     lines += ["", f"Full size estimate: `{json.dumps(estimate)}`", ""]
@@ -714,7 +732,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--processes", default="", help="e.g. 1,4 (PostgreSQL)")
     parser.add_argument("--process-clients", type=int, default=4)
     parser.add_argument("--process-seconds", type=float, default=20.0)
-    parser.add_argument("--process-setup", type=float, default=60.0)
     parser.add_argument("--observe-sample", type=int, default=300)
     parser.add_argument("--observe-batch", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
@@ -724,7 +741,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker-index", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--location", help=argparse.SUPPRESS)
-    parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 

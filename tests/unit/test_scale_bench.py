@@ -59,7 +59,7 @@ def test_the_report_has_a_row_per_database_scope_and_client_count() -> None:
         "observe": {"observe_per_s": 50.0, "embedder_per_s": 100.0, "observe_vs_embedder": 0.5},
     }
     results = {
-        "meta": {"date": "2026-12-07"},
+        "meta": {"date": "2026-12-07", "load_average_start": [1.0], "load_average_end": [2.0]},
         "size": {"memories": 200, "scopes": 2, "scope_size": 50, "seed": 1},
         "embedder_per_s": 100.0,
         "vectors": {"per_s": None},
