@@ -268,3 +268,42 @@ async def test_the_router_knows_names_written_after_a_recall(memory, db_path, lo
     await memory.stats()  # the storage thread runs calls in order: the queue has drained
     third = await memory.recall("What did Yusuf sell?", explain=True)
     assert third.explanation["entities"] == ["Yusuf"]
+
+
+async def test_the_keyword_candidates_are_read_while_the_query_is_embedded(
+    memory: AsyncMemory, monkeypatch
+):
+    """What the search reads whatever the query's vector is (its keyword
+    candidates) is read beside the model call, once, and the hits are the same."""
+    import asyncio
+    import threading
+
+    ids = await _diary(memory)
+    question = "What did Melanie fix?"
+    expected = await memory.recall(question, reference_time=REFERENCE, cascade=False)
+    storage = await memory._ready()
+    searched = threading.Event()
+    calls: list[tuple[str, ...]] = []
+    keyword_search = storage.memories.keyword_search
+
+    def counted(scope, terms, *args, **kwargs):
+        calls.append(tuple(terms))
+        searched.set()
+        return keyword_search(scope, terms, *args, **kwargs)
+
+    monkeypatch.setattr(storage.memories, "keyword_search", counted)
+    embed = memory._embed_queries
+    read_first: list[bool] = []
+
+    async def embedding(texts):
+        # Waits for the keyword read: without it running beside the model call
+        # the wait ends at its (generous) limit and the test fails.
+        read_first.append(await asyncio.to_thread(searched.wait, 60))
+        return await embed(texts)
+
+    monkeypatch.setattr(memory, "_embed_queries", embedding)
+    result = await memory.recall(question, reference_time=REFERENCE, cascade=False)
+    assert read_first == [True]
+    assert [h.id for h in result.hits] == [h.id for h in expected.hits]
+    assert result.hits[0].id == ids["I fixed the leaking kitchen tap yesterday."]
+    assert len(calls) == len(set(calls))  # no keyword search made twice
