@@ -16,9 +16,7 @@ from ucma.errors import UCMAError, ValidationError
 from ucma.retrieval.cascade import RecallResult
 from ucma.retrieval.directives import Instructions, conditions_in, conditions_of
 from ucma.retrieval.name_free import Naming, naming
-from ucma.retrieval.reads import RecallReads
-from ucma.retrieval.recall import RecallRequest, primary_layer, record_recall, run_recall
-from ucma.retrieval.retriever import prefetch
+from ucma.retrieval.recall import RecallRequest, record_recall, run_recall
 from ucma.retrieval.router import Layer, QueryPlan, route
 from ucma.storage.base import Storage
 from ucma.types import Bank, Hit, MemoryKind, QueryMode, Scope
@@ -177,13 +175,7 @@ class Retrieval(EngineBase):
         if naming is not None:
             # In the query's own model call: its vector does not decide the text.
             wanted.append(naming.without_people(plan.embedded_text))
-        # What the search reads whatever the vector is, read while the model runs.
-        reads = RecallReads(storage, scope)
-        vectors, _ = await asyncio.gather(
-            self._embed_queries(wanted) if wanted else _no_vectors(),
-            self._run(prefetch, reads, cfg, plan, primary_layer(request, plan)),
-        )
-        vectors = list(vectors)
+        vectors = list(await self._embed_queries(wanted)) if wanted else []
         unnamed = vectors.pop() if naming is not None else None
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
@@ -201,7 +193,6 @@ class Retrieval(EngineBase):
             anchor_vector=anchor_vector,
             name_free=name_free,
             conditions=conditions,
-            reads=reads,
         )
         self._queue(record_recall, storage, cfg, scope, result, now=now)
         self._queue(self._known_names, storage, scope)
@@ -379,10 +370,6 @@ class Retrieval(EngineBase):
                 continue
             prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
         return prepared
-
-
-async def _no_vectors() -> list[np.ndarray]:
-    return []
 
 
 def _embedded(plan: QueryPlan) -> list[str]:

@@ -55,10 +55,6 @@ class RecallReads:
     def storage(self) -> Storage:
         return self._storage
 
-    @property
-    def scope(self) -> Scope:
-        return self._scope
-
     # -- by id ----------------------------------------------------------------------
 
     def records(self, memory_ids: Iterable[str]) -> dict[str, MemoryRecord]:

@@ -24,14 +24,13 @@ from ucma.config import UCMAConfig
 from ucma.learning.decisions import record_retrieval
 from ucma.learning.records import Retrieval
 from ucma.retrieval.cascade import RecallResult, cascade
-from ucma.retrieval.reads import RecallReads
 from ucma.retrieval.retriever import Retriever, record_access
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
 from ucma.storage.base import Storage
 from ucma.types import Hit, MemoryKind, Scope
 
-__all__ = ["RecallRequest", "primary_layer", "record_recall", "run_recall"]
+__all__ = ["RecallRequest", "record_recall", "run_recall"]
 
 _DAY = 86_400.0
 
@@ -88,11 +87,6 @@ def _resolve_anchor(
     return dataclasses.replace(plan, time_range=window)
 
 
-def primary_layer(request: RecallRequest, plan: QueryPlan) -> Layer:
-    """The layer the recall searches first: the one asked for, else the plan's."""
-    return request.layer or plan.layer
-
-
 def run_recall(
     storage: Storage,
     config: UCMAConfig,
@@ -105,14 +99,12 @@ def run_recall(
     anchor_vector: np.ndarray | None = None,
     name_free: Mapping[str, float] | None = None,
     conditions: Mapping[str, float] | None = None,
-    reads: RecallReads | None = None,
 ) -> RecallResult:
     """``name_free``: memories' cosines with the query without the people it
     names (``name_free.py``), mixed into their dense scores; ``conditions``:
     standing instructions' cosines between the query and the requests they apply
-    to (``directives.py``), a floor under their dense scores; ``reads``: what
-    this recall read of ``scope`` already (``retriever.prefetch``)."""
-    retriever = Retriever(storage, config, name_free=name_free, conditions=conditions, reads=reads)
+    to (``directives.py``), a floor under their dense scores."""
+    retriever = Retriever(storage, config, name_free=name_free, conditions=conditions)
     plan = _resolve_anchor(retriever, scope, plan, anchor_vector)
 
     def search(layer: Layer, k: int, deep: bool) -> list[Hit]:
@@ -128,7 +120,7 @@ def run_recall(
             include_superseded=request.include_superseded,
         )
 
-    primary = primary_layer(request, plan)
+    primary = request.layer or plan.layer
     hits, path = cascade(
         search,
         primary,

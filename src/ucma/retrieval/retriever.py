@@ -65,7 +65,7 @@ from ucma.retrieval.reads import RecallReads
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
 from ucma.sentences import sentences
-from ucma.storage.base import Bm25, EpisodeBrief, ScoredId, Storage
+from ucma.storage.base import Bm25, EpisodeBrief, Storage
 from ucma.types import (
     FACT_ID_PREFIX,
     Episode,
@@ -77,7 +77,7 @@ from ucma.types import (
     Scope,
 )
 
-__all__ = ["LAYER_KINDS", "Retriever", "prefetch", "record_access"]
+__all__ = ["LAYER_KINDS", "Retriever", "record_access"]
 
 logger = logging.getLogger(__name__)
 
@@ -133,14 +133,12 @@ class Retriever:
         *,
         name_free: Mapping[str, float] | None = None,
         conditions: Mapping[str, float] | None = None,
-        reads: RecallReads | None = None,
     ) -> None:
-        """``reads``: what this recall read of its scope already (``prefetch``)."""
         self._storage = storage
         self._config = config
         self._name_free = dict(name_free or {})
         self._conditions = dict(conditions or {})
-        self._reads: dict[Scope, RecallReads] = {} if reads is None else {reads.scope: reads}
+        self._reads: dict[Scope, RecallReads] = {}
         self._readings: dict[tuple[Callable[[str], bool], str], bool] = {}
         self._found: dict[Hashable, tuple[QueryPlan, np.ndarray | None, _Channels]] = {}
 
@@ -319,7 +317,15 @@ class Retriever:
         widen = 3 if deep else 1
         others: dict[str, dict[str, float]] = {}
         if "keyword" in enabled and plan.terms:
-            others["keyword"] = dict(_keyword_channel(reads, self._config, plan, kinds, deep))
+            others["keyword"] = dict(
+                reads.keyword_search(
+                    plan.terms,
+                    cfg.keyword_candidates * widen,
+                    kinds=kinds,
+                    include_archived=deep,
+                    bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
+                )
+            )
         if "tags" in enabled and plan.tags:
             tagged: dict[str, float] = {}
             if kinds_include(kinds, MemoryKind.PROCEDURAL):
@@ -981,47 +987,6 @@ class Retriever:
             cosine = blend(cosine, name_free, self._config.retrieval.name_free_weight)
         condition = self._conditions.get(memory_id)
         return cosine if condition is None else max(cosine, condition)
-
-
-def prefetch(reads: RecallReads, config: UCMAConfig, plan: QueryPlan, layer: Layer) -> None:
-    """Read now, into ``reads``, what the search of ``layer`` for ``plan`` reads
-    whatever the query's vector: its keyword candidates, their episode briefs and
-    records, and the facts about whom the query names. The engine runs it on a
-    storage thread while the query is embedded (the model call holds no lock the
-    reads need); the search then finds those rows read (``reads.py``) and ranks
-    exactly as without it."""
-    cfg = config.retrieval
-    kinds = _kinds(plan, layer)
-    if kinds == ():
-        return
-    found: list[str] = []
-    if "keyword" in cfg.channels and plan.terms:
-        found = [i for i, _ in _keyword_channel(reads, config, plan, kinds, deep=False)]
-    if "entity" in cfg.channels and kinds_include(kinds, MemoryKind.SEMANTIC):
-        for entity in plan.entities:
-            reads.facts_about(entity)
-    if kinds_include(kinds, MemoryKind.EPISODIC):
-        reads.briefs(found)
-    reads.records(found)
-
-
-def _keyword_channel(
-    reads: RecallReads,
-    config: UCMAConfig,
-    plan: QueryPlan,
-    kinds: tuple[MemoryKind, ...] | None,
-    deep: bool,
-) -> list[ScoredId]:
-    """The keyword channel's candidates for ``plan`` (``deep``: three times as
-    many, archived memories too)."""
-    cfg = config.retrieval
-    return reads.keyword_search(
-        plan.terms,
-        cfg.keyword_candidates * (3 if deep else 1),
-        kinds=kinds,
-        include_archived=deep,
-        bm25=Bm25(cfg.keyword_k1, cfg.keyword_b, cfg.keyword_context_weight),
-    )
 
 
 def record_access(
