@@ -12,7 +12,13 @@ from ucma.retrieval.cascade import PRECEDENCE, CascadePath, cascade, layer_confi
 from ucma.retrieval.confidence import Confidence, confidence
 from ucma.retrieval.fusion import normalise, rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
-from ucma.retrieval.ranking import RANKING_PRESETS, RankInputs, rank_score, recency
+from ucma.retrieval.ranking import (
+    RANKING_PRESETS,
+    RankInputs,
+    rank_score,
+    reads_retention,
+    recency,
+)
 from ucma.retrieval.router import (
     PRIMARY_LAYER,
     Layer,
@@ -89,6 +95,22 @@ def test_ranking_presets():
     assert rank_score("seed004", x, cfg) == pytest.approx(0.5 * 0.6 + 0.3 * 1.0 + 0.2 * 0.5)
     assert set(RANKING_PRESETS) == {"relevance", "salient", "seed001", "seed003", "seed004"}
     assert recency(None, 7) == 0.5 and recency(-1, 7) == 1.0
+
+
+@pytest.mark.parametrize("preset", sorted(RANKING_PRESETS))
+def test_ranking_reads_retention_only_for_the_presets_that_score_it(preset):
+    """Ranking skips reading retention states for a preset that says it does not
+    use them: its score must then be the same whatever the retention."""
+    cfg = RetrievalConfig()
+    scores = {
+        rank_score(
+            preset,
+            RankInputs(relevance=0.8, salience=0.5, age_days=7.0, retention=kept, confidence=0.6),
+            cfg,
+        )
+        for kept in (None, 0.0, 0.9)
+    }
+    assert (len(scores) > 1) == reads_retention(preset)
 
 
 def _episode(i: int, timestamp: float = 0.0, **kw) -> Episode:

@@ -43,7 +43,14 @@ from dataclasses import dataclass
 from ucma.config import RetrievalConfig
 from ucma.retrieval.scales import unit
 
-__all__ = ["RANKING_PRESETS", "RankInputs", "rank_score", "recency", "review_weight"]
+__all__ = [
+    "RANKING_PRESETS",
+    "RankInputs",
+    "rank_score",
+    "reads_retention",
+    "recency",
+    "review_weight",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,16 @@ RANKING_PRESETS: dict[str, Callable[[RankInputs, RetrievalConfig], float]] = {
     "seed003": _seed003,
     "seed004": _seed004,
 }
+
+
+#: The presets whose score reads Ebbinghaus retention (``RankInputs.retention``).
+_READ_RETENTION = frozenset({"seed001"})
+
+
+def reads_retention(preset: str) -> bool:
+    """Whether ``preset``'s score depends on retention: when not, ranking need
+    not read the candidates' retention states."""
+    return preset in _READ_RETENTION
 
 
 def rank_score(preset: str, inputs: RankInputs, config: RetrievalConfig) -> float:

@@ -60,7 +60,7 @@ from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
 from ucma.retrieval.name_free import blend
 from ucma.retrieval.names import mention_pattern, name_pattern
-from ucma.retrieval.ranking import RankInputs, rank_score, review_weight
+from ucma.retrieval.ranking import RankInputs, rank_score, reads_retention, review_weight
 from ucma.retrieval.reads import RecallReads
 from ucma.retrieval.router import Layer, QueryPlan
 from ucma.retrieval.terms import keyword_terms
@@ -533,7 +533,9 @@ class Retriever:
         min_importance: float,
     ) -> list[Hit]:
         cfg = self._config
-        states = self._read(scope).retention(relevance)
+        states = (
+            self._read(scope).retention(relevance) if reads_retention(cfg.retrieval.ranking) else {}
+        )
         flagged = self._read(scope).flagged(relevance)
         cosines = self._cosines(scope, vector, relevance, candidates)
         # A name the embedded query shares with a memory lifts their cosine

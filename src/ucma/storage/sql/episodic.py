@@ -13,7 +13,7 @@ import functools
 import json
 import math
 from collections.abc import Sequence
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -81,18 +81,27 @@ SELECT * FROM (
     ORDER BY {order} LIMIT :window
 )"""
 _SIDE = """
-SELECT id FROM ({same} UNION ALL {beyond}) ORDER BY ts {direction}, s {direction} LIMIT :window
+SELECT {offset} AS side, id, ts, s FROM (
+    SELECT * FROM ({same} UNION ALL {beyond}) ORDER BY ts {direction}, s {direction} LIMIT :window
+) AS {alias}
 """
 _BEFORE = _SIDE.format(
     same=_SIDE_PART.format(where="t.timestamp = :ts AND t.seq < :seq", order="t.seq DESC"),
     beyond=_SIDE_PART.format(where="t.timestamp < :ts", order="t.timestamp DESC, t.seq DESC"),
     direction="DESC",
+    offset=-1,
+    alias="before_anchor",
 )
 _AFTER = _SIDE.format(
     same=_SIDE_PART.format(where="t.timestamp = :ts AND t.seq > :seq", order="t.seq ASC"),
     beyond=_SIDE_PART.format(where="t.timestamp > :ts", order="t.timestamp ASC, t.seq ASC"),
     direction="ASC",
+    offset=1,
+    alias="after_anchor",
 )
+# Both sides in one statement (one round trip per anchor); rows say their side, and
+# their order within it comes from (timestamp, seq), not from the engine's output order.
+_AROUND = _BEFORE + " UNION ALL " + _AFTER
 _LIVE = " AND m.archived_at IS NULL"
 _BUCKET_LIMIT = 2**62
 
@@ -126,6 +135,22 @@ def _names(source: str, participants: str) -> frozenset[str]:
     recall reads the briefs of a few hundred candidates."""
     names = (source, *json.loads(participants)) if participants != "[]" else (source,)
     return frozenset(key_of(name) for name in names if name.strip())
+
+
+def _by_offset(rows: Sequence[Sequence[Any]]) -> list[tuple[str, int]]:
+    """``(id, offset)`` of an anchor's neighbours from ``_AROUND``'s rows ``(side, id,
+    timestamp, seq)``: ``-1, -2, ...`` before it (closest first), ``1, 2, ...`` after,
+    nearest first and the earlier of two as near."""
+    found: list[tuple[str, int]] = []
+    for side in (-1, 1):
+        rows_of_side = sorted(
+            (row for row in rows if row[0] == side),
+            key=lambda row: (row[2], row[3]),
+            reverse=side < 0,
+        )
+        found += [(row[1], side * place) for place, row in enumerate(rows_of_side, 1)]
+    found.sort(key=lambda item: (abs(item[1]), item[1]))
+    return found
 
 
 def _bucket_bound(timestamp: float) -> int:
@@ -276,12 +301,7 @@ class SqlEpisodicStore(EpisodicStore):
                     "seq": seq,
                     "window": window,
                 }
-                before = conn.execute(_BEFORE, where).fetchall()
-                after = conn.execute(_AFTER, where).fetchall()
-                found = [(row[0], -offset) for offset, row in enumerate(before, 1)]
-                found += [(row[0], offset) for offset, row in enumerate(after, 1)]
-                found.sort(key=lambda item: (abs(item[1]), item[1]))
-                result[memory_id] = found
+                result[memory_id] = _by_offset(conn.execute(_AROUND, where).fetchall())
         return result
 
     def participants(self, scope: Scope) -> list[str]:
