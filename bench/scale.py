@@ -103,6 +103,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from core import run_meta  # noqa: E402
 from metrics import percentiles  # noqa: E402
+from process_cpu import database_cpu_seconds, postmaster_pid  # noqa: E402
 from scale_text import Memory, memories  # noqa: E402
 from ucma import exchange  # noqa: E402
 from ucma.config import EmbeddingConfig, PrivacyConfig, UCMAConfig  # noqa: E402
@@ -316,50 +317,6 @@ async def all_memories(
         return sum([await scope_count(mem, scope.user_id) for scope in scopes])
 
 
-# ----------------------------------------------------------------------------- CPU
-
-
-def process_cpu(pid: int, *, children: bool = False) -> float:
-    ticks = os.sysconf("SC_CLK_TCK")
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()
-    used = int(fields[11]) + int(fields[12])
-    if children:
-        used += int(fields[13]) + int(fields[14])
-    return used / ticks
-
-
-def postmaster_pid(admin: str) -> int | None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        row = conn.execute("SHOW data_directory").fetchone()
-    try:
-        first = (Path(str(row[0] if row else "")) / "postmaster.pid").read_text().split("\n")[0]
-    except OSError:
-        return None
-    return int(first) if first.strip().isdigit() else None
-
-
-def server_cpu(postmaster: int | None) -> float | None:
-    """The database server's CPU seconds so far (postmaster, reaped and live children)."""
-    if postmaster is None:
-        return None
-    total = process_cpu(postmaster, children=True)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat[stat.rindex(")") + 2 :].split()[1]) == postmaster:
-                total += process_cpu(int(entry.name))
-    return total
-
-
 # ----------------------------------------------------------------------------- recall
 
 
@@ -401,10 +358,10 @@ async def recall_window(
             latencies.append((time.perf_counter() - began) * 1000)
             hits.append(any(h.memory.content == query.answer for h in result.hits))
 
-    cpu0, db0, wall0 = time.process_time(), server_cpu(postmaster), time.perf_counter()
+    cpu0, db0, wall0 = time.process_time(), database_cpu_seconds(postmaster), time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
     wall = time.perf_counter() - wall0
-    cpu, db1 = time.process_time() - cpu0, server_cpu(postmaster)
+    cpu, db1 = time.process_time() - cpu0, database_cpu_seconds(postmaster)
     n = len(latencies)
     out: dict[str, Any] = {
         "n": n,

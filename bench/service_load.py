@@ -78,6 +78,7 @@ from ucma.embeddings import LocalEmbedder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from core import percentile, questions, synthetic_texts  # noqa: E402 - bench siblings
+from process_cpu import database_cpu_seconds, postmaster_pid, process_cpu_seconds  # noqa: E402
 from startup import environment, free_port, ucma_command  # noqa: E402
 
 OPERATIONS = {"observe": ("/v1/observe", 201), "recall": ("/v1/recall", 200)}
@@ -85,7 +86,6 @@ SEED_BATCH = 100
 READY_SECONDS = 120.0
 REQUEST_TIMEOUT = 120.0
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 @dataclass(slots=True)
@@ -200,54 +200,14 @@ class Service:
         return sum(server.cpu_seconds() for server in self.servers)
 
     def database_cpu_seconds(self) -> float | None:
-        """The database server's CPU seconds so far: its postmaster's own and reaped
-        children's, and its live children's. None without a local PostgreSQL."""
-        if self.postmaster is None:
-            return None
-        total = process_cpu_seconds(self.postmaster, children=True)
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                try:
-                    stat = (entry / "stat").read_text()
-                except OSError:  # gone meanwhile
-                    continue
-                if int(stat[stat.rindex(")") + 2 :].split()[1]) == self.postmaster:
-                    total += process_cpu_seconds(int(entry.name))
-        return total
+        """The database server's CPU seconds so far (None without a local PostgreSQL)."""
+        return database_cpu_seconds(self.postmaster)
 
     def stop(self) -> None:
         for server in self.servers:
             server.stop()
         if self.admin is not None and self.database is not None:
             drop_database(self.admin, self.database)
-
-
-def process_cpu_seconds(pid: int, *, children: bool = False) -> float:
-    """utime + stime of a process from ``/proc`` (0 when it is gone), with ``children``
-    also those of its children it reaped (cutime + cstime)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = stat[stat.rindex(")") + 2 :].split()
-    ticks = int(fields[11]) + int(fields[12])
-    if children:
-        ticks += int(fields[13]) + int(fields[14])
-    return ticks / TICKS
-
-
-def postmaster_pid(admin: str) -> int | None:
-    """The pid of the PostgreSQL server the URL names, from its data directory's
-    ``postmaster.pid``; None when that file is not readable here (another machine)."""
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        row = conn.execute("SHOW data_directory").fetchone()
-    try:
-        first = (Path(str(row[0])) / "postmaster.pid").read_text().split("\n", 1)[0]
-    except (OSError, TypeError):
-        return None
-    return int(first) if first.strip().isdigit() else None
 
 
 def create_database(admin: str) -> str:
