@@ -184,7 +184,8 @@ class EmbeddingConfig:
     lru_size: int = 256
     # Vectors of texts derived from memories (a memory's text without the names a
     # query asks about, retrieval/name_free.py) kept in memory, whatever lru_size:
-    # recall reads the same memories about a person question after question.
+    # recall reads the same memories about a person question after question. Observe
+    # makes them, and with persistent_cache they are stored beside the query vectors.
     derived_lru_size: int = 4096
     persistent_cache: bool = True
     # New query vectors are written to the persistent cache this many at a time

@@ -225,6 +225,38 @@ async def test_memories_read_without_a_name_are_embedded_once(
     assert not any("Clementine" in text or "bee stings" in text for text in again)
 
 
+async def test_memories_read_without_a_name_are_embedded_when_observed_and_kept(
+    tmp_path: Path, local_embedder: LocalEmbedder
+):
+    # Observed in one process, asked in others (a restarted service): the memories'
+    # name-free vectors were made by observe, or by the first recall that needed
+    # them, and come from the persistent cache.
+    texts = (
+        "Had lunch with my landlord Sofia Marsh near the harbour wall.",
+        "My landlord Sofia's dog is named Clementine.",
+        "Sofia Marsh is allergic to bee stings.",
+    )
+    async with AsyncMemory(tmp_path / "m.db", user_id="u", embedder=local_embedder) as memory:
+        for text in texts:
+            await memory.observe(text)
+
+    async def ask(question: str) -> tuple[list[str], dict[str, int]]:
+        counting = _Counting(local_embedder)
+        async with AsyncMemory(tmp_path / "m.db", user_id="u", embedder=counting) as memory:
+            assert (await memory.recall(question)).hits
+            return counting.texts, memory.process_stats()["derived_cache"]
+
+    # Named as the memories name her: nothing but the question (with and without her).
+    embedded, derived = await ask("What gives Sofia Marsh a bad reaction?")
+    assert len(embedded) == 2 and "What gives Sofia Marsh a bad reaction?" in embedded
+    assert derived["computed"] == 0 and derived["store_hits"] >= 3
+    # By first name only: "Sofia Marsh" reads "they Marsh", embedded once, then kept.
+    embedded, derived = await ask("What is Sofia's dog called?")
+    assert derived["computed"] > 0
+    embedded, derived = await ask("What is Sofia's dog called?")
+    assert not embedded and derived["computed"] == 0  # the question's vectors are kept too
+
+
 async def test_a_first_name_is_compared_without_it_like_the_full_name(memory: AsyncMemory):
     # "My old roommate Chris" shares "Chris" with a question about Chris Tanaka;
     # the name alone must not make an unrelated line look like an answer.

@@ -136,8 +136,9 @@ class EngineBase:
         self._owns_embedder = embedder is None
         self._storage: Storage | None = storage
         self._batched: Embedder | None = None
-        self._embedder: Embedder | None = None
-        self._derived_embedder: Embedder | None = None
+        # Query vectors, and vectors of texts derived from memories (name_free.py).
+        self._embedder: CachedEmbedder | None = None
+        self._derived_embedder: CachedEmbedder | None = None
         self._executor: ThreadPoolExecutor | None = None
         self._threads = 1
         self._queued: set[asyncio.Future[None]] = set()
@@ -194,16 +195,19 @@ class EngineBase:
             self._batched = BatchingEmbedder(
                 self._inner_embedder, max_batch=self.config.embedding.batch_size
             )
+            persistent = self.config.embedding.persistent_cache
+            store = self._storage.embedding_cache if persistent else None
             self._embedder = CachedEmbedder(
                 self._batched,
                 max_size=self.config.embedding.lru_size,
-                store=self._storage.embedding_cache
-                if self.config.embedding.persistent_cache
-                else None,
+                store=store,
                 write_batch=self.config.embedding.persistent_cache_batch,
             )
             self._derived_embedder = CachedEmbedder(
-                self._batched, max_size=self.config.embedding.derived_lru_size
+                self._batched,
+                max_size=self.config.embedding.derived_lru_size,
+                store=store,
+                write_batch=self.config.embedding.persistent_cache_batch,
             )
             logger.info("opened %s (embedder %s)", self.location, self._inner_embedder.model_id)
         return self
@@ -238,8 +242,9 @@ class EngineBase:
                     task.cancel()
                 await asyncio.gather(*running, return_exceptions=True)
             await asyncio.gather(*self._queued, return_exceptions=True)
-            if self._embedder is not None:
-                await self._embedder.flush()
+            for cached in (self._embedder, self._derived_embedder):
+                if cached is not None:
+                    await cached.flush()
             if self._executor is not None:
                 if self._storage is not None:
                     await self._run(self._storage.close)

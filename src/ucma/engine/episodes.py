@@ -42,6 +42,7 @@ from ucma.paradigms.evidence import PreferenceClaim, StatedOpinion, apply_statem
 from ucma.paradigms.opinions import PREFERENCE_PREDICATES
 from ucma.people import known_people, without_people, without_relations
 from ucma.providers.rule_facts import Claim, RuleFactExtractor
+from ucma.retrieval.name_free import name_free_texts
 from ucma.storage.base import Storage
 from ucma.types import (
     Bank,
@@ -310,22 +311,20 @@ class EpisodeWrites(EngineBase):
         ]
 
     async def _embed_name_free(self, batch: Sequence[_Prepared]) -> None:
-        """Embed, into the query caches, how each observation and the facts read
-        from it read without the people it names: a recall naming them compares
+        """Embed, into the derived-vector caches, how each observation and the facts
+        read from it read without a person it names: a recall naming them compares
         them so (``retrieval/name_free.py``) and then finds the vectors cached
-        instead of computing them."""
+        instead of computing them, in this process or (through the persistent
+        cache) another."""
         if self.config.retrieval.name_free_weight <= 0:
             return
-        texts = []
+        texts: set[str] = set()
         for p in batch:
             names = known_people([p.content]) | _named(p)
             for content in (p.content, *(fact.content for fact, _, _ in p.facts)):
-                free = without_people(content, names)
-                if free != content:
-                    texts.append(free)
+                texts |= name_free_texts(content, names)
         if texts:
-            assert self._embedder is not None
-            await self._embedder.embed(texts)
+            await self._embed_derived(sorted(texts))
 
     async def _compare_unnamed(
         self,

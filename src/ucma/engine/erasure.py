@@ -59,7 +59,7 @@ class Erasure(PrivacyGuard):
         tokens = await self._tokens_naming(scope, names)
         matcher = IdentifierMatcher(names, tokens)
         async with self._cycle_lock(scope):
-            self._drop_query_vectors()
+            self._drop_cached_vectors()
             counts = await self._run(
                 storage.erasure.erase_matching,
                 scope,
@@ -88,7 +88,7 @@ class Erasure(PrivacyGuard):
         scope = self._scope(user_id, agent_id)
         storage = await self._ready()
         async with self._cycle_lock(scope):
-            self._drop_query_vectors()
+            self._drop_cached_vectors()
             counts = await self._run(storage.erasure.erase_scope, scope, self._clock())
             self._forget_in_process(scope, None)
             checkpointed, vacuumed = await self._run(storage.erasure.scrub)
@@ -135,9 +135,10 @@ class Erasure(PrivacyGuard):
                 found.append(entry.token)
         return found
 
-    def _drop_query_vectors(self) -> None:
-        if self._embedder is not None:
-            self._embedder.clear()
+    def _drop_cached_vectors(self) -> None:
+        for cached in (self._embedder, self._derived_embedder):
+            if cached is not None:
+                cached.clear()
 
     def _forget_in_process(self, scope: Scope, matcher: IdentifierMatcher | None) -> None:
         """Drop the scope's in-process state about what was erased (everything of the

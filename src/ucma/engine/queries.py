@@ -565,21 +565,27 @@ class Queries(EngineBase):
         return result
 
     def process_stats(self) -> dict[str, Any]:
-        """Counters of the whole process, summed over every scope: the sensory buffer
-        and the query-embedding cache (hits and misses).
+        """Counters of the whole process, summed over every scope: the sensory buffer,
+        the query-embedding cache and the cache of vectors derived from memories
+        (their texts without the people a query names, ``retrieval/name_free.py``):
+        hits and misses.
 
         They move when any tenant writes or asks something (a cache hit says that the
         same text was embedded before, by whomever), so they are for the operator:
         the service shows them in local mode only, never to a tenant's key.
         """
-        cache = self._embedder.stats() if isinstance(self._embedder, CachedEmbedder) else None
+
+        def counters(cached: CachedEmbedder | None) -> dict[str, int] | None:
+            return dataclasses.asdict(cached.stats()) if cached is not None else None
+
         return {
             "sensory_buffer": {
                 "size": self.sensory.size,
                 "total_ingested": self.sensory.total_ingested,
                 "dropped": self.sensory.dropped,
             },
-            "embedding_cache": dataclasses.asdict(cache) if cache is not None else None,
+            "embedding_cache": counters(self._embedder),
+            "derived_cache": counters(self._derived_embedder),
         }
 
 

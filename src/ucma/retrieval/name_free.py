@@ -14,13 +14,14 @@ entity channels. ``naming`` finds those people and memories on the storage
 thread before the query is embedded (none of it depends on the query's
 vector), so the name-free query is embedded in the same model call as the
 query itself; ``Naming.closest`` then picks the memories to compare by the
-query's vector, and the engine embeds their name-free texts (cached).
+query's vector, and the engine reads their name-free vectors from the embedding
+caches (``observe`` put them there: ``name_free_texts``) or embeds them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,7 @@ from ucma.retrieval.timeparse import CALENDAR_NAMES
 from ucma.storage.base import Storage
 from ucma.types import Scope
 
-__all__ = ["Naming", "blend", "naming"]
+__all__ = ["Naming", "blend", "name_free_texts", "naming"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +102,20 @@ def naming(
     if not vectors:
         return None
     return Naming(persons, cased, vectors, {i: contents[i] for i in vectors})
+
+
+def name_free_texts(text: str, people: Iterable[str]) -> set[str]:
+    """The texts ``Naming.without_people`` makes of ``text`` for a query naming one
+    of ``people`` as ``text`` does: that person put as a pronoun (a full name's first
+    name standing for it too). ``observe`` embeds them so that recall finds them
+    cached; a query naming the person otherwise ("Sofia" for "Sofia Marsh", several
+    people at once) embeds its own once, and it is kept too."""
+    texts = set()
+    for name in {n.strip() for n in people if n.strip()}:
+        first = _first_name(name)
+        texts.add(without_people(text, [name], [first] if first != name else []))
+    texts.discard(text)
+    return texts
 
 
 def _first_name(name: str) -> str:
