@@ -23,7 +23,8 @@ anything is copied); for a database server the report names the key file whose k
 target's processes need (``UCMA_VAULT_KEY``). A source opened with ``UCMA_VAULT_KEY``
 keeps needing it.
 
-Not copied: the embedding cache (refilled on use), co-retrieval counts not yet consumed by
+Not copied: the embedding cache (queries' vectors and memories' name-free ones,
+retrieval/name_free.py: refilled on use), co-retrieval counts not yet consumed by
 a sleep (reading them would consume the source's), the gardener's job schedule and the
 records of past erasures.
 
