@@ -516,6 +516,36 @@ async def test_a_later_value_said_without_a_cue_comes_first_when_the_query_canno
     assert ids.index(old.id) > ids.index(new.id)
 
 
+async def test_a_request_does_not_answer_a_question_about_how_the_asker_is(memory: AsyncMemory):
+    # "birthday" matches the question better than "born on": a request says
+    # nothing of the asker, the statement does.
+    born = await memory.observe("I was born on August 17.")
+    await memory.observe("Remind me to buy a birthday card this weekend.")
+    await memory.observe("My usual run is 5 km.")
+    result = await memory.recall("What date do I celebrate turning a year older?")
+    assert result.hits[0].id == born.id
+
+
+async def test_what_the_user_asks_of_the_assistant_does_not_answer_how_they_are(
+    memory: AsyncMemory,
+):
+    # "plan" and "way" match the question better than "gone gluten-free"; the
+    # user's question and plan say nothing of how they eat.
+    now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it
+    texts = (
+        "I eat vegetarian, so keep that in mind when you suggest recipes.",
+        "What's a good way to book the dentist quickly?",
+        "I'm no longer vegetarian, I've gone gluten-free.",
+        "I think I'll book the dentist after dinner.",
+    )
+    ids = [
+        (await memory.observe(text, timestamp=now - (4 - i) * 3 * DAY)).id
+        for i, text in enumerate(texts)
+    ]
+    result = await memory.recall("What kind of eating plan do I stick to?")
+    assert result.hits[0].id == ids[2]
+
+
 async def test_two_lines_on_one_value_keep_the_order_meaning_gives(memory: AsyncMemory):
     # "statistics" in both: two things about one subject, not two values of one.
     now = memory._clock()  # noqa: SLF001 - the engine's own clock, as recall reads it

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ucma.conflicts.statements import (
     Candidate,
     echoes,
+    only_questions,
+    only_requests,
     replacements,
     retired_words,
     same_frame,
@@ -354,3 +356,21 @@ def test_says_only_the_values_a_text_names() -> None:
     )
     # A value the text does not hold as written: nothing to tell its sentences apart by.
     assert says_only("Jordan lives in sunny Lisboa. Jordan likes jazz.", values)
+
+
+def test_requests_and_plans_say_nothing_of_how_anyone_is() -> None:
+    assert only_requests("Remind me to pay the electricity bill this weekend.")
+    assert only_requests("Can you remind me to call the plumber tomorrow?")
+    assert only_requests("I think I'll book the dentist after dinner.")
+    assert not only_requests("I eat vegetarian, so keep that in mind when you suggest recipes.")
+    assert not only_requests("Remind me to call Mum. I moved to Lisbon last week.")
+    # A question asks about something; it is no request (LoCoMo's "What got you into running?").
+    assert not only_requests("What's a good way to call the plumber quickly?")
+    assert not only_requests("")
+
+
+def test_questions_only() -> None:
+    assert only_questions("What's a good way to call the plumber quickly?")
+    assert only_questions("Wow! What got you into running?") is False
+    assert only_questions("Any tips? What should I pack?")
+    assert not only_questions("I moved to Lisbon. Any tips?")

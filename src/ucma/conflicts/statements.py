@@ -447,6 +447,21 @@ def _said(text: str, addressed: AbstractSet[str]) -> list[str]:
     ]
 
 
+def only_requests(text: str) -> bool:
+    """Whether every sentence of ``text`` asks for something to be done or says what
+    its speaker will do ("Remind me to pay the electricity bill this weekend.", "Can
+    you remind me to call the plumber tomorrow?", "I think I'll book the dentist
+    after dinner."): it says nothing of how anyone is."""
+    parts = sentences(text)
+    return bool(parts) and all(_REQUEST.search(s) for s in parts)
+
+
+def only_questions(text: str) -> bool:
+    """Whether every sentence of ``text`` is a question."""
+    parts = sentences(text)
+    return bool(parts) and all(s.rstrip().endswith("?") for s in parts)
+
+
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
 # Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".

@@ -39,6 +39,8 @@ from ucma.config import UCMAConfig
 from ucma.conflicts.statements import (
     is_event,
     marks_change,
+    only_questions,
+    only_requests,
     other_values,
     short_statement,
     states_lasting,
@@ -55,6 +57,7 @@ from ucma.people import (
     speaks_to_listener,
     subjects_in,
 )
+from ucma.providers.rule_facts import GENERIC_SPEAKERS
 from ucma.retrieval.answer_kinds import AnswerKind, asked_kind, offers
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
@@ -152,6 +155,21 @@ class Retriever:
         if found is None:
             found = self._readings[key] = reading(text)
         return found
+
+    def _asks_only(self, record: MemoryRecord) -> bool:
+        """Whether ``record`` only asks for something: requests and plans
+        (``only_requests``), and questions a role asks (a user of an assistant:
+        ``GENERIC_SPEAKERS``): in a chat with an assistant a question asks for
+        help ("What's a good way to call the plumber quickly?"), where between
+        people ("What got you into running?") it carries what they talk about."""
+        if self._reads_as(only_requests, record.content):
+            return True
+        speaker = _speaker(record)
+        return (
+            speaker is not None
+            and speaker.strip().lower() in GENERIC_SPEAKERS
+            and self._reads_as(only_questions, record.content)
+        )
 
     def _read(self, scope: Scope) -> RecallReads:
         """This retriever's reads of ``scope``, each row read once (``reads.py``)."""
@@ -648,6 +666,8 @@ class Retriever:
                 score *= cfg.retrieval.unmentioned_factor
             if passing:
                 score *= cfg.retrieval.event_factor
+                if self._asks_only(record):
+                    score *= cfg.retrieval.request_factor
             if missing:
                 score *= cfg.retrieval.missing_kind_factor
             hits.append(
