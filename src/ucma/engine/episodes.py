@@ -366,9 +366,8 @@ class EpisodeWrites(EngineBase):
                 pairs.append((p, older.id, new_text, sentences, old_texts))
         if not pairs:
             return
-        assert self._embedder is not None
         texts = list(dict.fromkeys(t for _, _, new, _, olds in pairs for t in (new, *olds)))
-        embedded = dict(zip(texts, await self._embedder.embed(texts), strict=True))
+        embedded = dict(zip(texts, await self._embed_derived(texts), strict=True))
         for p, older_id, new, sentences, olds in pairs:
             cosines = [float(np.dot(embedded[new], embedded[old])) for old in olds]
             p.unnamed[older_id] = max(cosines)
