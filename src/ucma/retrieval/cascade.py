@@ -8,9 +8,9 @@ everything and keeps the top k. The path it took is returned as a
 ``CascadePath`` (seed 004's ``cascade_path``).
 
 A secondary layer looks where the primary did not (the search callback's
-``deep`` flag: archived memories, three times the candidates, graph
-neighbours two hops away), so the cascade can add what the first look missed
-rather than re-reading a subset of it. The merge keeps each memory once, at
+``deep`` flag: archived memories and graph neighbours two hops away), so
+the cascade can add what the first look missed rather than re-reading a
+subset of it. The merge keeps each memory once, at
 its best ranking score times its layer's weight (1 for the primary layer,
 then ``secondary_layer_weights``): seed 004's composite ``0.5 * confidence +
 0.3 * layer weight + 0.2 * recency`` re-ranked the primary's own results by
