@@ -525,6 +525,31 @@ async def test_what_stays_of_a_message_replaced_in_part_is_replaced_by_a_later_v
     assert all("divorced" not in hit.content for hit in status.hits)
 
 
+async def test_sleep_reads_no_replaced_value_back_from_the_rest_of_a_message(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """What stays of a message revised in part was read already, and once a later
+    value replaces it, sleep's abstraction must not read the old value back as a
+    fact of the day it ran (a fact newer than every value said after it)."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe("My best friend Mei follows a pescatarian diet.")
+        await mem.observe("Mei lives in Krakow. Also: Mei's dog is named Biscuit.")
+        clock.now += 30 * DAY
+        await mem.observe("Mei's dog goes by Pickles these days.")
+        clock.now += 30 * DAY
+        await mem.observe("Mei is in Ghent now, no longer in Krakow.")
+        clock.now += 30 * DAY
+        osaka = await mem.observe("Mei moved to Osaka.")
+        clock.now += 3 * DAY
+        await mem.sleep()
+        facts = await mem.facts_about("Mei")
+        home = await mem.recall("Which city does Mei call home?")
+    assert not [f for f in facts if f.object == "Krakow"]
+    assert home.hits[0].id in {osaka.id, *(f.id for f in facts if f.object == "Osaka")}
+    assert all("lives in Krakow" not in hit.content for hit in home.hits)
+
+
 async def test_a_bare_first_name_is_the_one_related_person_of_that_name(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

@@ -168,7 +168,10 @@ async def test_a_failing_provider_leaves_the_store_unchanged(
             and failed.error == f"abstract: ProviderError: {raised.value}"
         )
     assert _dump(path) == before
-    # With a good reply the same cycle stores the facts, marked generated.
+    # With a good reply the same cycle stores the facts, marked generated, valid
+    # since the message said them (not since the sleep that read them).
+    said = clock.now()
+    clock.advance(days=1)
     server.queue_chat(GOOD, '{"facts": []}')
     async with AsyncMemory(
         path,
@@ -182,6 +185,7 @@ async def test_a_failing_provider_leaves_the_store_unchanged(
         assert report.abstract == {"episodes": 2, "facts_new": 1, "facts_reinforced": 0}
         [fact] = await memory.facts_about("Lena")
         assert fact.provenance is Provenance.GENERATED
+        assert fact.valid_from == said and fact.recorded_at == clock.now()
 
 
 async def test_an_http_error_is_retried() -> None:

@@ -481,6 +481,8 @@ def replace_in_part(
     vectors: np.ndarray,
     retention: Sequence[RetentionInfo],
     now: float,
+    *,
+    abstracted: bool,
 ) -> None:
     """Supersede each older statement that a new one revised in part, keeping
     what stays current as its own episode (``rests``, one per replacement, with
@@ -488,10 +490,14 @@ def replace_in_part(
     statement stays as history, superseded by the new one; its rest records
     where it came from (``metadata["rest_of"]``), and the facts read from the old
     statement that the rest still says are read from the rest too, so a later
-    value replacing one of them replaces the rest with it."""
+    value replacing one of them replaces the rest with it. ``abstracted``: the
+    rests count as read by sleep's abstraction (its rules are those that read
+    the old statements' facts), so it does not read them again."""
     with storage.transaction():
         storage.episodes.add(list(rests), vectors)
         storage.retention.put_many(scope, list(retention))
+        if abstracted:
+            storage.lifecycle.mark_abstracted(scope, [r.id for r in rests], now)
         for item, rest in zip(partial, rests, strict=True):
             _read_from_rest(storage, scope, item.old, rest, now)
             resolver.supersede_statement(storage, scope, item.old, item.new, item.reason, now)

@@ -639,6 +639,7 @@ class EpisodeWrites(EngineBase):
             vectors,
             [_initial_retention(r, now) for r in rests],
             now,
+            abstracted=self._rules_read_on_sleep(),
         )
 
     def _statements(

@@ -315,8 +315,14 @@ class SleepCycle:
         )
         if not episodes:
             return {"episodes": 0, "facts_new": 0, "facts_reinforced": 0}
+        # A statement a later one replaced says nothing current: read, it would
+        # bring the old value back as a fact of today (its claims were resolved
+        # when it was observed). It is marked abstracted with the rest.
+        replaced = await self._run(
+            self._storage.conflicts.superseded, scope, [e.id for e in episodes]
+        )
         found: dict[str, tuple[ExtractedFact, list[str]]] = {}
-        for episode in episodes:
+        for episode in (e for e in episodes if e.id not in replaced):
             facts = await self._calls.extract_facts(
                 episode.content, speaker=episode.source, reference_time=episode.timestamp
             )
@@ -330,8 +336,8 @@ class SleepCycle:
         new_ids = [k for k in found if k not in existing]
         vectors = await self._embed([found[k][0].content for k in new_ids]) if new_ids else None
         weight = self._config.graph.evidence_edge_weight
-        salience = {e.id: e.effective_salience for e in episodes}
-        new_facts = [self._fact(scope, k, *found[k], now, salience) for k in new_ids]
+        said = {e.id: (e.effective_salience, e.timestamp) for e in episodes}
+        new_facts = [self._fact(scope, k, *found[k], now, said) for k in new_ids]
         reinforced = [existing[k].reinforced(found[k][1], now) for k in found if k in existing]
         edges = [
             GraphEdge(k, source, "derived_from", weight, now)
@@ -380,12 +386,13 @@ class SleepCycle:
         raw: ExtractedFact,
         sources: list[str],
         now: float,
-        source_salience: dict[str, float],
+        said: dict[str, tuple[float, float]],
     ) -> Fact:
+        """``said``: each source episode's salience and time."""
         # An extracted fact restates its evidence, so it is exactly as salient as the
         # strongest episode it came from (not R2's flat 0.6 for inferences: a fact drawn
         # from an explicit statement keeps 1.0, one drawn from chatter stays low).
-        salience = max(source_salience.get(s, 0.0) for s in sources)
+        salience = max(said[s][0] for s in sources)
         return Fact(
             id=fact_id,
             user_id=scope.user_id,
@@ -403,7 +410,13 @@ class SleepCycle:
             confidence=raw.confidence,
             source_episode_ids=list(sources),
             last_verified=now,
-            valid_from=raw.valid_from if raw.valid_from is not None else now,
+            # Valid since it was first said, as observe dates the facts it reads
+            # (supersession.claim_fact): dated by the sleep, an old value read late
+            # would count as newer than every value said after it.
+            valid_from=(
+                raw.valid_from if raw.valid_from is not None else min(said[s][1] for s in sources)
+            ),
+            recorded_at=now,
         )
 
     # -- phase 3 --------------------------------------------------------------------
