@@ -128,6 +128,32 @@ async def test_how_people_are_outlasts_a_sleep_that_many_expire_together(
         assert hits.hits[0].id == lasting[1].id
 
 
+async def test_a_change_outlasts_a_sleep_that_many_expire_together(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # A change said in passing scores as chatter; archived, it would leave the
+    # value it replaced as the only one in search. The value it replaced goes.
+    clock = SimulatedClock(T0)
+    async with _engine(tmp_path / "s.db", local_embedder, clock) as memory:
+        old = await memory.observe("My boss Omar runs 12 km most days.")
+        clock.advance(days=30)
+        new = await memory.observe("Omar went from 12 km to 10 km on daily runs.")
+        passing = await memory.observe_many(
+            [f"Went for a walk along the river with Ingrid on day {day}." for day in range(120)]
+        )
+        clock.advance(hours=49)
+        report = await memory.sleep()
+        assert report.compress["expired"] >= 120
+        kept = await memory.get(new.id)
+        assert kept.archived_at is None and kept.tier is Tier.MEDIUM_TERM
+        [promoted] = [h for h in await memory.history(new.id) if h.event == "promoted"]
+        assert promoted.details["replaces"] == [old.id]
+        archived = [(await memory.get(o.id)).archived_at for o in passing if o.stored]
+        assert archived and None not in archived
+        runs = await memory.recall("How far does Omar jog?")
+        assert runs.hits[0].id == new.id
+
+
 async def test_interrupted_sleep_leaves_a_consistent_store_and_resumes(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:

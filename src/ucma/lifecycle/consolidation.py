@@ -6,10 +6,12 @@
    configured) against the adaptive threshold ``base + min(n / 100 *
    penalty_max, penalty_max)`` (0.30 plus up to 0.40 when many expire at
    once). Those at or above it are summarised and promoted to the medium-term
-   tier; the rest are archived (never deleted outright; promoted instead when
-   forgetting is off).
-2. abstract: episodes not yet abstracted go through the fact extractor; each
-   fact is stored (or reinforced: the same triple is the same fact) with
+   tier, and so is a statement that replaced an older one and stands (the
+   current value, whatever its importance); the rest are archived (never
+   deleted outright; promoted instead when forgetting is off).
+2. abstract: episodes not yet abstracted and not replaced go through the fact
+   extractor; each fact is stored (or reinforced: the same triple is the same
+   fact), valid since its first source episode was said, with
    provenance ``inferred`` (rules) or ``generated`` (LLM), its source episodes,
    and a ``derived_from`` edge to each.
 3. reinforce: pending co-retrieval counts strengthen ``co_retrieved`` edges by
@@ -107,6 +109,23 @@ def graph_importance(storage: Storage, scope: Scope, config: GraphConfig) -> dic
     result = {n: float(scores[i]) for n, i in index.items()}
     storage.graph.set_pagerank(scope, result)
     return result
+
+
+def _current_replacements(
+    storage: Storage, scope: Scope, episodes: Sequence[Episode], at: float
+) -> dict[str, list[str]]:
+    """The episodes among ``episodes`` that replaced older memories and stand
+    (none replaced them in turn), each with what it replaced (storage thread).
+    Compression keeps them whatever their importance: "Omar went from 12 km to
+    10 km on daily runs" reads as chatter to the importance heuristic, and
+    archived it would leave the value it replaced as the current one in search."""
+    ids = {e.id for e in episodes}
+    replaced: dict[str, list[str]] = {}
+    for entry in storage.conflicts.supersessions(scope):
+        if entry.superseded_by in ids and entry.superseded_at <= at:
+            replaced.setdefault(entry.superseded_by, []).append(entry.memory_id)
+    gone = storage.conflicts.superseded(scope, list(replaced), at=at)
+    return {i: olds for i, olds in replaced.items() if i not in gone}
 
 
 @dataclass(slots=True)
@@ -260,8 +279,10 @@ class SleepCycle:
             scores = [await self._calls.classify_importance(e.content, e.source) for e in expired]
         else:
             scores = [e.effective_salience for e in expired]
-        keep = [(e, s) for e, s in zip(expired, scores, strict=True) if s >= threshold]
-        drop = [(e, s) for e, s in zip(expired, scores, strict=True) if s < threshold]
+        current = await self._run(_current_replacements, self._storage, scope, expired, now)
+        kept = [s >= threshold or e.id in current for e, s in zip(expired, scores, strict=True)]
+        keep = [(e, s) for e, s, k in zip(expired, scores, kept, strict=True) if k]
+        drop = [(e, s) for e, s, k in zip(expired, scores, kept, strict=True) if not k]
         summaries = [
             await self._calls.summarize(e.content, cfg.summary_max_tokens) for e, _ in keep
         ]
@@ -273,7 +294,13 @@ class SleepCycle:
         if not forgetting:
             promoted += [replace(e, tier=Tier.MEDIUM_TERM, updated_at=now) for e, _ in drop]
         history = [
-            HistoryEntry(e.id, "promoted", now, {"importance": s, "threshold": threshold})
+            HistoryEntry(
+                e.id,
+                "promoted",
+                now,
+                {"importance": s, "threshold": threshold}
+                | ({"replaces": current[e.id]} if e.id in current else {}),
+            )
             for e, s in keep
         ]
         archived = [e.id for e, _ in drop] if forgetting else []
@@ -315,11 +342,12 @@ class SleepCycle:
         )
         if not episodes:
             return {"episodes": 0, "facts_new": 0, "facts_reinforced": 0}
+        now = self._clock.now()
         # A statement a later one replaced says nothing current: read, it would
         # bring the old value back as a fact of today (its claims were resolved
         # when it was observed). It is marked abstracted with the rest.
         replaced = await self._run(
-            self._storage.conflicts.superseded, scope, [e.id for e in episodes]
+            self._storage.conflicts.superseded, scope, [e.id for e in episodes], at=now
         )
         found: dict[str, tuple[ExtractedFact, list[str]]] = {}
         for episode in (e for e in episodes if e.id not in replaced):
@@ -331,7 +359,6 @@ class SleepCycle:
                 entry = found.setdefault(key, (fact, []))
                 if episode.id not in entry[1]:
                     entry[1].append(episode.id)
-        now = self._clock.now()
         existing = await self._run(self._storage.memories.get_many, scope, list(found))
         new_ids = [k for k in found if k not in existing]
         vectors = await self._embed([found[k][0].content for k in new_ids]) if new_ids else None
