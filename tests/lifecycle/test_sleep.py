@@ -154,6 +154,23 @@ async def test_a_change_outlasts_a_sleep_that_many_expire_together(
         assert runs.hits[0].id == new.id
 
 
+async def test_a_fact_lasts_as_long_as_the_statement_it_was_read_from(
+    tmp_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    # Read from a statement of how someone is (kept for months), the fact must not
+    # be forgotten in weeks: without it the statement loses what ranked it first.
+    clock = SimulatedClock(T0)
+    async with _engine(tmp_path / "s.db", local_embedder, clock) as memory:
+        said = await memory.observe("My best friend Felix works at Northwind Freight.")
+        [fact] = await memory.list(kind="semantic")
+        assert fact.object == "Northwind Freight"
+        assert fact.temporal_level == (await memory.get(said.id)).temporal_level == 3
+        clock.advance(days=90)
+        await memory.sleep()
+        assert (await memory.get(fact.id)).archived_at is None
+        assert (await memory.get(said.id)).archived_at is None
+
+
 async def test_interrupted_sleep_leaves_a_consistent_store_and_resumes(
     tmp_path: Path, local_embedder: LocalEmbedder
 ) -> None:

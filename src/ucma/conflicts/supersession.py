@@ -51,6 +51,7 @@ from ucma.conflicts.statements import (
     without_value,
 )
 from ucma.memory.levels import select_temporal_level
+from ucma.memory.retention import initial_stability
 from ucma.people import spoken_name
 from ucma.providers.rule_facts import GENERIC_SPEAKERS, Claim
 from ucma.storage.base import Storage
@@ -179,7 +180,8 @@ def claim_fact(
         agent_id=scope.agent_id,
         content=content,
         provenance=raw.provenance,
-        temporal_level=select_temporal_level(content, "fact"),
+        # As lasting as the statement it restates, unless its own words say otherwise.
+        temporal_level=select_temporal_level(content, "fact", default=episode.temporal_level),
         base_salience=episode.base_salience,
         created_at=now,
         updated_at=now,
@@ -205,13 +207,13 @@ def apply_observed(
     storage: Storage,
     scope: Scope,
     statements: Sequence[ObservedStatement],
-    retention: RetentionInfo,
     edge_weight: float,
     now: float,
 ) -> list[Conflict]:
     """Resolve the claims of newly written episodes against the scope (storage
     thread, inside the episodes' write transaction). Returns the conflicts
-    recorded or settled."""
+    recorded or settled. A new fact's forgetting starts at its temporal level's
+    stability (R19)."""
     conflicts: list[Conflict] = []
     # The scope's people, read once for the batch (its own episodes are written).
     speakers = frozenset(storage.episodes.participants(scope)) - GENERIC_SPEAKERS
@@ -226,7 +228,7 @@ def apply_observed(
                 claim.vector,
                 [episode.id],
                 edge_weight,
-                retention,
+                RetentionInfo("", initial_stability(claim.fact.temporal_level), now, 0),
                 now,
                 aliases=claim.aliases,
             )

@@ -36,7 +36,6 @@ from ucma.memory.levels import (
     initial_salience,
     select_temporal_level,
 )
-from ucma.memory.retention import initial_stability
 from ucma.memory_ids import new_memory_id
 from ucma.paradigms.evidence import PreferenceClaim, StatedOpinion, apply_statements
 from ucma.paradigms.opinions import PREFERENCE_PREDICATES
@@ -52,7 +51,6 @@ from ucma.types import (
     Observation,
     Opinion,
     Provenance,
-    RetentionInfo,
     Scope,
     Tier,
 )
@@ -588,7 +586,6 @@ class EpisodeWrites(EngineBase):
                 storage,
                 scope,
                 statements,
-                RetentionInfo("", initial_stability(1), now, 0),
                 self.config.graph.evidence_edge_weight,
                 now,
             )

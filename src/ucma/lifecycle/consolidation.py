@@ -363,7 +363,7 @@ class SleepCycle:
         new_ids = [k for k in found if k not in existing]
         vectors = await self._embed([found[k][0].content for k in new_ids]) if new_ids else None
         weight = self._config.graph.evidence_edge_weight
-        said = {e.id: (e.effective_salience, e.timestamp) for e in episodes}
+        said = {e.id: (e.effective_salience, e.timestamp, e.temporal_level) for e in episodes}
         new_facts = [self._fact(scope, k, *found[k], now, said) for k in new_ids]
         reinforced = [existing[k].reinforced(found[k][1], now) for k in found if k in existing]
         edges = [
@@ -413,9 +413,9 @@ class SleepCycle:
         raw: ExtractedFact,
         sources: list[str],
         now: float,
-        said: dict[str, tuple[float, float]],
+        said: dict[str, tuple[float, float, int]],
     ) -> Fact:
-        """``said``: each source episode's salience and time."""
+        """``said``: each source episode's salience, time and temporal level."""
         # An extracted fact restates its evidence, so it is exactly as salient as the
         # strongest episode it came from (not R2's flat 0.6 for inferences: a fact drawn
         # from an explicit statement keeps 1.0, one drawn from chatter stays low).
@@ -426,7 +426,10 @@ class SleepCycle:
             agent_id=scope.agent_id,
             content=raw.content,
             provenance=raw.provenance,
-            temporal_level=select_temporal_level(raw.content, "fact"),
+            # As lasting as the statements it restates, unless its own words say otherwise.
+            temporal_level=select_temporal_level(
+                raw.content, "fact", default=max(said[s][2] for s in sources)
+            ),
             base_salience=salience,
             created_at=now,
             updated_at=now,
