@@ -271,6 +271,9 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
         "I need a new phone.",
         # A change told as what happened states the new value.
         "Tariq sold the Volvo, he gets around on an e-bike these days.",
+        # Being born is told as an event and is a birthday or a birthplace.
+        "I was born on August 17.",
+        "My sister Ines was born in Porto.",
     ]
     passing = [
         "Tariq sold the Volvo.",
@@ -280,6 +283,7 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
         "I'm so tired today, the printer kept me up.",
         "I think I'll book the dentist after dinner.",
         "Remind me to call the plumber.",
+        "Can you send me the flight details?",
         "What is my sister's name?",
         "The neighbour's alarm broke again, ugh.",
     ]

@@ -464,6 +464,8 @@ def only_questions(text: str) -> bool:
 
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours)\b", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
+# Being born is told as an event and is how someone is: a birthday, a birthplace.
+_BORN = re.compile(r"\bborn\b", re.IGNORECASE)
 # Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".
 _NAMED_SUBJECT = re.compile(
     r"^(?:[\w ]{1,24}:\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?(?:['’]s\s+[a-z]+)?\s+"
@@ -477,7 +479,8 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     speaker ("My usual run is 5 km") or a person it names ("Sofia is allergic to
     bee stings"; ``people`` are names known besides those the text shows). A
     sentence that marks a change states the new value, however it tells what
-    happened ("Tariq sold the Volvo, he gets around on an e-bike these days")."""
+    happened ("Tariq sold the Volvo, he gets around on an e-bike these days"),
+    and being born is a birthday or a birthplace ("I was born on August 17")."""
     return _states_lasting(text, frozenset(people))
 
 
@@ -485,7 +488,7 @@ def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
 def _states_lasting(text: str, people: frozenset[str]) -> bool:
     names = known_people([text]) | people
     return any(
-        (marks_change(sentence) or not is_event(sentence))
+        (marks_change(sentence) or not is_event(sentence) or _BORN.search(sentence) is not None)
         and (
             _FIRST_PERSON.search(sentence) is not None
             or _NAMED_SUBJECT.search(sentence) is not None
