@@ -10,8 +10,8 @@ everything and keeps the top k. The path it took is returned as a
 A secondary layer looks where the primary did not (the search callback's
 ``deep`` flag: archived memories and graph neighbours two hops away), so
 the cascade can add what the first look missed rather than re-reading a
-subset of it. The merge keeps each memory once, at
-its best ranking score times its layer's weight (1 for the primary layer,
+subset of it. The merge keeps each memory once, at its best ranking score
+times its layer's weight (1 for the primary layer,
 then ``secondary_layer_weights``): seed 004's composite ``0.5 * confidence +
 0.3 * layer weight + 0.2 * recency`` re-ranked the primary's own results by
 age and raw similarity, and on LoCoMo a recall that cascaded ranked worse
