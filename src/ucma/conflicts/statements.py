@@ -52,7 +52,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ucma.people import known_people, subjects_in, without_relations
-from ucma.providers.rule_facts import GENERIC_SPEAKERS
+from ucma.providers.rule_facts import is_role
 from ucma.sentences import sentences
 
 __all__ = [
@@ -394,8 +394,7 @@ def same_frame(old: str, new: str, subject: AbstractSet[str] = frozenset()) -> b
 def _side(source: str) -> str:
     """Whose turns describe the same world: the user's and the assistant's both
     describe the user; a named speaker speaks for themselves."""
-    key = source.strip().lower()
-    return "user" if key in GENERIC_SPEAKERS else key
+    return "user" if is_role(source) else source.strip().lower()
 
 
 def _split(

@@ -48,10 +48,25 @@ from datetime import UTC, datetime
 from ucma.people import named_relations, related_name, without_relations
 from ucma.providers.base import ExtractedFact
 
-__all__ = ["CHANGE_CUE", "GENERIC_SPEAKERS", "Claim", "RuleFactExtractor", "has_change_cue"]
+__all__ = [
+    "CHANGE_CUE",
+    "GENERIC_SPEAKERS",
+    "Claim",
+    "RuleFactExtractor",
+    "has_change_cue",
+    "is_role",
+]
 
 GENERIC_SPEAKERS = frozenset({"user", "system", "assistant", "tool_result", "environment", "tool"})
 """Sources that are roles, not people: their "I" is the user."""
+
+
+def is_role(source: str) -> bool:
+    """Whether the source ``source`` (any case, spaces around) is a role of
+    ``GENERIC_SPEAKERS``, not a person."""
+    return source.strip().lower() in GENERIC_SPEAKERS
+
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r",?\s+(?:and|but)\s+(?=(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e|[Mm]y)\b)")
 _CONTINUED_VERBS = (
@@ -279,7 +294,7 @@ class RuleFactExtractor:
         self, content: str, *, speaker: str = "user", reference_time: float | None = None
     ) -> list[Claim]:
         """Every claim of ``content``, each triple once (pure: same input, same output)."""
-        me = "user" if speaker.strip().lower() in GENERIC_SPEAKERS else speaker.strip()
+        me = "user" if is_role(speaker) else speaker.strip()
         found: dict[tuple[str, str, str, bool], Claim] = {}
         last_name: str | None = None
         for raw in _SENTENCE.split(content):

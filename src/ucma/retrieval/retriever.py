@@ -57,7 +57,7 @@ from ucma.people import (
     speaks_to_listener,
     subjects_in,
 )
-from ucma.providers.rule_facts import GENERIC_SPEAKERS
+from ucma.providers.rule_facts import is_role
 from ucma.retrieval.answer_kinds import AnswerKind, asked_kind, offers
 from ucma.retrieval.confidence import confidence, event_time
 from ucma.retrieval.fusion import rrf, score_fusion, weighed_by_meaning
@@ -167,7 +167,7 @@ class Retriever:
         speaker = _speaker(record)
         return (
             speaker is not None
-            and speaker.strip().lower() in GENERIC_SPEAKERS
+            and is_role(speaker)
             and self._reads_as(only_questions, record.content)
         )
 
