@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -363,8 +363,8 @@ class SleepCycle:
         new_ids = [k for k in found if k not in existing]
         vectors = await self._embed([found[k][0].content for k in new_ids]) if new_ids else None
         weight = self._config.graph.evidence_edge_weight
-        said = {e.id: (e.effective_salience, e.timestamp, e.temporal_level) for e in episodes}
-        new_facts = [self._fact(scope, k, *found[k], now, said) for k in new_ids]
+        by_id = {e.id: e for e in episodes}
+        new_facts = [self._fact(scope, k, *found[k], now, by_id) for k in new_ids]
         reinforced = [existing[k].reinforced(found[k][1], now) for k in found if k in existing]
         edges = [
             GraphEdge(k, source, "derived_from", weight, now)
@@ -413,13 +413,14 @@ class SleepCycle:
         raw: ExtractedFact,
         sources: list[str],
         now: float,
-        said: dict[str, tuple[float, float, int]],
+        episodes: Mapping[str, Episode],
     ) -> Fact:
-        """``said``: each source episode's salience, time and temporal level."""
+        """``episodes``: the episodes read, by id (``sources`` among them)."""
+        said = [episodes[s] for s in sources]
         # An extracted fact restates its evidence, so it is exactly as salient as the
         # strongest episode it came from (not R2's flat 0.6 for inferences: a fact drawn
         # from an explicit statement keeps 1.0, one drawn from chatter stays low).
-        salience = max(said[s][0] for s in sources)
+        salience = max(e.effective_salience for e in said)
         return Fact(
             id=fact_id,
             user_id=scope.user_id,
@@ -428,7 +429,7 @@ class SleepCycle:
             provenance=raw.provenance,
             # As lasting as the statements it restates, unless its own words say otherwise.
             temporal_level=select_temporal_level(
-                raw.content, "fact", default=max(said[s][2] for s in sources)
+                raw.content, "fact", default=max(e.temporal_level for e in said)
             ),
             base_salience=salience,
             created_at=now,
@@ -444,7 +445,7 @@ class SleepCycle:
             # (supersession.claim_fact): dated by the sleep, an old value read late
             # would count as newer than every value said after it.
             valid_from=(
-                raw.valid_from if raw.valid_from is not None else min(said[s][1] for s in sources)
+                raw.valid_from if raw.valid_from is not None else min(e.timestamp for e in said)
             ),
             recorded_at=now,
         )
