@@ -308,6 +308,14 @@ class RetrievalConfig:
     # confidence AUC 0.864 -> 0.860; everyday unchanged (its replies are short);
     # LoCoMo has no assistant. Moved only below the fifth or tenth hit, R@10 was
     # 0.570 / 0.579; from 300 to 1,500 characters the same 0.600.
+    # "Speaks to the one who replied" once meant any "you", so requests for new
+    # advice ("How would you suggest I break up my editing week?") kept the
+    # replies; it means asking what they said (people.asks_what_listener_said:
+    # "did you", "your advice", a summary, "our conversations"). BEAM (all 20)
+    # R@10 0.592 -> 0.596, preference following 0.615 -> 0.650 (dense 0.620),
+    # other categories and hit@1 unchanged, AUC 0.854 unchanged; counting "our
+    # conversations" as a request too gave event ordering 0.161 -> 0.186 but AUC
+    # 0.848.
     replies_after_others: bool = True
     # A question about the one asking ("What genre should you queue up for me?")
     # ranks a line about someone it names ("My flatmate Sofia listens to baroque

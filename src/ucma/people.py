@@ -25,8 +25,8 @@ from functools import lru_cache
 from ucma.sentences import sentences
 
 __all__ = [
+    "asks_what_listener_said",
     "about_someone_else",
-    "addresses_listener",
     "asks_about_speaker",
     "first_name_regex",
     "known_people",
@@ -85,6 +85,20 @@ _VOCATIVE = re.compile(
 )
 _LISTENER_FIRST = 1
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|you['’](?:re|ve|d|ll))\b", re.IGNORECASE)
+# "you" as the one who did it, in the past ("did you", "you recommended", "your
+# advice"), or the conversation as a whole, which both sides said ("a summary of
+# ...", "what we discussed", "throughout our conversations").
+_LISTENER_SAID = re.compile(
+    r"\bsummar(?:y|ies|ise|ize|ising|izing)\b|\brecap\b|"
+    r"\bwe(?:['’]ve|\s+have)?\s+(?:discussed|covered|talked|went\s+over)\b|"
+    r"\bour\s+(?:conversations?|discussions?|chats?|talks?)\b|"
+    r"\b(?:did|have|had|were)\s+you\b|"
+    r"\byou(?:['’]ve)?\s+(?:\w+ed|said|told|gave|wrote|showed|shown|taught|meant|thought|"
+    r"brought|found|made|put|sent|went)\b|"
+    r"\byour\s+(?:\w+\s+)?(?:advice|suggestions?|recommendations?|answers?|replies|reply|"
+    r"responses?|explanations?|tips|ideas?|words)\b",
+    re.IGNORECASE,
+)
 _NOT_NAMES = frozenset(
     str.split(
         """
@@ -225,9 +239,11 @@ def speaks_to_listener(text: str) -> bool:
     return "?" in text and first <= _LISTENER_FIRST and _VOCATIVE.search(text) is not None
 
 
-def addresses_listener(text: str) -> bool:
-    """Whether ``text`` speaks to someone as "you" ("How did you recommend ...")."""
-    return _SECOND_PERSON.search(text) is not None
+def asks_what_listener_said(text: str) -> bool:
+    """Whether ``text`` asks what its listener said or did before ("How did you
+    recommend ...", "What was your advice on ...", "Can you summarize how ..."),
+    not for something new ("How would you suggest ...", "Can you recommend ...")."""
+    return _LISTENER_SAID.search(text) is not None
 
 
 def asks_about_speaker(text: str) -> bool:

@@ -72,6 +72,10 @@ async def test_a_reply_restating_a_found_message_goes_below_the_other_hits(
     # Asked what the assistant said, its reply keeps its place after the message.
     asked = "What did you tell me to pack for my Oslo flight?"
     assert (await _top_sources(db_path, local_embedder, asked))[:2] == ["user", "assistant"]
+    # Asked for advice anew, the reply is still what the message said at length.
+    request = "How would you suggest I pack for my Oslo flight?"
+    sources = await _top_sources(db_path, local_embedder, request)
+    assert sources.index("assistant") > sources.index("user", 1)
 
 
 async def test_a_short_reply_saying_something_new_keeps_its_place(

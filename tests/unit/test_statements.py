@@ -17,6 +17,7 @@ from ucma.conflicts.statements import (
 from ucma.people import (
     about_someone_else,
     asks_about_speaker,
+    asks_what_listener_said,
     known_people,
     speaks_to_listener,
     subjects_in,
@@ -95,6 +96,18 @@ def test_a_line_about_its_listener() -> None:
     assert not speaks_to_listener("Maria, since we talked, it's been tough. My old area flooded.")
     assert not speaks_to_listener("Hey Mel! I got back from my trip, my week was great. And yours?")
     assert not speaks_to_listener("How was the trip to Lisbon?")
+
+
+def test_a_question_about_what_the_listener_said_before() -> None:
+    assert asks_what_listener_said("How did you recommend handling the retries?")
+    assert asks_what_listener_said("What approach did you recommend for my resume?")
+    assert asks_what_listener_said("Which movie options you recommended did we pick?")
+    assert asks_what_listener_said("What was your advice on the lease?")
+    assert asks_what_listener_said("Can you summarize how my budget plan developed?")
+    assert not asks_what_listener_said("How would you suggest I plan my editing week?")
+    assert not asks_what_listener_said("Can you suggest some books for me?")
+    assert not asks_what_listener_said("What do you recommend for a rainy day?")
+    assert not asks_what_listener_said("Can you list the order in which I brought up X?")
 
 
 def test_a_named_relation_is_its_own_subject() -> None:

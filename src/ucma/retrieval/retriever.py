@@ -51,8 +51,8 @@ from ucma.memory.graph_maths import best_first_related
 from ucma.memory.retention import retention, reviewed
 from ucma.people import (
     about_someone_else,
-    addresses_listener,
     asks_about_speaker,
+    asks_what_listener_said,
     known_people,
     speaks_to_listener,
     subjects_in,
@@ -887,7 +887,7 @@ class Retriever:
                 and order[found].source not in _INHERITED
             ):
                 order.insert(position, order.pop(found))
-        if self._config.retrieval.replies_after_others and not addresses_listener(query):
+        if self._config.retrieval.replies_after_others and not asks_what_listener_said(query):
             # A long reply whose turn was found says again at length what the turn
             # said: the other hits first, unless the question asks what the
             # replier said. A short reply ("Deploys are frozen on Fridays") may
