@@ -131,6 +131,21 @@ async def test_a_reminder_about_someone_else_does_not_answer_for_the_asker(
     assert not hers.low_confidence
 
 
+async def test_a_question_about_the_asker_in_other_words_is_answered(memory: AsyncMemory):
+    # The question shares no word with the line that answers it (cosine about 0.3).
+    for line in [
+        "I've been based in Auckland since uni.",
+        "My dog Waffles knocked over my mug again.",
+        "I always get a flat white with oat milk in the morning.",
+        "Had lunch with Kofi near the river.",
+    ]:
+        await memory.observe(line)
+    home = await memory.recall("What town do I reside in?")
+    assert home.hits[0].content == "I've been based in Auckland since uni."
+    assert not home.low_confidence
+    assert (await memory.recall("What's my blood type?")).low_confidence
+
+
 async def test_nonsense_finds_nothing(memory: AsyncMemory):
     await _readme_store(memory)
     assert await memory.remember("zxqv blorf wuggle") == []

@@ -156,6 +156,14 @@ class Retriever:
             found = self._readings[key] = reading(text)
         return found
 
+    def _own_lasting_line(self, record: MemoryRecord) -> bool:
+        """Whether ``record`` is a short line someone said that tells how they are
+        ("I've been based in Auckland since uni."), in their own words: not a
+        fact read from it nor a long message."""
+        return isinstance(record, Episode) and self._reads_as(
+            _says_something_lasting, record.content
+        )
+
     def _asks_only(self, record: MemoryRecord) -> bool:
         """Whether ``record`` only asks for something: requests and plans
         (``only_requests``), and questions a role asks (a user of an assistant:
@@ -626,6 +634,8 @@ class Retriever:
                     if unnamed
                     else self._shared_name_shift(memory_id)
                     if shares_name
+                    else -cfg.cascade.speaker_cosine_shift
+                    if about_asker and self._own_lasting_line(record)
                     else 0.0
                 ),
             )
@@ -1036,6 +1046,12 @@ def _gives_value(text: str, query: str) -> bool:
 def _speaker(memory: MemoryRecord) -> str | None:
     """Who said an episode (None for other kinds)."""
     return memory.source if isinstance(memory, Episode) else None
+
+
+def _says_something_lasting(text: str) -> bool:
+    """A short line (at most ``_SHORT_LINE_WORDS`` words) that says how someone is
+    ("I've been based in Auckland since uni.")."""
+    return len(text.split()) <= _SHORT_LINE_WORDS and states_lasting(text)
 
 
 def _says_nothing_lasting(text: str) -> bool:
