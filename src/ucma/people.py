@@ -25,9 +25,9 @@ from functools import lru_cache
 from ucma.sentences import sentences
 
 __all__ = [
-    "asks_what_listener_said",
     "about_someone_else",
     "asks_about_speaker",
+    "asks_what_listener_said",
     "first_name_regex",
     "known_people",
     "named_relations",
