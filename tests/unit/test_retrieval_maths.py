@@ -283,6 +283,10 @@ def test_merge_weighs_scores_by_layer_and_keeps_each_memory_once():
     assert [h.id for h in merged] == ["ep2", "ep1", "ep4"]
     assert scores["ep2"] == pytest.approx(0.5 * 0.90)
     assert scores["ep1"] == pytest.approx(0.40)
+    # Merging the same pools again (the cascade's next depth) weighs them once.
+    again = merge([(1.0, primary), (0.5, secondary)], k=3)
+    assert [h.score for h in again] == [h.score for h in merged]
+    assert [h.score for h in secondary] == [0.90, 0.60, 0.70]
     # The primary's own order survives a merge with nothing better.
     assert [h.id for h in merge([(1.0, primary), (0.7, [_hit(5, 0.2)])], k=3)] == [
         "ep1",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ucma.config import CascadeConfig
 from ucma.retrieval.router import Layer
@@ -120,8 +120,9 @@ def layer_confidence(hits: Sequence[Hit], rank_discount: float) -> float:
 
 def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:
     """Every result scored by its ranking score times its layer's weight; each
-    memory once (its best); top k. The first pool keeps its own order ahead of
-    equal scores."""
+    memory once (its best); top k, as copies: the pools' hits keep their scores,
+    so the cascade's next depth weighs them once again, not twice. The first
+    pool keeps its own order ahead of equal scores."""
     best: dict[str, tuple[float, int, Hit]] = {}
     order = 0
     for weight, hits in pools:
@@ -132,11 +133,7 @@ def merge(pools: Sequence[tuple[float, Sequence[Hit]]], k: int) -> list[Hit]:
                 best[hit.id] = (score, order, hit)
             order += 1
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1]))
-    merged = []
-    for score, _, hit in ranked[:k]:
-        hit.score = score
-        merged.append(hit)
-    return merged
+    return [replace(hit, score=score) for score, _, hit in ranked[:k]]
 
 
 def cascade(
