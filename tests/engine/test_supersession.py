@@ -550,6 +550,26 @@ async def test_sleep_reads_no_replaced_value_back_from_the_rest_of_a_message(
     assert all("lives in Krakow" not in hit.content for hit in home.hits)
 
 
+async def test_a_new_value_is_kept_as_long_as_the_value_it_replaced(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """ "Switched to learning Swahili." says nothing lasting by its own words (a
+    passing remark, forgotten in days), but it replaces a lasting statement: weeks
+    later, after a sleep, it is still what memory says."""
+    clock = Clock(at(1))
+    async with open_memory(db_path, local_embedder, clock) as mem:
+        await mem.observe("I'm learning Portuguese on my commute.")
+        await mem.observe("My flatmate Dana is studying Japanese.")
+        clock.now += 90 * DAY
+        swahili = await mem.observe("Switched to learning Swahili.")
+        assert swahili.temporal_level == 3  # the level of the statement it replaced
+        clock.now += 21 * DAY
+        await mem.sleep()
+        found = await mem.recall("Which foreign tongue am I picking up?")
+    assert found.hits[0].id == swahili.id
+    assert all("Portuguese" not in hit.content for hit in found.hits)
+
+
 async def test_a_bare_first_name_is_the_one_related_person_of_that_name(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

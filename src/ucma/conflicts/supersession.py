@@ -381,6 +381,9 @@ def _replace_statements(
         ]
         if len(ambiguous) < 2:
             ambiguous = []
+    new = _lasting_as_replaced(
+        storage, scope, statement, [found[r.candidate.id] for r in replaced], now
+    )
     for replacement in replaced:
         old = found[replacement.candidate.id]
         reason = (
@@ -404,6 +407,29 @@ def _replace_statements(
         old = found[option.id]
         asked.append(resolver.ask_between_statements(storage, scope, old, new, reason, now))
     return asked
+
+
+def _lasting_as_replaced(
+    storage: Storage,
+    scope: Scope,
+    statement: ObservedStatement,
+    olds: Sequence[Episode],
+    now: float,
+) -> Episode:
+    """A statement that replaces others is of their temporal level when its own
+    words give it a lower one, its forgetting starting there: the new value of a
+    lasting attribute ("Switched to learning Swahili." after "I'm learning
+    Portuguese on my commute.") lasts as the old one did, rather than being
+    forgotten in days while the value it replaced stays on record. Returns the
+    statement's episode as stored (also set on ``statement``)."""
+    new = statement.episode
+    level = max((old.temporal_level for old in olds), default=new.temporal_level)
+    if level <= new.temporal_level:
+        return new
+    statement.episode = dataclasses.replace(new, temporal_level=level)
+    storage.episodes.update(statement.episode)
+    storage.retention.put_many(scope, [RetentionInfo(new.id, initial_stability(level), now, 0)])
+    return statement.episode
 
 
 def _about_other_attributes(

@@ -602,6 +602,10 @@ class EpisodeWrites(EngineBase):
             )
         if conflicts:
             logger.info("observe: %d conflicts recorded or settled", len(conflicts))
+        # A statement that replaced others takes their level (supersession.py).
+        levels = {s.episode.id: s.episode.temporal_level for s in statements}
+        for p in batch:
+            p.temporal_level = levels.get(p.id, p.temporal_level)
         self._names.pop(scope, None)
         return _Written(merged, [item for s in statements for item in s.partial], opinions)
 
