@@ -282,6 +282,8 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
         "Sofia is allergic to bee stings.",
         "My usual run is 5 km. Also: I'm allergic to shellfish.",
         "I need a new phone.",
+        # What something is for the speaker.
+        "Home for me is Tucson.",
         # A change told as what happened states the new value.
         "Tariq sold the Volvo, he gets around on an e-bike these days.",
         # Being born is told as an event and is a birthday or a birthplace.
@@ -299,6 +301,8 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
         "Can you send me the flight details?",
         "What is my sister's name?",
         "The neighbour's alarm broke again, ugh.",
+        "Thanks for helping me.",
+        "Sounds good to me.",
     ]
     assert [t for t in lasting if not states_lasting(t, ["Sofia"])] == []
     assert [t for t in passing if states_lasting(t, ["Sofia"])] == []

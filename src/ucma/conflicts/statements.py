@@ -462,7 +462,13 @@ def only_questions(text: str) -> bool:
 
 
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|your|yours)\b", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|we|we're|our)\b", re.IGNORECASE)
+# The speaker as subject or owner, or what something is for them ("Home for me is
+# Tucson"); not "thanks for helping me" or "sounds good to me".
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|my|mine|we|we're|our)\b"
+    r"|\b(?:for|to) me\b.*\b(?:is|are)\b|\b(?:is|are)\b.*\b(?:for|to) me\b",
+    re.IGNORECASE,
+)
 # Being born is told as an event and is how someone is: a birthday, a birthplace.
 _BORN = re.compile(r"\bborn\b", re.IGNORECASE)
 # Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".
@@ -475,7 +481,7 @@ _NAMED_SUBJECT = re.compile(
 def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     """Whether ``text`` says how someone is rather than what happened: a
     sentence that is no question, request or plan and no dated event, about the
-    speaker ("My usual run is 5 km") or a person it names ("Sofia is allergic to
+    speaker ("My usual run is 5 km", "Home for me is Tucson") or a person it names ("Sofia is allergic to
     bee stings"; ``people`` are names known besides those the text shows). A
     sentence that marks a change states the new value, however it tells what
     happened ("Tariq sold the Volvo, he gets around on an e-bike these days"),
