@@ -253,9 +253,14 @@ def asks_about_speaker(text: str) -> bool:
     return _FIRST_PERSON.search(text) is not None and not known_people([text])
 
 
-def about_someone_else(text: str) -> bool:
+def about_someone_else(text: str, people: Iterable[str] = ()) -> bool:
     """Whether ``text`` is about a person it names rather than its speaker: it names
     someone and never speaks of the speaker as "I" or "me" ("My flatmate Sofia
     listens to baroque nonstop", not "I had lunch with Sofia"), but in a request to
-    keep it in mind ("Don't let me forget my sister Priya's birthday")."""
-    return bool(known_people([text])) and _SPEAKER.search(_KEEP_IN_MIND.sub("", text)) is None
+    keep it in mind ("Don't let me forget my sister Priya's birthday"). ``people``
+    are names known besides those the text shows as people ("Tomás always orders a
+    chai latte" when another line says "my teammate Tomás")."""
+    named = bool(known_people([text])) or any(
+        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in people
+    )
+    return named and _SPEAKER.search(_KEEP_IN_MIND.sub("", text)) is None

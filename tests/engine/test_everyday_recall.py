@@ -329,6 +329,33 @@ async def test_a_question_about_the_asker_prefers_lines_about_them(
     assert await top(0.7, "What genre does my flatmate Sofia like?") == theirs
 
 
+async def test_a_person_named_without_a_relation_is_known_from_another_line(
+    db_path: Path, local_embedder: LocalEmbedder
+) -> None:
+    """ "Tomás always orders a chai latte" alone could start with a product's name;
+    "my teammate Tomás" in another memory says he is a person, so for a question
+    about the asker the line is about someone else (``other_person_factor``)."""
+    chai = "Tomás always orders a chai latte."
+
+    async def score(factor: float) -> float:
+        config = UCMAConfig(
+            retrieval=dataclasses.replace(RetrievalConfig(), other_person_factor=factor)
+        )
+        async with AsyncMemory(db_path, user_id="u", embedder=local_embedder, config=config) as m:
+            found = await m.recall("What should you order for me at the café?")
+            assert "cold brew" in found.hits[0].content
+            return next(h.score for h in found.hits if h.content == chai)
+
+    async with AsyncMemory(db_path, user_id="u", embedder=local_embedder) as mem:
+        for line in [
+            "My teammate Tomás's favourite cuisine is Georgian.",
+            chai,
+            "My dog Pumpkin knocked over my mug again. Also: My usual coffee order is a cold brew.",
+        ]:
+            await mem.observe(line)
+    assert await score(0.7) < await score(1.0)
+
+
 async def test_a_question_naming_someone_prefers_lines_that_mention_them(
     db_path: Path, local_embedder: LocalEmbedder
 ) -> None:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -581,6 +582,14 @@ class Retriever:
         about_asker = (
             not plan.entities and not plan.names and self._reads_as(asks_about_speaker, plan.text)
         )
+        # The people these memories name, so a line naming one without a relation
+        # ("Tomás always orders a chai latte") reads as about them.
+        elsewhere_reading = partial(
+            about_someone_else,
+            people=frozenset(known_people(records[m].content for m in relevance))
+            if about_asker
+            else frozenset(),
+        )
         relevant = False
         # A question about how things are, not about what happened, and the kind of
         # answer it asks for when its form says (a time, a quantity).
@@ -597,7 +606,7 @@ class Retriever:
             stale = memory_id in flagged or (isinstance(record, Fact) and not record.is_current)
             cand = candidates[memory_id]
             listener = named and _said_to_another(record, asked_about)
-            elsewhere = about_asker and self._reads_as(about_someone_else, record.content)
+            elsewhere = about_asker and self._reads_as(elsewhere_reading, record.content)
             # A short line saying nothing lasting, for a question about how things are.
             passing = asks_state and self._reads_as(_says_nothing_lasting, record.content)
             missing = wanted is not None and not offers(record.content, wanted)
