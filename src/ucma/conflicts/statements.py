@@ -481,11 +481,12 @@ _NAMED_SUBJECT = re.compile(
 def states_lasting(text: str, people: Iterable[str] = ()) -> bool:
     """Whether ``text`` says how someone is rather than what happened: a
     sentence that is no question, request or plan and no dated event, about the
-    speaker ("My usual run is 5 km", "Home for me is Tucson") or a person it names ("Sofia is allergic to
-    bee stings"; ``people`` are names known besides those the text shows). A
-    sentence that marks a change states the new value, however it tells what
-    happened ("Tariq sold the Volvo, he gets around on an e-bike these days"),
-    and being born is a birthday or a birthplace ("I was born on August 17")."""
+    speaker ("My usual run is 5 km", "Home for me is Tucson") or a person it
+    names ("Sofia is allergic to bee stings"; ``people`` are names known besides
+    those the text shows). A sentence that marks a change states the new value,
+    however it tells what happened ("Tariq sold the Volvo, he gets around on an
+    e-bike these days"), and being born is a birthday or a birthplace ("I was
+    born on August 17")."""
     return _states_lasting(text, frozenset(people))
 
 
