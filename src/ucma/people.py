@@ -258,9 +258,10 @@ def about_someone_else(text: str, people: Iterable[str] = ()) -> bool:
     someone and never speaks of the speaker as "I" or "me" ("My flatmate Sofia
     listens to baroque nonstop", not "I had lunch with Sofia"), but in a request to
     keep it in mind ("Don't let me forget my sister Priya's birthday"). ``people``
-    are names known besides those the text shows as people ("Tomás always orders a
-    chai latte" when another line says "my teammate Tomás")."""
+    are names known besides those the text shows as people: a sentence that starts
+    with one is about them ("Tomás always orders a chai latte" when another line
+    says "my teammate Tomás")."""
     named = bool(known_people([text])) or any(
-        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for name in people
+        re.search(rf"(?:^|[.!?:]\s+){re.escape(name)}(?!\w)", text) for name in people
     )
     return named and _SPEAKER.search(_KEEP_IN_MIND.sub("", text)) is None

@@ -331,6 +331,10 @@ def test_questions_about_the_one_asking_and_lines_about_someone_else() -> None:
     assert not asks_about_speaker("What should I cook for my flatmate Sofia?")
     assert not asks_about_speaker("Which city is the capital of Mongolia?")
     assert about_someone_else("My flatmate Sofia listens to baroque nonstop.")
+    # A bare first name is a person when other memories say so, as a sentence's subject.
+    assert not about_someone_else("Tomás always orders a chai latte.")
+    assert about_someone_else("Tomás always orders a chai latte.", ["Tomás"])
+    assert not about_someone_else("The gift from Tomás arrived today.", ["Tomás"])
     assert about_someone_else("Dana Tanaka likes sepia mode on all devices.")
     assert not about_someone_else("I had lunch with Sofia near the river.")
     assert not about_someone_else("Put on some synthwave and I'm happy.")

@@ -582,10 +582,10 @@ class Retriever:
         about_asker = (
             not plan.entities and not plan.names and self._reads_as(asks_about_speaker, plan.text)
         )
-        # The people these memories name, so a line naming one without a relation
-        # ("Tomás always orders a chai latte") reads as about them.
+        # The people these memories name, so a short line naming one without a
+        # relation ("Tomás always orders a chai latte") reads as about them.
         elsewhere_reading = partial(
-            about_someone_else,
+            _about_someone_else,
             people=frozenset(known_people(records[m].content for m in relevance))
             if about_asker
             else frozenset(),
@@ -1061,6 +1061,13 @@ def _says_something_lasting(text: str) -> bool:
     """A short line (at most ``_SHORT_LINE_WORDS`` words) that says how someone is
     ("I've been based in Auckland since uni.")."""
     return len(text.split()) <= _SHORT_LINE_WORDS and states_lasting(text)
+
+
+def _about_someone_else(text: str, people: frozenset[str]) -> bool:
+    """``people.about_someone_else``, with ``people`` (names other memories use for
+    people) for a short line (at most ``_SHORT_LINE_WORDS`` words) only: a long
+    message that names someone tells the asker about them, as a reply does."""
+    return about_someone_else(text, people if len(text.split()) <= _SHORT_LINE_WORDS else ())
 
 
 def _says_nothing_lasting(text: str) -> bool:
