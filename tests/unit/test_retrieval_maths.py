@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -147,6 +149,23 @@ def test_five_factor_confidence_uses_the_seed_weights():
     assert confidence(
         generated, cosine=0.4, layer="episodic", reference_time=now, config=cfg
     ).source_quality == pytest.approx(0.85 * 0.6)
+
+
+def test_recency_follows_the_temporal_level():
+    """A lasting attribute said months ago is as current as its level says: months
+    for a seasonal one (3), years for an identity (4); an event fades in weeks."""
+    cfg = CascadeConfig()
+    now = 400 * DAY
+    said = now - 100 * DAY
+
+    def recency(level: int) -> float:
+        ep = _episode(level, said, source="user", temporal_level=level)
+        return confidence(ep, cosine=0.5, layer="episodic", reference_time=now, config=cfg).recency
+
+    assert recency(1) == pytest.approx(math.exp(-100 / 36))
+    assert recency(2) == recency(1)
+    assert recency(3) == pytest.approx(math.exp(-100 / 365))
+    assert recency(4) == pytest.approx(math.exp(-100 / 3650))
 
 
 def test_relevance_gates_confidence_whatever_the_age_and_source():
