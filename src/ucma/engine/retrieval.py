@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from ucma.validation import (
 __all__ = ["Retrieval"]
 
 logger = logging.getLogger(__name__)
+
+A = TypeVar("A")
+B = TypeVar("B")
 
 
 class Retrieval(EngineBase):
@@ -170,13 +173,17 @@ class Retrieval(EngineBase):
             kinds=[_enum(MemoryKind, k, "kinds") for k in kinds] if kinds else None,
             banks=_banks(banks),
         )
+        # The query's model call and the storage read of whom it names run at once;
+        # the query without those people is embedded once they are known.
         wanted = _embedded(plan)
-        naming = await self._naming(storage, scope, plan)
+        embedded, naming = await _both(
+            self._embed_queries(wanted) if wanted else _nothing(),
+            self._naming(storage, scope, plan),
+        )
+        vectors = list(embedded)
+        unnamed = None
         if naming is not None:
-            # In the query's own model call: its vector does not decide the text.
-            wanted.append(naming.without_people(plan.embedded_text))
-        vectors = list(await self._embed_queries(wanted)) if wanted else []
-        unnamed = vectors.pop() if naming is not None else None
+            unnamed = (await self._embed_queries([naming.without_people(plan.embedded_text)]))[0]
         vector = vectors[0] if text.strip() else None
         anchor_vector = vectors[-1] if len(vectors) == 2 else None
         name_free = await self._name_free_cosines(naming, vector, unnamed)
@@ -370,6 +377,20 @@ class Retrieval(EngineBase):
                 continue
             prepared.append({"user_id": scope.user_id, "agent_id": scope.agent_id, **status})
         return prepared
+
+
+async def _both(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
+    """``first`` and ``second`` awaited at once; the first error of either raised as
+    itself (not grouped), once both are done."""
+    one, two = await asyncio.gather(first, second, return_exceptions=True)
+    for outcome in (one, two):
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return one, two  # type: ignore[return-value]
+
+
+async def _nothing() -> np.ndarray:
+    return np.empty((0, 0), dtype=np.float32)
 
 
 def _embedded(plan: QueryPlan) -> list[str]:
