@@ -32,6 +32,7 @@ __all__ = [
     "known_people",
     "named_relations",
     "related_name",
+    "speaker_relations",
     "speaks_to_listener",
     "spoken_name",
     "subjects_in",
@@ -178,6 +179,18 @@ def named_relations(text: str) -> dict[str, str]:
     return found
 
 
+def speaker_relations(text: str) -> frozenset[str]:
+    """The speaker's relations by which ``text`` names people, written as
+    ``subjects_in`` writes an unnamed one: "My older sister Ines moved to Lisbon"
+    -> {"my sister"}."""
+    found = set()
+    for name, phrase in named_relations(text).items():
+        match = _MY_RELATION.search(phrase[: -len(name)])
+        if match:
+            found.add(f"my {match.group('relation').lower()}")
+    return frozenset(found)
+
+
 def related_name(name: str, relation: str) -> str:
     """How a person named after a relation is recorded: "Dana (my cousin)". It starts
     with the name, so a bare "Dana" can be taken for her, and keeps the relation,
@@ -249,8 +262,9 @@ def asks_what_listener_said(text: str) -> bool:
 def asks_about_speaker(text: str) -> bool:
     """Whether a question is about the one asking: it says "I", "me" or "my" and
     names nobody ("What do I usually have at the café?", not "What should I cook
-    for my flatmate Sofia?")."""
-    return _FIRST_PERSON.search(text) is not None and not known_people([text])
+    for my flatmate Sofia?"). A "my" that introduces someone asks about them
+    ("Which city is my sister based in?"; but "What should I get my sister?")."""
+    return _FIRST_PERSON.search(_MY_RELATION.sub("", text)) is not None and not known_people([text])
 
 
 def about_someone_else(text: str, people: Iterable[str] = ()) -> bool:

@@ -606,3 +606,22 @@ async def test_an_answer_about_one_person_leaves_out_another_of_the_same_name(
         answer = await mem.answer("What screen appearance does my best friend Maya like?")
         assert "dark mode" in answer.response
         assert "high-contrast" not in answer.response
+
+
+async def test_a_question_about_my_relative_is_answered_from_the_line_naming_them(
+    memory: AsyncMemory,
+) -> None:
+    """ "my sister" asks about the sister, not the asker, and "My sister Ines ..." is
+    about her: the answer quotes that line, not the asker's own job at the city
+    hospital."""
+    for line in [
+        "I work as a nurse at the city hospital.",
+        "My sister Ines moved to Lisbon last year.",
+        "I had a long day at work.",
+    ]:
+        await memory.observe(line)
+    question = "Which city is my sister based in?"
+    assert (await memory.recall(question)).hits[0].content.startswith("My sister Ines")
+    response = (await memory.answer(question)).response
+    assert "Lisbon" in response
+    assert "nurse" not in response

@@ -19,6 +19,7 @@ from ucma.people import (
     asks_about_speaker,
     asks_what_listener_said,
     known_people,
+    speaker_relations,
     speaks_to_listener,
     subjects_in,
     without_people,
@@ -330,6 +331,11 @@ def test_questions_about_the_one_asking_and_lines_about_someone_else() -> None:
     assert asks_about_speaker("What do I usually have at a coffee shop?")
     assert not asks_about_speaker("What should I cook for my flatmate Sofia?")
     assert not asks_about_speaker("Which city is the capital of Mongolia?")
+    # A "my" that introduces someone asks about them.
+    assert not asks_about_speaker("Which city is my sister based in?")
+    assert asks_about_speaker("What should I get my sister for her birthday?")
+    assert speaker_relations("My older sister Ines moved to Lisbon.") == {"my sister"}
+    assert speaker_relations("Ines Duarte's brother Tom moved to Lisbon.") == frozenset()
     assert about_someone_else("My flatmate Sofia listens to baroque nonstop.")
     # A bare first name is a person when other memories say so, as a sentence's subject.
     assert not about_someone_else("Tomás always orders a chai latte.")

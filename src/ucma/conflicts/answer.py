@@ -49,7 +49,13 @@ from ucma.conflicts.evidence import Evidence
 from ucma.conflicts.phrasing import fact_sentence, is_content_free, is_stale, quote, sentence
 from ucma.conflicts.predicates import normalise_predicate
 from ucma.conflicts.reports import conflict_sentence, predicate_words, review_flag_to_dict
-from ucma.people import about_someone_else, asks_about_speaker, known_people, subjects_in
+from ucma.people import (
+    about_someone_else,
+    asks_about_speaker,
+    known_people,
+    speaker_relations,
+    subjects_in,
+)
 from ucma.serialization import hit_to_dict, record_to_dict
 from ucma.types import (
     Conflict,
@@ -454,13 +460,14 @@ def compose_answer(
 def about_another(query: str, content: str) -> bool:
     """Whether ``content`` is about someone other than whom ``query`` asks about:
     for a question naming people ("What screen appearance does my best friend Maya
-    like?"), a memory naming only others ("Maya Tanaka likes high-contrast mode");
-    for a question about the asker, a memory about a person it names ("My landlord
-    Bruno orders a matcha latte")."""
+    like?"), a memory naming only others ("Maya Tanaka likes high-contrast mode";
+    "My sister Ines moved to Lisbon" is about "my sister"); for a question about
+    the asker, a memory about a person it names ("My landlord Bruno orders a
+    matcha latte")."""
     names = known_people([query, content])
     wanted = subjects_in(query, names)
     if wanted:
-        theirs = subjects_in(content, names)
+        theirs = subjects_in(content, names) | speaker_relations(content)
         return bool(theirs) and not theirs & wanted
     return asks_about_speaker(query) and about_someone_else(content)
 
