@@ -25,6 +25,7 @@ from functools import lru_cache
 from ucma.sentences import sentences
 
 __all__ = [
+    "WORD_NAME",
     "about_someone_else",
     "asks_about_speaker",
     "asks_what_listener_said",
@@ -55,13 +56,13 @@ _AFTER_RELATION = re.compile(
 )
 _LABEL = re.compile(r"^[\w ,]{1,24}:\s+")
 # A capitalised word of Latin letters ("Tomás", "Zoë", "Émile"), as names are written.
-_WORD_NAME = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
-_FULL_NAME = re.compile(rf"^(?P<name>{_WORD_NAME}\s+{_WORD_NAME})(?=\s+[a-z]|['’]s\b)")
+WORD_NAME = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+_FULL_NAME = re.compile(rf"^(?P<name>{WORD_NAME}\s+{WORD_NAME})(?=\s+[a-z]|['’]s\b)")
 _POSSESSIVE_NAME = re.compile(r"\b(?P<name>[A-Z][\w’-]+\s+[A-Z][\w-]+)['’]s\b")
-_POSSESSIVE_START = re.compile(rf"^(?P<name>{_WORD_NAME})['’]s\s+[a-z]")
+_POSSESSIVE_START = re.compile(rf"^(?P<name>{WORD_NAME})['’]s\s+[a-z]")
 # A first name at the start, doing what people do ("Bruno uses ...", "Yusuf runs ...").
 _NAME_START = re.compile(
-    rf"^(?P<name>{_WORD_NAME})\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
+    rf"^(?P<name>{WORD_NAME})\s+(?:uses|has|runs|works|lives|likes|loves|listens|plays|studies|"
     r"speaks|goes|got|switched|went|moved|relocated|joined|left|quit|prefers|hates|enjoys|"
     r"drives|owns|wants|needs|said|told|started|stopped|took|gave|renamed|sold|bought|gets|"
     r"no\s+longer)\b"

@@ -281,6 +281,8 @@ def test_how_someone_is_is_told_from_what_happened() -> None:
     lasting = [
         "A matcha latte is my go-to drink.",
         "Sofia is allergic to bee stings.",
+        # A name of Latin-1 letters is a name.
+        "Tomás always orders a chai latte.",
         "My usual run is 5 km. Also: I'm allergic to shellfish.",
         "I need a new phone.",
         # What something is for the speaker.

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from ucma.people import known_people, subjects_in, without_relations
+from ucma.people import WORD_NAME, known_people, subjects_in, without_relations
 from ucma.providers.rule_facts import is_role
 from ucma.sentences import sentences
 
@@ -473,7 +473,7 @@ _FIRST_PERSON = re.compile(
 _BORN = re.compile(r"\bborn\b", re.IGNORECASE)
 # Someone by name, then what holds of them: "Sofia can't be near ...", "Bruno eats ...".
 _NAMED_SUBJECT = re.compile(
-    r"^(?:[\w ]{1,24}:\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?(?:['’]s\s+[a-z]+)?\s+"
+    rf"^(?:[\w ]{{1,24}}:\s+)?{WORD_NAME}(?:\s+{WORD_NAME})?(?:['’]s\s+[a-z]+)?\s+"
     r"(?:is|isn't|has|hasn't|can|can't|cannot|doesn't|does|won't|always|never|only|[a-z]+s)\b"
 )
 
