@@ -108,7 +108,8 @@ _NOT_NAMES = frozenset(
     may june july august september october november december i i'm i've i'll i'd the a an my
     our this that these those it it's quick big just okay ok got had lately nothing please
     update fyi btw as also what who where when why how that there here let he she
-    everyone someone nobody today tomorrow yesterday
+    everyone someone nobody today tomorrow yesterday which whose whom is are was were am
+    be been do does did has have can could will would shall should might must if so
     """
     )
 )

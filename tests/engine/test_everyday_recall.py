@@ -625,3 +625,19 @@ async def test_a_question_about_my_relative_is_answered_from_the_line_naming_the
     response = (await memory.answer(question)).response
     assert "Lisbon" in response
     assert "nurse" not in response
+
+
+
+async def test_a_question_starting_with_a_verb_names_the_person_after_it(
+    memory: AsyncMemory,
+) -> None:
+    """"Is Joost allergic to anything?" names Joost, not a person called "Is Joost"
+    whom no memory is about, so the answer quotes the line about him."""
+    for line in [
+        "My partner Joost is a vet and he's allergic to cats, ironically.",
+        "I'm vegetarian, but I eat fish occasionally.",
+        "I finally sold the Golf and bought a cargo bike.",
+    ]:
+        await memory.observe(line)
+    answer = await memory.answer("Is Joost allergic to anything?")
+    assert "allergic to cats" in answer.response

@@ -56,6 +56,9 @@ def test_people_are_read_from_relations_full_names_and_possessives() -> None:
         "Flamenco is my favourite music.",
     ]
     assert known_people(texts) == {"Greta", "Chris Tanaka", "Aisha", "Dana Horvat"}
+    # A question's first word is no first name ("Is Joost ...", "Does Lotte ...").
+    questions = ["Is Joost allergic to anything?", "Does Lotte like school?"]
+    assert known_people(questions) == set()
 
 
 def test_names_with_accented_letters_are_people_too() -> None:
@@ -157,6 +160,11 @@ def test_a_statement_that_names_the_old_value_retires_it() -> None:
     assert replaced(
         "Greta went from 10 km to 5 km on daily runs.",
         older("My landlord Greta runs 10 km most days.", 0.65),
+    ) == ["old"]
+    # What was sold, given away or got rid of is no longer had.
+    assert replaced(
+        "I finally sold the Golf and bought a cargo bike.",
+        older("I drive a 2015 Golf but it's falling apart.", 0.45),
     ) == ["old"]
 
 

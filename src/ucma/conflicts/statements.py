@@ -8,8 +8,8 @@ an older one of the same speaker about the same subject, by three kinds of
 evidence, strongest first:
 
 - ``retired``: the new statement says an old value is over ("from X to Y",
-  "goodbye X", "no longer X", "gave up on X", "left Acme", ", not X", "more
-  than X", "instead of X"), and X is in the older statement;
+  "goodbye X", "no longer X", "gave up on X", "left Acme", "sold the X", ", not
+  X", "more than X", "instead of X"), and X is in the older statement;
 - ``reframed``: the two say the same thing word for word except one short value
   ("I'm learning Dutch on my commute" / "I'm learning Portuguese on my commute"),
   the older one describes a state rather than a dated event, and some time
@@ -133,8 +133,8 @@ _CUE = re.compile(
 _RETIRING = re.compile(
     r"\b(?:from\s+(?P<from>[^,.;!?]+?)\s+to\b|goodbye|bye(?:\s+bye)?|farewell|"
     r"no\s+longer(?:\s+(?:at|in|with|into|on|doing|using))?|gave\s+up(?:\s+on)?|"
-    r"left(?=\s+(?-i:[A-Z]))|quit|ditched|dropped|(?<=,\s)not|instead\s+of|rather\s+than|"
-    r"more\s+than|replac(?:ed|ing))\s+(?P<value>[^,.;!?]+)",
+    r"left(?=\s+(?-i:[A-Z]))|quit|ditched|dropped|sold|got\s+rid\s+of|gave\s+away|traded\s+in|"
+    r"(?<=,\s)not|instead\s+of|rather\s+than|more\s+than|replac(?:ed|ing))\s+(?P<value>[^,.;!?]+)",
     re.IGNORECASE,
 )
 _EVENT = re.compile(
