@@ -627,11 +627,10 @@ async def test_a_question_about_my_relative_is_answered_from_the_line_naming_the
     assert "nurse" not in response
 
 
-
 async def test_a_question_starting_with_a_verb_names_the_person_after_it(
     memory: AsyncMemory,
 ) -> None:
-    """"Is Joost allergic to anything?" names Joost, not a person called "Is Joost"
+    """ "Is Joost allergic to anything?" names Joost, not a person called "Is Joost"
     whom no memory is about, so the answer quotes the line about him."""
     for line in [
         "My partner Joost is a vet and he's allergic to cats, ironically.",
